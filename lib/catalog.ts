@@ -1,0 +1,122 @@
+/**
+ * The catalog: which lessons and exercises exist, read from their files' headers. A lesson is
+ * `lessons/NN-slug.ts` with `@title`, `@summary` and `@run` in its JSDoc header; an exercise is
+ * `exercises/NNx-slug.ts` with `@lesson NN` and `@hint …` in its header, a test beside it
+ * (`NNx-slug.test.ts`) and a reference answer `solutions/NNx-slug.ts`.
+ */
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The project's root folder. */
+export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
+
+export interface Lesson {
+  /** "01" */
+  number: string;
+  /** "timeout-truths" */
+  slug: string;
+  /** Path relative to the root, e.g. "lessons/01-timeout-truths.ts". */
+  file: string;
+  title: string;
+  summary: string;
+  run: string;
+}
+
+export interface Exercise {
+  /** "01a" */
+  id: string;
+  /** "01" */
+  lesson: string;
+  /** "01a-retry-rule" */
+  name: string;
+  title: string;
+  hint: string;
+  /** Paths relative to the root. */
+  file: string;
+  test: string;
+  solution: string;
+}
+
+/** Reads the first JSDoc block: the first text line and the @tags (a tag's text runs to the next tag or blank line). */
+export function parseHeader(source: string): { first: string; tags: Map<string, string[]> } {
+  const m = /\/\*\*([\s\S]*?)\*\//.exec(source);
+  const tags = new Map<string, string[]>();
+  if (!m) return { first: "", tags };
+  const lines = m[1]!.split("\n").map((l) => l.replace(/^\s*\*\s?/, "").trimEnd());
+  let first = "";
+  let current: { name: string; text: string[] } | undefined;
+  const flush = (): void => {
+    if (!current) return;
+    const list = tags.get(current.name) ?? [];
+    list.push(current.text.join(" ").replace(/\s+/g, " ").trim());
+    tags.set(current.name, list);
+    current = undefined;
+  };
+  for (const line of lines) {
+    const tag = /^@(\w+)\s*(.*)$/.exec(line.trim());
+    if (tag) {
+      flush();
+      current = { name: tag[1]!, text: [tag[2]!] };
+    } else if (line.trim() === "") flush();
+    else if (current) current.text.push(line.trim());
+    else if (!first) first = line.trim();
+  }
+  flush();
+  return { first, tags };
+}
+
+export function listLessons(root = ROOT): Lesson[] {
+  const dir = join(root, "lessons");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => /^\d\d-[a-z0-9-]+\.ts$/.test(f))
+    .sort()
+    .map((f) => {
+      const { tags } = parseHeader(readFileSync(join(dir, f), "utf8"));
+      const number = f.slice(0, 2);
+      return {
+        number,
+        slug: f.slice(3, -3),
+        file: `lessons/${f}`,
+        title: tags.get("title")?.[0] ?? f,
+        summary: tags.get("summary")?.[0] ?? "",
+        run: tags.get("run")?.[0] ?? `npm run lesson ${Number(number)}`,
+      };
+    });
+}
+
+export function listExercises(root = ROOT): Exercise[] {
+  const dir = join(root, "exercises");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => /^\d\d[a-z]-[a-z0-9-]+\.ts$/.test(f) && !f.endsWith(".test.ts"))
+    .sort()
+    .map((f) => {
+      const name = f.slice(0, -3);
+      const { first, tags } = parseHeader(readFileSync(join(dir, f), "utf8"));
+      return {
+        id: f.slice(0, 3),
+        lesson: tags.get("lesson")?.[0] ?? "",
+        name,
+        title: first.replace(/^Exercise\s+\w+\s*·\s*/, ""),
+        hint: tags.get("hint")?.[0] ?? "",
+        file: `exercises/${f}`,
+        test: `exercises/${name}.test.ts`,
+        solution: `solutions/${f}`,
+      };
+    });
+}
+
+/** Finds a lesson by "1", "01", "01-timeout-truths" or "timeout-truths". */
+export function findLesson(query: string, lessons = listLessons()): Lesson | undefined {
+  const q = query.trim().toLowerCase();
+  return lessons.find((l) => (/^\d+$/.test(q) && Number(q) === Number(l.number)) || q === `${l.number}-${l.slug}` || q === l.slug);
+}
+
+/** Finds exercises by "01a" (one), "1"/"01" (a lesson's), or a name. */
+export function findExercises(query: string, exercises = listExercises()): Exercise[] {
+  const q = query.trim().toLowerCase();
+  if (/^\d+$/.test(q)) return exercises.filter((e) => Number(e.lesson) === Number(q));
+  return exercises.filter((e) => e.id === q || e.name === q || e.name.slice(4) === q);
+}

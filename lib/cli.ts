@@ -1,0 +1,138 @@
+/**
+ * The command line shared by lessons and tools: `--seed`, `--step`, `--no-color`, `--help`, and
+ * friendly errors (one line naming what is valid, exit code 2, never a stack trace).
+ */
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { Trace, colorWanted } from "./trace.ts";
+
+/** Thrown for bad command-line input; `runMain` prints it as one line and exits 2. */
+export class UsageError extends Error {}
+
+export interface CommandSpec<O extends ParseArgsOptionsConfig> {
+  /** How to call it, e.g. "npm run lesson 1 -- [--seed <int>]". */
+  usage: string;
+  /** What it does, one paragraph. */
+  description: string;
+  /** Extra options, beyond --help. */
+  options: O;
+  /** Help text per option, by name. */
+  optionHelp: Partial<Record<keyof O & string, string>>;
+  /** Whether positional arguments are allowed. */
+  positionals?: boolean;
+}
+
+export function helpText<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>): string {
+  const rows = Object.entries(spec.options).map(([name, o]) => {
+    const flag = `--${name}${o.type === "string" ? " <value>" : ""}`;
+    return `  ${flag.padEnd(24)} ${spec.optionHelp[name as keyof O & string] ?? ""}`;
+  });
+  rows.push(`  ${"--help".padEnd(24)} show this help`);
+  return `${spec.usage}\n\n${spec.description}\n\nOptions:\n${rows.join("\n")}\n`;
+}
+
+/**
+ * Parses argv against the spec. Prints help and exits 0 on --help; throws UsageError on bad input.
+ */
+export function parseCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>, argv: string[] = process.argv.slice(2)) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { ...spec.options, help: { type: "boolean", short: "h" } },
+      allowPositionals: spec.positionals ?? false,
+      strict: true,
+    });
+  } catch (err) {
+    throw new UsageError(cleanParseError(err));
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    process.stdout.write(helpText(spec));
+    process.exit(0);
+  }
+  return parsed;
+}
+
+function cleanParseError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  // node:util's messages carry advice about "--" that does not fit npm scripts; keep the first sentence.
+  return message.split(/\. To specify|\n/)[0]!.replace(/^Unknown option/, "unknown option");
+}
+
+/** Parses an integer flag, with a clear error. */
+export function intFlag(name: string, value: string | undefined, fallback: number, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`--${name} takes a whole number, got "${value}"`);
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`);
+  return n;
+}
+
+/**
+ * Runs a command's main function: a UsageError becomes one line on stderr and exit code 2; any
+ * other error is printed briefly (message only) with exit code 1.
+ */
+export function runMain(main: () => Promise<void> | void): void {
+  Promise.resolve()
+    .then(main)
+    .catch((err: unknown) => {
+      if (err instanceof UsageError) {
+        process.stderr.write(`error: ${err.message} (try --help)\n`);
+        process.exitCode = 2;
+      } else {
+        process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+        if (process.env.WORKBOOK_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+        process.exitCode = 1;
+      }
+    });
+}
+
+const lessonOptions = {
+  seed: { type: "string" },
+  step: { type: "boolean" },
+  "no-color": { type: "boolean" },
+} as const satisfies ParseArgsOptionsConfig;
+
+/** What every lesson gets from its command line. */
+export interface LessonSetup<V> {
+  seed: number;
+  step: boolean;
+  color: boolean;
+  trace: Trace;
+  /** The lesson's own extra flags. */
+  values: V;
+}
+
+/**
+ * The command line of a lesson: its own options plus --seed, --step, --no-color and --help.
+ * `lesson` is the header's title and run command, used for --help.
+ */
+export function lessonSetup<O extends ParseArgsOptionsConfig>(
+  lesson: { title: string; run: string; summary: string },
+  extra: { options: O; optionHelp: Partial<Record<keyof O & string, string>> } = { options: {} as O, optionHelp: {} },
+  argv: string[] = process.argv.slice(2),
+) {
+  const spec: CommandSpec<O & typeof lessonOptions> = {
+    usage: `${lesson.run} -- [options]`,
+    description: `${lesson.title}: ${lesson.summary}`,
+    options: { ...lessonOptions, ...extra.options },
+    optionHelp: {
+      ...extra.optionHelp,
+      seed: "seed for everything random (default 1); the same seed prints the same trace, times aside",
+      step: "pause after each event until Enter (only on a terminal)",
+      "no-color": "no colour (also NO_COLOR, or when output is not a terminal)",
+    } as CommandSpec<O & typeof lessonOptions>["optionHelp"],
+  };
+  let values, seed;
+  try {
+    values = parseCommand(spec, argv).values;
+    seed = intFlag("seed", (values as Record<string, unknown>).seed as string | undefined, 1);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`error: ${err.message} (try --help)\n`);
+    process.exit(2);
+  }
+  const v = values as Record<string, string | boolean | undefined>;
+  const step = v.step === true;
+  const color = colorWanted(v["no-color"] === true);
+  return { seed, step, color, trace: new Trace({ color, step }), values };
+}

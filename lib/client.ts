@@ -1,0 +1,156 @@
+/**
+ * The agent's client: one logical call ("file this bug report") made of one or more HTTP attempts,
+ * each with a timeout, under a retry policy. Every attempt is reported as it starts and ends, so a
+ * lesson can narrate it.
+ */
+import { request } from "node:http";
+import { sleep, timeoutSignal } from "./clock.ts";
+import { uuid, type Random } from "./random.ts";
+import type { NewReport } from "./tracker/store.ts";
+
+/** Retry policies (fixed names). */
+export const POLICY_NAMES = ["no-retry", "blind-retry", "fresh-key", "same-key"] as const;
+export type PolicyName = (typeof POLICY_NAMES)[number];
+
+export const POLICY_HELP: Record<PolicyName, string> = {
+  "no-retry": "one attempt; a timeout is reported as unknown",
+  "blind-retry": "resends the same request with no key after a timeout or error",
+  "fresh-key": "resends with a new Idempotency-Key each attempt (the classic mistake)",
+  "same-key": "one Idempotency-Key per logical call, reused on every attempt",
+};
+
+/** What one HTTP exchange came to. */
+export type Outcome =
+  | { kind: "response"; status: number; headers: Record<string, string | string[] | undefined>; body: unknown }
+  | { kind: "timeout"; limitMs: number }
+  | { kind: "error"; code: string; message: string };
+
+export interface HttpCall {
+  method: string;
+  url: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  timeoutMs: number;
+}
+
+/**
+ * One HTTP exchange over a fresh connection, given up after `timeoutMs` (an AbortSignal). Never
+ * throws: a timeout or a network error is an Outcome too.
+ */
+export function httpCall(call: HttpCall): Promise<Outcome> {
+  const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
+  const headers: Record<string, string> = { ...call.headers };
+  if (payload !== undefined) {
+    headers["content-type"] ??= "application/json";
+    headers["content-length"] = String(Buffer.byteLength(payload));
+  }
+  const { signal, cancel } = timeoutSignal(call.timeoutMs);
+  return new Promise<Outcome>((resolve) => {
+    let settled = false;
+    const settle = (o: Outcome): void => {
+      if (settled) return;
+      settled = true;
+      cancel();
+      resolve(o);
+    };
+    // agent: false: a connection per attempt, closed after it, as a retry after a timeout would be.
+    const req = request(call.url, { method: call.method, headers, agent: false, signal }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("error", () => settle({ kind: "error", code: "ECONNRESET", message: "the answer was cut off" }));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let body: unknown = text;
+        try {
+          body = text === "" ? undefined : JSON.parse(text);
+        } catch {
+          // not JSON: keep the text
+        }
+        settle({ kind: "response", status: res.statusCode ?? 0, headers: res.headers, body });
+      });
+    });
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      if (signal.aborted) settle({ kind: "timeout", limitMs: call.timeoutMs });
+      else settle({ kind: "error", code: err.code ?? "ERROR", message: err.message });
+    });
+    req.end(payload);
+  });
+}
+
+/** Describes an outcome in a few words, for traces. */
+export function describeOutcome(o: Outcome): string {
+  switch (o.kind) {
+    case "response": {
+      const b = o.body as { id?: unknown; detail?: unknown } | undefined;
+      const extra = b && typeof b.id === "number" ? `, report ${b.id}` : b && typeof b.detail === "string" ? `: ${b.detail}` : "";
+      return `${o.status}${extra}`;
+    }
+    case "timeout":
+      return `no response within ${o.limitMs} ms (timeout)`;
+    case "error":
+      return `network error ${o.code}`;
+  }
+}
+
+export interface Attempt {
+  /** 1 for the first attempt. */
+  n: number;
+  /** The Idempotency-Key sent, if any. */
+  key?: string;
+  outcome: Outcome;
+}
+
+export interface FileReportOptions {
+  /** The tracker's base URL. */
+  url: string;
+  report: NewReport;
+  policy: PolicyName;
+  /** How long one attempt may wait for an answer. */
+  timeoutMs: number;
+  /** Attempts in all, first included (ignored by no-retry). Default 3. */
+  maxAttempts?: number;
+  /** Wait before retry n (n = 1 for the first retry), in ms. Default: retry at once. */
+  backoffMs?: (retry: number) => number;
+  /** Source for keys; seeded in lessons so traces repeat. */
+  random: Random;
+  /** `Authorization: Bearer <caller>` when set. */
+  caller?: string;
+  /** Called as each attempt starts and ends. */
+  onAttempt?: (event: { phase: "start"; n: number; key?: string } | { phase: "end"; attempt: Attempt }) => void;
+}
+
+export interface CallResult {
+  attempts: Attempt[];
+  /** The last attempt's outcome. */
+  final: Outcome;
+  /** True when the last attempt got a 2xx. */
+  ok: boolean;
+}
+
+/** Whether an outcome is worth another attempt (for the retrying policies). */
+export function isRetryable(o: Outcome): boolean {
+  if (o.kind !== "response") return true;
+  return o.status === 408 || o.status === 409 || o.status === 429 || o.status >= 500;
+}
+
+/** Files one bug report: one logical call, as many attempts as the policy allows. */
+export async function fileReport(opts: FileReportOptions): Promise<CallResult> {
+  const maxAttempts = opts.policy === "no-retry" ? 1 : (opts.maxAttempts ?? 3);
+  const logicalKey = opts.policy === "same-key" ? uuid(opts.random) : undefined;
+  const attempts: Attempt[] = [];
+  for (let n = 1; ; n++) {
+    const key = opts.policy === "fresh-key" ? uuid(opts.random) : logicalKey;
+    const headers: Record<string, string> = {};
+    if (key !== undefined) headers["idempotency-key"] = `"${key}"`;
+    if (opts.caller !== undefined) headers.authorization = `Bearer ${opts.caller}`;
+    opts.onAttempt?.({ phase: "start", n, ...(key ? { key } : {}) });
+    const outcome = await httpCall({ method: "POST", url: `${opts.url}/reports`, body: opts.report, headers, timeoutMs: opts.timeoutMs });
+    const attempt: Attempt = { n, ...(key ? { key } : {}), outcome };
+    attempts.push(attempt);
+    opts.onAttempt?.({ phase: "end", attempt });
+    const ok = outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300;
+    if (ok || n >= maxAttempts || !isRetryable(outcome)) return { attempts, final: outcome, ok };
+    const waitMs = opts.backoffMs?.(n) ?? 0;
+    if (waitMs > 0) await sleep(waitMs);
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Timers that stand still while a lesson is paused with `--step`.
+ *
+ * A step pause blocks the whole process (server and client alike) until Enter, so nothing moves
+ * while the learner reads. Timers keep counting wall time during the pause, though; the timers here
+ * subtract the paused time, so a 150 ms client timeout still means 150 ms of running time.
+ */
+import { readSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+
+let pausedTotal = 0;
+
+/** Milliseconds since start-up, not counting time spent paused. */
+export function nowMs(): number {
+  return performance.now() - pausedTotal;
+}
+
+/**
+ * Blocks until the learner presses Enter on a terminal. Returns false (and does not block) when
+ * stdin is not a terminal, so `--step` is ignored in pipes and tests.
+ */
+export function waitForEnter(prompt: string): boolean {
+  if (!process.stdin.isTTY) return false;
+  process.stdout.write(prompt);
+  const started = performance.now();
+  const buf = Buffer.alloc(64);
+  for (;;) {
+    let n = 0;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") continue;
+      break;
+    }
+    if (n === 0 || buf.subarray(0, n).includes(10) || buf.subarray(0, n).includes(13)) break;
+  }
+  pausedTotal += performance.now() - started;
+  return true;
+}
+
+/** Calls `fn` once `ms` of running (unpaused) time has passed. Returns a cancel function. */
+export function after(ms: number, fn: () => void): () => void {
+  const due = nowMs() + ms;
+  let timer: NodeJS.Timeout | undefined;
+  const check = (): void => {
+    const left = due - nowMs();
+    if (left > 0.5) timer = setTimeout(check, Math.ceil(left));
+    else fn();
+  };
+  timer = setTimeout(check, Math.max(0, Math.ceil(ms)));
+  return () => clearTimeout(timer);
+}
+
+/** Resolves after `ms` of running time; rejects early if `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      cancel();
+      reject(signal?.reason);
+    };
+    const cancel = after(ms, () => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    });
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** An AbortSignal that aborts with a TimeoutError after `ms` of running time. */
+export function timeoutSignal(ms: number): { signal: AbortSignal; cancel: () => void } {
+  const controller = new AbortController();
+  const cancel = after(ms, () =>
+    controller.abort(new DOMException(`no response within ${ms} ms`, "TimeoutError")),
+  );
+  return { signal: controller.signal, cancel };
+}

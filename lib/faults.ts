@@ -1,0 +1,102 @@
+/**
+ * Fault injection on the server side, by request number. The server numbers requests as they arrive
+ * (1, 2, 3, …); a plan says which request suffers which fault. Faults are gates the lesson or test
+ * controls, never sleeps: a `slow` handler waits until `release(n)` is called, and anyone can await
+ * the stages a request reaches (`reached(n, "committed")`).
+ */
+import { Signals } from "./gate.ts";
+
+/** The fault names (fixed: lessons, tests and the tracker's `--fault` flag use them). */
+export const FAULT_NAMES = [
+  "none",
+  "drop-request",
+  "lose-response",
+  "slow",
+  "crash-between-commits",
+  "crash-after-claim",
+  "pause-past-lease",
+] as const;
+export type FaultName = (typeof FAULT_NAMES)[number];
+
+export const FAULT_HELP: Record<FaultName, string> = {
+  none: "no fault",
+  "drop-request": "the request is swallowed before any handler runs; the client hears nothing",
+  "lose-response": "the work is committed, then the answer never leaves: the client hears nothing",
+  slow: "the handler stops before its work until released, outliving the client's timeout",
+  "crash-between-commits": "the server process is killed (SIGKILL) between two commits",
+  "crash-after-claim": "the server process is killed (SIGKILL) after claiming the key",
+  "pause-past-lease": "the holder stops until another request has taken its key over, then goes on",
+};
+
+export function isFaultName(s: string): s is FaultName {
+  return (FAULT_NAMES as readonly string[]).includes(s);
+}
+
+/**
+ * The stages a request goes through, in order. Not every request reaches every stage: a dropped
+ * request stops at "dropped", a lost response ends at "lost".
+ */
+export type Stage =
+  | "arrived" // the server has read the request line and headers
+  | "dropped" // drop-request: swallowed, no handler ran
+  | "held" // slow or pause-past-lease: the handler is stopped at its gate
+  | "committed" // the handler's transaction committed
+  | "answered" // the answer was written to the socket
+  | "lost" // lose-response: the answer was thrown away
+  | "finished"; // the request is over, whatever happened (answered, lost, dropped, failed)
+
+export class Faults {
+  readonly #plan = new Map<number, FaultName>();
+  readonly #signals = new Signals();
+  readonly #releases = new Signals();
+  #rule: ((requestNo: number) => FaultName | undefined) | undefined;
+
+  /** `new Faults({ 1: "lose-response" })`: request 1 loses its response. */
+  constructor(plan: Record<number, FaultName> = {}) {
+    for (const [n, f] of Object.entries(plan)) this.at(Number(n), f);
+  }
+
+  /** Request `requestNo` suffers `fault`. */
+  at(requestNo: number, fault: FaultName): this {
+    this.#plan.set(requestNo, fault);
+    return this;
+  }
+
+  /** A rule for requests without a planned fault (e.g. every request, for the standalone tracker). */
+  otherwise(rule: (requestNo: number) => FaultName | undefined): this {
+    this.#rule = rule;
+    return this;
+  }
+
+  /** The fault for this request. */
+  faultFor(requestNo: number): FaultName {
+    return this.#plan.get(requestNo) ?? this.#rule?.(requestNo) ?? "none";
+  }
+
+  /** Resolves when request `requestNo` reaches `stage` (at once if it already has). */
+  reached(requestNo: number, stage: Stage): Promise<void> {
+    return this.#signals.when(`${requestNo}:${stage}`);
+  }
+
+  hasReached(requestNo: number, stage: Stage): boolean {
+    return this.#signals.fired(`${requestNo}:${stage}`);
+  }
+
+  /** Lets a held request (slow, pause-past-lease) go on. */
+  release(requestNo: number): void {
+    this.#releases.fire(String(requestNo));
+  }
+
+  // ---- called by the server ----
+
+  /** The server reports that a request reached a stage. */
+  mark(requestNo: number, stage: Stage): void {
+    this.#signals.fire(`${requestNo}:${stage}`);
+  }
+
+  /** The server waits here, in a held request, until `release(requestNo)`. */
+  async hold(requestNo: number): Promise<void> {
+    this.mark(requestNo, "held");
+    await this.#releases.when(String(requestNo));
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * Glue between the machinery and the trace: turns tracker events and client attempts into trace
+ * lines, and gives each case of a lesson a fresh SQLite file in a temporary folder.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describeOutcome, type FileReportOptions } from "./client.ts";
+import type { TrackerEvent } from "./tracker/service.ts";
+import type { Trace } from "./trace.ts";
+
+/** Prints the server's and the database's events. */
+export function serverLog(trace: Trace): (e: TrackerEvent) => void {
+  return (e) => trace.event(e.actor, `#${e.requestNo} ${e.text}`, e.mark);
+}
+
+/** Prints each attempt of the agent's call as it starts and ends. */
+export function agentLog(trace: Trace, what = "POST /reports"): NonNullable<FileReportOptions["onAttempt"]> {
+  return (e) => {
+    if (e.phase === "start") {
+      trace.event("agent", `attempt ${e.n} → ${what}${e.key ? ` (Idempotency-Key ${e.key.slice(0, 8)}…)` : ""}`);
+    } else {
+      const o = e.attempt.outcome;
+      const ok = o.kind === "response" && o.status < 300;
+      trace.event("agent", `attempt ${e.attempt.n} ← ${describeOutcome(o)}`, ok ? "ok" : "bad");
+    }
+  };
+}
+
+/** A temporary folder for SQLite files, removed by `remove()`. */
+export function scratchDir(): { path: (name: string) => string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "retry-workbook-"));
+  return {
+    path: (name) => join(dir, name),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}

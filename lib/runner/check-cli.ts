@@ -1,0 +1,46 @@
+// `npm run check [<n>]`: runs the tests of the learner's exercises (all, or one lesson's, or one).
+import { findExercises, listExercises } from "../catalog.ts";
+import { UsageError, parseCommand, runMain } from "../cli.ts";
+import { colorWanted } from "../trace.ts";
+import { styleText } from "node:util";
+import { currentTarget } from "../exercise-target.ts";
+import { inPool, runExerciseTests } from "./exercise-run.ts";
+import { requireRuntime } from "./runtime.ts";
+
+runMain(async () => {
+  requireRuntime();
+  const { values, positionals } = parseCommand(
+    {
+      usage: "npm run check [<n>] [-- --no-color]",
+      description: "Runs the tests of your exercises: all of them, lesson n's (1 or 01), or one exercise (01a).",
+      options: { "no-color": { type: "boolean" } },
+      optionHelp: { "no-color": "no colour" },
+      positionals: true,
+    },
+  );
+  if (positionals.length > 1) throw new UsageError("give at most one lesson or exercise");
+  const all = listExercises();
+  const chosen = positionals[0] === undefined ? all : findExercises(positionals[0], all);
+  if (chosen.length === 0) {
+    throw new UsageError(`no exercise matches "${positionals[0]}"; try a lesson number (${[...new Set(all.map((e) => Number(e.lesson)))].join(", ")}) or an exercise id (${all.map((e) => e.id).join(", ")})`);
+  }
+  const color = colorWanted(values["no-color"] === true);
+  const paint = (s: Parameters<typeof styleText>[0], t: string): string => (color ? styleText(s, t, { validateStream: false }) : t);
+
+  const results = await inPool(chosen, 2, (e) => runExerciseTests(e, currentTarget()));
+  let solved = 0;
+  for (const r of results) {
+    const e = r.exercise;
+    if (r.passed) {
+      solved++;
+      process.stdout.write(`${paint("green", "✓")} ${e.id}  ${e.title}  ${paint("gray", `(lesson ${e.lesson}; compare with ${e.solution})`)}\n`);
+    } else {
+      process.stdout.write(`${paint("red", "✗")} ${e.id}  ${e.title}  ${paint("gray", `(lesson ${e.lesson})`)}\n`);
+      const f = r.firstFailure;
+      if (f) process.stdout.write(`    failing: ${f.test}\n             ${paint("red", f.error)}\n`);
+      process.stdout.write(`    edit:    ${e.file}\n    hint:    npm run hint ${e.id}\n`);
+    }
+  }
+  process.stdout.write(`\n${solved} of ${results.length} exercise${results.length === 1 ? "" : "s"} solved.\n`);
+  if (solved < results.length) process.exitCode = 1;
+});

@@ -1,0 +1,109 @@
+/**
+ * HTTP plumbing for the tracker: reading a bounded body, validating a report, and answering with
+ * JSON or with RFC 9457 problem details (`application/problem+json`).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { NewReport } from "./store.ts";
+
+/** The largest request body the tracker reads, in bytes. */
+export const MAX_BODY_BYTES = 64 * 1024;
+/** The longest title accepted, in characters. */
+export const MAX_TITLE_CHARS = 500;
+
+/** An answer the tracker sends: status, JSON body, extra headers. */
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A rejected request; the service turns it into a problem+json answer. */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly title: string;
+  readonly headers: Record<string, string>;
+  constructor(status: number, title: string, detail: string, headers: Record<string, string> = {}) {
+    super(detail);
+    this.status = status;
+    this.title = title;
+    this.headers = headers;
+  }
+}
+
+/** An RFC 9457 problem details answer. */
+export function problem(status: number, title: string, detail: string, headers: Record<string, string> = {}): Answer {
+  return {
+    status,
+    body: { type: "about:blank", title, status, detail },
+    headers: { "content-type": "application/problem+json", ...headers },
+  };
+}
+
+export function answerFromError(err: HttpError): Answer {
+  return problem(err.status, err.title, err.message, err.headers);
+}
+
+/** Writes an answer. */
+export function send(res: ServerResponse, answer: Answer): void {
+  const text = JSON.stringify(answer.body) + "\n";
+  res.writeHead(answer.status, {
+    "content-type": "application/json",
+    ...answer.headers,
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** Reads the whole body, refusing more than `limit` bytes (413) whatever Content-Length claims. */
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > limit) {
+    throw new HttpError(413, "Content Too Large", `the body may be at most ${limit} bytes`, { connection: "close" });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      throw new HttpError(413, "Content Too Large", `the body may be at most ${limit} bytes`, { connection: "close" });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Parses and validates a report body: JSON object, `title` a non-empty string, the rest optional strings. */
+export function parseReport(contentType: string | undefined, raw: Buffer): NewReport {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
+    throw new HttpError(415, "Unsupported Media Type", "send the report as application/json");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw new HttpError(400, "Bad Request", "the body is not valid JSON");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new HttpError(400, "Bad Request", "the body must be a JSON object");
+  }
+  const obj = value as Record<string, unknown>;
+  const allowed = new Set(["title", "body", "module", "run"]);
+  for (const k of Object.keys(obj)) {
+    if (!allowed.has(k)) throw new HttpError(400, "Bad Request", `unknown field "${k}" (allowed: title, body, module, run)`);
+  }
+  if (typeof obj.title !== "string" || obj.title.trim() === "") {
+    throw new HttpError(400, "Bad Request", '"title" must be a non-empty string');
+  }
+  if (obj.title.length > MAX_TITLE_CHARS) {
+    throw new HttpError(400, "Bad Request", `"title" may be at most ${MAX_TITLE_CHARS} characters`);
+  }
+  const report: NewReport = { title: obj.title };
+  for (const k of ["body", "module", "run"] as const) {
+    const v = obj[k];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "string") throw new HttpError(400, "Bad Request", `"${k}" must be a string`);
+    report[k] = v;
+  }
+  return report;
+}

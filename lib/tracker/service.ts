@@ -1,0 +1,261 @@
+/**
+ * The bug tracker service: `node:http` in front of `node:sqlite`, with a chosen variant for
+ * POST /reports and server-side faults by request number.
+ *
+ *   POST /reports          file a report (what the variant decides)          → 201 + Location
+ *   GET  /reports          list reports; `?title=` finds by normalised title → 200
+ *   GET  /reports/<id>     one report                                        → 200 or 404
+ *   PUT  /reports/<id>     create or replace the report with this id         → 201 or 200
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Faults, type FaultName } from "../faults.ts";
+import { HttpError, answerFromError, parseReport, problem, readBody, send, type Answer } from "./http.ts";
+import { ReportStore } from "./store.ts";
+import type { CrashPoint, CreateContext, Variant, VariantName } from "./variant.ts";
+import { variantByName } from "./variants/index.ts";
+
+/** One line of the server's story, for the trace. */
+export interface TrackerEvent {
+  actor: "server" | "database";
+  requestNo: number;
+  text: string;
+  mark?: "ok" | "bad" | "warn";
+}
+
+export interface TrackerOptions {
+  /** Which variant handles POST /reports (default "naive"). */
+  variant?: VariantName;
+  /** SQLite file path, or ":memory:" (default). */
+  db?: string;
+  /** Faults by request number (default: none). */
+  faults?: Faults;
+  /** Receives every event, for the trace or a log. */
+  onEvent?: (event: TrackerEvent) => void;
+  /** Port on 127.0.0.1 (default 0: the system picks a free one). */
+  port?: number;
+  /** How long a claim on an idempotency key lasts, ms (keyed variants). */
+  leaseMs?: number;
+  /** How long a completed key is remembered, ms (keyed variants; default 24 h). */
+  ttlMs?: number;
+  /** The clock, ms (default Date.now; tests inject one). */
+  now?: () => number;
+  /** What a crash fault does. In-process it cannot kill anything, so the default refuses. */
+  crash?: (point: CrashPoint, requestNo: number) => void;
+}
+
+export interface Tracker {
+  /** e.g. "http://127.0.0.1:40123" */
+  readonly url: string;
+  readonly port: number;
+  readonly store: ReportStore;
+  readonly faults: Faults;
+  readonly variant: Variant;
+  /** How many requests have arrived so far. */
+  readonly requests: number;
+  /** Stops listening, cuts open connections, closes the database. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_LEASE_MS = 5_000;
+
+/** Starts a tracker on 127.0.0.1 and resolves once it listens. */
+export async function startTracker(options: TrackerOptions = {}): Promise<Tracker> {
+  const variant = variantByName(options.variant ?? "naive");
+  const store = new ReportStore(options.db ?? ":memory:");
+  const faults = options.faults ?? new Faults();
+  const emit = options.onEvent ?? (() => {});
+  const now = options.now ?? Date.now;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  const crash =
+    options.crash ??
+    ((point: CrashPoint) => {
+      throw new Error(`the crash fault at "${point}" needs the tracker in a child process`);
+    });
+  let requests = 0;
+  let closing = false;
+
+  const server: Server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
+    const requestNo = ++requests;
+    handle(requestNo, req, res).catch((err: unknown) => {
+      if (closing) return;
+      emit({ actor: "server", requestNo, text: `internal error: ${err instanceof Error ? err.message : err}`, mark: "bad" });
+      if (!res.headersSent && !res.destroyed) send(res, problem(500, "Internal Server Error", "the server failed"));
+    });
+  });
+  server.on("clientError", (_err, socket) => {
+    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+    else socket.destroy();
+  });
+
+  async function handle(requestNo: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const fault: FaultName = faults.faultFor(requestNo);
+    const url = new URL(req.url ?? "/", "http://tracker.invalid");
+    const path = url.pathname;
+    const method = req.method ?? "GET";
+    faults.mark(requestNo, "arrived");
+    res.on("close", () => faults.mark(requestNo, "finished"));
+    emit({ actor: "server", requestNo, text: `${method} ${path}${url.search} arrived${fault === "none" ? "" : ` (fault: ${fault})`}` });
+
+    if (fault === "drop-request") {
+      // The request vanishes: no handler runs and the client hears nothing until it gives up.
+      req.resume();
+      faults.mark(requestNo, "dropped");
+      emit({ actor: "server", requestNo, text: "dropped before any handler ran: nothing done, nothing said", mark: "warn" });
+      await silenceUntilClientLeaves(res);
+      return;
+    }
+
+    let answer: Answer;
+    try {
+      answer = await route(requestNo, fault, method, path, url, req);
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      answer = answerFromError(err);
+    }
+
+    if (fault === "lose-response") {
+      // Whatever was done stays done; the answer is thrown away before its first byte.
+      faults.mark(requestNo, "lost");
+      emit({ actor: "server", requestNo, text: `answer (${answer.status}) lost on the way back: not one byte reaches the agent`, mark: "warn" });
+      await silenceUntilClientLeaves(res);
+      return;
+    }
+    if (res.destroyed) {
+      emit({ actor: "server", requestNo, text: `→ ${answer.status}, but the agent had already hung up`, mark: "warn" });
+      return;
+    }
+    send(res, answer);
+    faults.mark(requestNo, "answered");
+    emit({ actor: "server", requestNo, text: `→ ${answer.status} ${describe(answer)}`, mark: answer.status < 400 ? "ok" : "bad" });
+  }
+
+  async function route(requestNo: number, fault: FaultName, method: string, path: string, url: URL, req: IncomingMessage): Promise<Answer> {
+    if (path === "/reports") {
+      if (method === "POST") {
+        const rawBody = await readBody(req);
+        const report = parseReport(req.headers["content-type"], rawBody);
+        const ctx: CreateContext = {
+          requestNo,
+          report,
+          rawBody,
+          method,
+          path,
+          headers: req.headers,
+          rawHeaders: req.rawHeaders,
+          caller: callerOf(req),
+          store,
+          leaseMs,
+          ttlMs,
+          now,
+          work: async () => {
+            if (fault === "slow" || fault === "pause-past-lease") {
+              emit({ actor: "server", requestNo, text: `handler started, then stalls (fault: ${fault})`, mark: "warn" });
+              await faults.hold(requestNo);
+              emit({ actor: "server", requestNo, text: "handler wakes up and carries on" });
+            }
+          },
+          crashPoint: (point) => {
+            if ((point === "after-claim" && fault === "crash-after-claim") || (point === "between-commits" && fault === "crash-between-commits")) {
+              emit({ actor: "server", requestNo, text: `process killed (SIGKILL) at "${point}"`, mark: "bad" });
+              crash(point, requestNo);
+            }
+          },
+          database: (text, committed = false) => {
+            emit({ actor: "database", requestNo, text });
+            if (committed) faults.mark(requestNo, "committed");
+          },
+          server: (text, mark) => emit({ actor: "server", requestNo, text, ...(mark ? { mark } : {}) }),
+        };
+        return variant.create(ctx);
+      }
+      if (method === "GET" || method === "HEAD") {
+        const title = url.searchParams.get("title");
+        return { status: 200, body: title === null ? store.listReports() : store.findByTitle(title) };
+      }
+      throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports`, { allow: "GET, HEAD, POST" });
+    }
+    const m = /^\/reports\/([^/]+)$/.exec(path);
+    if (m) {
+      const id = parseId(m[1]!);
+      if (method === "GET" || method === "HEAD") {
+        const report = store.getReport(id);
+        if (!report) throw new HttpError(404, "Not Found", `there is no report ${id}`);
+        return { status: 200, body: report };
+      }
+      if (method === "PUT") {
+        const report = parseReport(req.headers["content-type"], await readBody(req));
+        if (fault === "slow" || fault === "pause-past-lease") await faults.hold(requestNo);
+        const result = store.transaction(() => store.putReport(id, report));
+        emit({ actor: "database", requestNo, text: `${result.created ? "INSERT" : "REPLACE"} report ${id} · COMMIT` });
+        faults.mark(requestNo, "committed");
+        return { status: result.created ? 201 : 200, body: result.report, headers: { location: `/reports/${id}` } };
+      }
+      throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports/${id}`, { allow: "GET, HEAD, PUT" });
+    }
+    throw new HttpError(404, "Not Found", `no route for ${path} (try /reports)`);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    store,
+    faults,
+    variant,
+    get requests() {
+      return requests;
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      store.close();
+    },
+  };
+}
+
+/** Holds a request open, saying nothing, until the client hangs up; then drops the connection. */
+function silenceUntilClientLeaves(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    if (res.destroyed) return resolve();
+    res.once("close", () => {
+      res.socket?.destroy();
+      resolve();
+    });
+  });
+}
+
+/** The caller named by `Authorization: Bearer <name>`; absent means one anonymous caller. */
+export function callerOf(req: IncomingMessage): string {
+  const auth = req.headers.authorization;
+  if (auth === undefined) return "anonymous";
+  const m = /^Bearer\s+([\x21-\x7e]{1,200})$/i.exec(auth.trim());
+  if (!m) throw new HttpError(401, "Unauthorized", 'use "Authorization: Bearer <your name>", or no Authorization header');
+  return m[1]!;
+}
+
+function parseId(text: string): number {
+  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new HttpError(404, "Not Found", `"${text}" is not a report id (a positive whole number)`);
+  return Number(text);
+}
+
+function describe(answer: Answer): string {
+  const body = answer.body as { id?: unknown; title?: unknown; detail?: unknown } | unknown[];
+  if (Array.isArray(body)) return `(${body.length} reports)`;
+  if (body && typeof body.id === "number") return `(report ${body.id})`;
+  if (body && typeof body.detail === "string") return `(${body.detail})`;
+  return "";
+}

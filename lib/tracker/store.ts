@@ -1,0 +1,157 @@
+/**
+ * The bug tracker's database: one SQLite file (or `:memory:`) through `node:sqlite`, prepared
+ * statements, WAL mode, and short synchronous transactions.
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+
+/** What a client sends to file a report. */
+export interface NewReport {
+  title: string;
+  body?: string;
+  module?: string;
+  run?: string;
+}
+
+/** A stored report, as the API returns it. */
+export interface Report {
+  id: number;
+  title: string;
+  body: string;
+  module: string | null;
+  run: string | null;
+}
+
+interface ReportRow {
+  id: number;
+  title: string;
+  body: string;
+  module: string | null;
+  run: string | null;
+}
+
+/**
+ * The normalised title used to find a report ("look it up first"): lower case, punctuation dropped,
+ * white space folded. "Login button: does NOTHING!" and "login button does nothing" are the same.
+ */
+export function normalizeTitle(title: string): string {
+  return title
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+}
+
+export class ReportStore {
+  readonly db: DatabaseSync;
+  readonly path: string;
+  readonly #insert: StatementSync;
+  readonly #upsert: StatementSync;
+  readonly #exists: StatementSync;
+  readonly #get: StatementSync;
+  readonly #list: StatementSync;
+  readonly #byTitle: StatementSync;
+  readonly #count: StatementSync;
+  #inTransaction = false;
+
+  /** Opens (and creates) the database at `path`, or an in-memory one for ":memory:". */
+  constructor(path: string) {
+    this.path = path;
+    this.db = new DatabaseSync(path);
+    // WAL lets readers run beside one writer, and several processes share the file safely.
+    // synchronous=NORMAL in WAL mode: a commit survives a process crash (kill -9); only a power
+    // loss may drop the last commits. busy_timeout makes a second process wait for the write lock.
+    this.db.exec(`
+      PRAGMA journal_mode = WAL;
+      PRAGMA synchronous = NORMAL;
+      PRAGMA busy_timeout = 5000;
+      PRAGMA foreign_keys = ON;
+      CREATE TABLE IF NOT EXISTS reports (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        title      TEXT NOT NULL,
+        title_norm TEXT NOT NULL,
+        body       TEXT NOT NULL DEFAULT '',
+        module     TEXT,
+        run        TEXT
+      );
+      CREATE INDEX IF NOT EXISTS reports_by_title ON reports (title_norm);
+    `);
+    const cols = "id, title, body, module, run";
+    this.#insert = this.db.prepare(
+      `INSERT INTO reports (title, title_norm, body, module, run) VALUES (?, ?, ?, ?, ?) RETURNING ${cols}`,
+    );
+    this.#upsert = this.db.prepare(
+      `INSERT INTO reports (id, title, title_norm, body, module, run) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET title = excluded.title, title_norm = excluded.title_norm,
+         body = excluded.body, module = excluded.module, run = excluded.run
+       RETURNING ${cols}`,
+    );
+    this.#exists = this.db.prepare("SELECT 1 AS found FROM reports WHERE id = ?");
+    this.#get = this.db.prepare(`SELECT ${cols} FROM reports WHERE id = ?`);
+    this.#list = this.db.prepare(`SELECT ${cols} FROM reports ORDER BY id`);
+    this.#byTitle = this.db.prepare(`SELECT ${cols} FROM reports WHERE title_norm = ? ORDER BY id`);
+    this.#count = this.db.prepare("SELECT count(*) AS n FROM reports");
+  }
+
+  /**
+   * Runs `work` inside BEGIN IMMEDIATE … COMMIT, rolling back if it throws. `work` must be
+   * synchronous: with one shared connection, a transaction left open across an `await` would take in
+   * every other request's statements that run meanwhile, and one rollback would undo them all.
+   */
+  transaction<T>(work: () => T): T {
+    if (this.#inTransaction) throw new Error("transactions do not nest");
+    this.db.exec("BEGIN IMMEDIATE");
+    this.#inTransaction = true;
+    try {
+      const result = work();
+      if (result instanceof Promise || (typeof result === "object" && result !== null && "then" in result)) {
+        throw new Error("a transaction must not span an await: pass a synchronous function");
+      }
+      this.db.exec("COMMIT");
+      return result;
+    } catch (err) {
+      this.db.exec("ROLLBACK");
+      throw err;
+    } finally {
+      this.#inTransaction = false;
+    }
+  }
+
+  /** Inserts a new report. Call it inside `transaction`. */
+  insertReport(r: NewReport): Report {
+    return toReport(
+      this.#insert.get(r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null) as unknown as ReportRow,
+    );
+  }
+
+  /** Creates or replaces the report with this id (what PUT does). */
+  putReport(id: number, r: NewReport): { report: Report; created: boolean } {
+    const created = this.#exists.get(id) === undefined;
+    const row = this.#upsert.get(id, r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null);
+    return { report: toReport(row as unknown as ReportRow), created };
+  }
+
+  getReport(id: number): Report | undefined {
+    const row = this.#get.get(id) as unknown as ReportRow | undefined;
+    return row && toReport(row);
+  }
+
+  listReports(): Report[] {
+    return (this.#list.all() as unknown as ReportRow[]).map(toReport);
+  }
+
+  findByTitle(title: string): Report[] {
+    return (this.#byTitle.all(normalizeTitle(title)) as unknown as ReportRow[]).map(toReport);
+  }
+
+  countReports(): number {
+    return Number((this.#count.get() as { n: number }).n);
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+}
+
+function toReport(row: ReportRow): Report {
+  return { id: Number(row.id), title: row.title, body: row.body, module: row.module, run: row.run };
+}

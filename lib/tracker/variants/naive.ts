@@ -1,0 +1,16 @@
+/**
+ * `naive`: every POST inserts a report. Correct when nothing fails; any retry after a lost response
+ * stores the report again.
+ */
+import type { Answer } from "../http.ts";
+import type { CreateContext, Variant } from "../variant.ts";
+
+export const naive: Variant = {
+  name: "naive",
+  async create(ctx: CreateContext): Promise<Answer> {
+    await ctx.work();
+    const report = ctx.store.transaction(() => ctx.store.insertReport(ctx.report));
+    ctx.database(`INSERT report ${report.id} · COMMIT`, true);
+    return { status: 201, body: report, headers: { location: `/reports/${report.id}` } };
+  },
+};

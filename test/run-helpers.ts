@@ -1,0 +1,44 @@
+// Helpers for the project's own tests: run a workbook command as a child process and collect its output.
+import { spawn } from "node:child_process";
+import { ROOT } from "../lib/catalog.ts";
+import { childEnv } from "../lib/runner/exercise-run.ts";
+
+export interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  timedOut: boolean;
+}
+
+/** Runs `node --import tsx <args>` in the project root, killing it after `timeoutMs`. */
+export function runTs(args: string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Ran> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+      cwd: ROOT,
+      env: childEnv({ NO_COLOR: "1", ...options.env }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, options.timeoutMs ?? 30_000);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: Math.round(performance.now() - started), timedOut });
+    });
+  });
+}
+
+/** The cells of the table row whose first cell starts with `label`. */
+export function tableRow(output: string, label: string): string[] | undefined {
+  const line = output.split("\n").find((l) => l.trim().startsWith(label) && l.includes("│"));
+  return line?.split("│").map((c) => c.trim());
+}

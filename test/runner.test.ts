@@ -1,0 +1,69 @@
+// The learner's commands: lesson list and lookup, check, hint; bad arguments give one clear line.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { findExercises, findLesson, listExercises, listLessons, parseHeader } from "../lib/catalog.ts";
+import { firstFailure } from "../lib/runner/exercise-run.ts";
+import { runTs } from "./run-helpers.ts";
+
+test("parseHeader reads the first line and multi-line tags", () => {
+  const { first, tags } = parseHeader("/**\n * Exercise 09z · Title here\n * @lesson 09\n * @hint one\n *   two\n *\n * Body text\n */");
+  assert.equal(first, "Exercise 09z · Title here");
+  assert.deepEqual(tags.get("lesson"), ["09"]);
+  assert.deepEqual(tags.get("hint"), ["one two"]);
+});
+
+test("lessons are found by number, padded number, full name or slug", () => {
+  const lessons = listLessons();
+  for (const q of ["1", "01", "01-timeout-truths", "timeout-truths"]) assert.equal(findLesson(q, lessons)?.number, "01", q);
+  assert.equal(findLesson("99", lessons), undefined);
+});
+
+test("exercises are found by id or by lesson number", () => {
+  const all = listExercises();
+  assert.deepEqual(findExercises("01a", all).map((e) => e.id), ["01a"]);
+  assert.ok(findExercises("1", all).every((e) => e.lesson === "01"));
+  assert.deepEqual(findExercises("zz", all), []);
+});
+
+test("firstFailure reads node:test's TAP output", () => {
+  const tap = "TAP version 13\n# Subtest: a\nok 1 - a\n# Subtest: b\nnot ok 2 - b\n  ---\n  error: 'TODO: write b (exercise 01a)'\n  ...\n";
+  assert.deepEqual(firstFailure(tap), { test: "b", error: "TODO: write b (exercise 01a)" });
+  assert.equal(firstFailure("ok 1 - a\n"), undefined);
+});
+
+test("npm run lesson with no argument lists the lessons with their titles", async () => {
+  const r = await runTs(["lib/runner/lesson-cli.ts"]);
+  assert.equal(r.code, 0);
+  for (const l of listLessons()) assert.ok(r.stdout.includes(`${l.number}  ${l.title}`), l.title);
+});
+
+test("npm run lesson <unknown> says which lessons exist, exit 2, no stack trace", async () => {
+  const r = await runTs(["lib/runner/lesson-cli.ts", "42"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^error: there is no lesson "42"; the lessons are 1/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+});
+
+test("npm run check names the file to edit and the hint for an unsolved exercise", async () => {
+  const r = await runTs(["lib/runner/check-cli.ts", "01a"]);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /✗ 01a/);
+  assert.match(r.stdout, /edit: {4}exercises\/01a-retry-rule\.ts/);
+  assert.match(r.stdout, /hint: {4}npm run hint 01a/);
+  assert.match(r.stdout, /TODO: write isIdempotentMethod \(exercise 01a\)/);
+});
+
+test("npm run check passes against the solutions and points at them only after a pass", async () => {
+  const r = await runTs(["lib/runner/check-cli.ts", "1"], { env: { WORKBOOK_TARGET: "solutions" } });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /✓ 01a .*compare with solutions\/01a-retry-rule\.ts/);
+});
+
+test("npm run hint prints the hint; a bad id lists the valid ones", async () => {
+  const ok = await runTs(["lib/runner/hint-cli.ts", "01a"]);
+  assert.equal(ok.code, 0);
+  assert.match(ok.stdout, /case-sensitive/);
+  const bad = await runTs(["lib/runner/hint-cli.ts", "nope"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /the exercises are 01a/);
+});
