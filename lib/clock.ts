@@ -35,6 +35,8 @@ export function waitForEnter(prompt: string): boolean {
     if (n === 0 || buf.subarray(0, n).includes(10) || buf.subarray(0, n).includes(13)) break;
   }
   pausedTotal += performance.now() - started;
+  // Erase the prompt line (the terminal echoed the Enter), so the trace reads on without gaps.
+  process.stdout.write("\x1b[1A\x1b[2K");
   return true;
 }
 
