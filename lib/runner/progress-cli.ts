@@ -6,7 +6,7 @@ import { colorWanted } from "../trace.ts";
 import { requireRuntime } from "./runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { PARALLEL_CHECKS, byLesson, checkAll } from "./status.ts";
-import { duration, painter, plural, progressBar } from "./style.ts";
+import { allPass, duration, painter, progressBar } from "./style.ts";
 
 runMain(async () => {
   requireRuntime();
@@ -46,6 +46,6 @@ runMain(async () => {
     const e = next.exercise;
     process.stdout.write(`Next: exercise ${e.id}, ${e.file} (npm start shows it; npm run hint ${e.id} helps).\n`);
   } else if (results.length > 0) {
-    process.stdout.write(paint("green", `★ Finished: all ${plural(results.length, "exercise")} pass, every one checked just now. Compare your answers with solutions/.\n`));
+    process.stdout.write(paint("green", `★ Finished: ${allPass(results.length)}, checked just now. Compare your answers with solutions/.\n`));
   }
 });

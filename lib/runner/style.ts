@@ -23,3 +23,8 @@ export function duration(ms: number): string {
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
+
+/** "the exercise passes" or "all 3 exercises pass". */
+export function allPass(n: number): string {
+  return n === 1 ? "the exercise passes" : `all ${n} exercises pass`;
+}

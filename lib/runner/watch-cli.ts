@@ -132,7 +132,7 @@ runMain(() => {
   }
 
   function draw(): void {
-    const screen = renderScreen(state, { color, width: out.columns ?? 80, lessons, ...(notice ? { notice } : {}) });
+    const screen = renderScreen(state, { color, width: out.columns || 80, lessons, ...(notice ? { notice } : {}) });
     // On a terminal each screen replaces the last; in a pipe or a log, a rule separates them.
     const before = screen.clear ? (out.isTTY ? "\x1b[H\x1b[2J\x1b[3J" : `\n${"─".repeat(60)}\n`) : "";
     out.write(before + screen.text);

@@ -5,7 +5,7 @@
 import type { Exercise, Lesson } from "../catalog.ts";
 import { wrap } from "../trace.ts";
 import { PARALLEL_CHECKS } from "./status.ts";
-import { painter, plural, progressBar, type Paint } from "./style.ts";
+import { allPass, painter, plural, progressBar, type Paint } from "./style.ts";
 import { currentExercise, statusOf, type CheckStatus, type WatchState } from "./watch-core.ts";
 
 export interface ScreenContext {
@@ -68,7 +68,7 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
       "  " + state.exercises.map((e) => `${mark(statusOf(state, e.id), paint)} ${e.id}`).join("  "),
     );
   } else if (state.phase === "finished") {
-    out.push(paint("green", `★ Finished: all ${plural(state.exercises.length, "exercise")} pass, every one checked again just now.`), "");
+    out.push(paint("green", `★ Finished: ${allPass(state.exercises.length)}, checked again just now.`), "");
     para("Compare your answers with the reference ones in solutions/. The lessons still run on their own (npm run lesson <n>), and npm run progress shows the whole picture.");
   } else if (exercise) {
     exerciseView(state, exercise, ctx, paint, para, out);
