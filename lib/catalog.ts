@@ -32,6 +32,8 @@ export interface Exercise {
   name: string;
   title: string;
   hint: string;
+  /** The header's "Goal: …" paragraph, without the label ("" when there is none). */
+  goal?: string;
   /** Paths relative to the root. */
   file: string;
   test: string;
@@ -66,6 +68,17 @@ export function parseHeader(source: string): { first: string; tags: Map<string, 
   return { first, tags };
 }
 
+/** The paragraph of the first JSDoc block that starts with `label:` (e.g. "Goal"), label removed. */
+export function headerParagraph(source: string, label: string): string {
+  const m = /\/\*\*([\s\S]*?)\*\//.exec(source);
+  if (!m) return "";
+  const lines = m[1]!.split("\n").map((l) => l.replace(/^\s*\*\s?/, "").trim());
+  const start = lines.findIndex((l) => l.startsWith(`${label}:`));
+  if (start < 0) return "";
+  const end = lines.findIndex((l, i) => i > start && (l === "" || l.startsWith("@")));
+  return lines.slice(start, end < 0 ? undefined : end).join(" ").slice(label.length + 1).replace(/\s+/g, " ").trim();
+}
+
 export function listLessons(root = ROOT): Lesson[] {
   const dir = join(root, "lessons");
   if (!existsSync(dir)) return [];
@@ -94,13 +107,15 @@ export function listExercises(root = ROOT): Exercise[] {
     .sort()
     .map((f) => {
       const name = f.slice(0, -3);
-      const { first, tags } = parseHeader(readFileSync(join(dir, f), "utf8"));
+      const source = readFileSync(join(dir, f), "utf8");
+      const { first, tags } = parseHeader(source);
       return {
         id: f.slice(0, 3),
         lesson: tags.get("lesson")?.[0] ?? "",
         name,
         title: first.replace(/^Exercise\s+\w+\s*·\s*/, ""),
         hint: tags.get("hint")?.[0] ?? "",
+        goal: headerParagraph(source, "Goal"),
         file: `exercises/${f}`,
         test: `exercises/${name}.test.ts`,
         solution: `solutions/${f}`,

@@ -1,11 +1,11 @@
 // `npm run check [<n>]`: runs the tests of the learner's exercises (all, or one lesson's, or one).
-import { findExercises, listExercises } from "../catalog.ts";
+import { ROOT, findExercises, listExercises } from "../catalog.ts";
 import { UsageError, parseCommand, runMain } from "../cli.ts";
 import { colorWanted } from "../trace.ts";
-import { styleText } from "node:util";
-import { currentTarget } from "../exercise-target.ts";
-import { inPool, runExerciseTests } from "./exercise-run.ts";
 import { requireRuntime } from "./runtime.ts";
+import { recordShippedIfPossible } from "./shipped.ts";
+import { checkAll } from "./status.ts";
+import { painter } from "./style.ts";
 
 runMain(async () => {
   requireRuntime();
@@ -24,10 +24,10 @@ runMain(async () => {
   if (chosen.length === 0) {
     throw new UsageError(`no exercise matches "${positionals[0]}"; try a lesson number (${[...new Set(all.map((e) => Number(e.lesson)))].join(", ")}) or an exercise id (${all.map((e) => e.id).join(", ")})`);
   }
-  const color = colorWanted(values["no-color"] === true);
-  const paint = (s: Parameters<typeof styleText>[0], t: string): string => (color ? styleText(s, t, { validateStream: false }) : t);
+  const paint = painter(colorWanted(values["no-color"] === true));
+  recordShippedIfPossible(ROOT, all);
 
-  const results = await inPool(chosen, 2, (e) => runExerciseTests(e, currentTarget()));
+  const { results } = await checkAll(chosen);
   let solved = 0;
   for (const r of results) {
     const e = r.exercise;

@@ -2,9 +2,13 @@
 import { spawn } from "node:child_process";
 import { findLesson, listExercises, listLessons, ROOT } from "../catalog.ts";
 import { UsageError, runMain } from "../cli.ts";
+import { colorWanted } from "../trace.ts";
 import { requireRuntime } from "./runtime.ts";
+import { recordShippedIfPossible } from "./shipped.ts";
+import { PARALLEL_CHECKS, byLesson, checkAll } from "./status.ts";
+import { duration, painter } from "./style.ts";
 
-const HELP = `npm run lesson                      list the lessons
+const HELP = `npm run lesson                      list the lessons, with your exercises' status (✓/✗)
 npm run lesson <n> [-- <flags>]     run lesson n (1, 01 or its slug)
 
 Flags every lesson takes (after --):
@@ -15,12 +19,21 @@ Flags every lesson takes (after --):
 Example: npm run lesson 1 -- --step
 `;
 
-function list(): void {
-  const exercises = listExercises();
+async function list(): Promise<void> {
+  const paint = painter(colorWanted(false));
+  const exercises = listExercises(ROOT);
+  recordShippedIfPossible(ROOT, exercises);
+  // The status comes from running the tests now, a few at a time, so it cannot be out of date.
+  const { results, ms } = await checkAll(exercises);
   process.stdout.write("Lessons (run one with: npm run lesson <n>)\n\n");
-  for (const l of listLessons()) {
-    const ex = exercises.filter((e) => e.lesson === l.number).map((e) => e.id);
-    process.stdout.write(`  ${l.number}  ${l.title}\n      ${l.summary}${ex.length ? `\n      exercises: ${ex.join(", ")} (npm run check ${Number(l.number)})` : ""}\n`);
+  for (const row of byLesson(listLessons(ROOT), results)) {
+    const l = row.lesson;
+    const head = l ? `  ${l.number}  ${l.title}\n      ${l.summary}` : `  ${row.number}  (no lesson file)`;
+    const marks = row.results.map((r) => `${r.passed ? paint("green", "✓") : paint("red", "✗")} ${r.exercise.id}`);
+    process.stdout.write(`${head}${marks.length ? `\n      exercises: ${marks.join("  ")} (npm run check ${Number(row.number)})` : ""}\n`);
+  }
+  if (results.length > 0) {
+    process.stdout.write(`\n✓/✗: each exercise's tests, run just now (${PARALLEL_CHECKS} at a time, ${duration(ms)}). npm start picks the next one for you.\n`);
   }
 }
 

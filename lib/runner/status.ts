@@ -1,0 +1,47 @@
+/**
+ * Which exercises pass, found out by running their tests (never a stored flag that could lie), two at
+ * a time, and grouped by lesson for `npm run progress` and `npm run lesson`.
+ */
+import { ROOT, type Exercise, type Lesson } from "../catalog.ts";
+import { currentTarget, type Target } from "../exercise-target.ts";
+import { inPool, runExerciseTests, type ExerciseResult } from "./exercise-run.ts";
+
+/** How many exercise test runs go at once: each is a Node process; two keep a small machine responsive. */
+export const PARALLEL_CHECKS = 2;
+
+export interface Statuses {
+  results: ExerciseResult[];
+  /** Wall time of the whole check. */
+  ms: number;
+}
+
+export async function checkAll(
+  exercises: Exercise[],
+  options: { root?: string; target?: Target; limit?: number } = {},
+): Promise<Statuses> {
+  const { root = ROOT, target = currentTarget(), limit = PARALLEL_CHECKS } = options;
+  const started = performance.now();
+  const results = await inPool(exercises, limit, (e) => runExerciseTests(e, target, 60_000, { root }));
+  return { results, ms: Math.round(performance.now() - started) };
+}
+
+export interface LessonStatus {
+  number: string;
+  /** Undefined for exercises whose `@lesson` names no lesson file. */
+  lesson?: Lesson;
+  results: ExerciseResult[];
+  /** Every exercise of the lesson passes (false for a lesson without exercises). */
+  done: boolean;
+}
+
+/** The lessons in order, each with its exercises' results; exercises of unknown lessons come last. */
+export function byLesson(lessons: Lesson[], results: ExerciseResult[]): LessonStatus[] {
+  const rows: LessonStatus[] = lessons.map((lesson) => ({ number: lesson.number, lesson, results: [], done: false }));
+  for (const r of results) {
+    let row = rows.find((x) => x.number === r.exercise.lesson);
+    if (!row) rows.push((row = { number: r.exercise.lesson, results: [], done: false }));
+    row.results.push(r);
+  }
+  for (const row of rows) row.done = row.results.length > 0 && row.results.every((r) => r.passed);
+  return rows;
+}

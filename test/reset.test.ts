@@ -1,0 +1,133 @@
+// npm run reset: the shipped state is recorded once, byte for byte, never from the learner's work;
+// a reset restores exactly those bytes, asks first, and keeps the learner's version.
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { runExerciseTests } from "../lib/runner/exercise-run.ts";
+import { BACKUP_DIR, isAsShipped, recordShipped, resetExercise, shippedCopy } from "../lib/runner/shipped.ts";
+import { runIn, tempProject } from "./temp-project.ts";
+
+const EDIT = "\n// the learner was here\n";
+
+test("the shipped copy is recorded byte for byte, never overwritten, and never taken from edited work", (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const [a, b] = p.exercises as [(typeof p.exercises)[0], (typeof p.exercises)[0]];
+  const shippedA = p.read(a.file);
+  // b is solved before anything was recorded: its file no longer throws its TODO, so it is refused.
+  p.solve(b);
+  const first = recordShipped(p.root);
+  assert.deepEqual(first.recorded.map((e) => e.id), [a.id]);
+  assert.deepEqual(first.missing.map((e) => e.id), [b.id]);
+  assert.ok(p.read(shippedCopy(a)).equals(shippedA));
+  assert.equal(existsSync(join(p.root, shippedCopy(b))), false);
+
+  writeFileSync(join(p.root, a.file), shippedA.toString() + EDIT);
+  assert.deepEqual(recordShipped(p.root).recorded, [], "an existing copy is kept");
+  assert.ok(p.read(shippedCopy(a)).equals(shippedA), "the learner's edit did not leak into the shipped copy");
+  assert.throws(() => resetExercise(b, p.root), /no shipped copy of .* was recorded/);
+});
+
+test("reset restores the shipped bytes exactly, backs up the learner's version, and makes the exercise fail again", async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const e = p.exercises[0]!;
+  const shipped = p.read(e.file);
+  recordShipped(p.root);
+  assert.deepEqual(resetExercise(e, p.root), { changed: false }, "nothing to do on a shipped file");
+
+  p.solve(e);
+  const solved = p.read(e.file);
+  assert.equal((await runExerciseTests(e, "exercises", 60_000, { root: p.root })).passed, true);
+  assert.equal(isAsShipped(e, p.root), false);
+
+  const outcome = resetExercise(e, p.root, new Date("2026-01-02T03:04:05.678Z"));
+  assert.deepEqual(outcome, { changed: true, backup: `${BACKUP_DIR}/${e.name}.2026-01-02T03-04-05-678Z.ts` });
+  assert.ok(p.read(e.file).equals(shipped), "byte-identical to the shipped file");
+  assert.ok(p.read(outcome.changed ? outcome.backup! : "").equals(solved), "the learner's answer is in the backup");
+  assert.equal(isAsShipped(e, p.root), true);
+
+  const again = await runExerciseTests(e, "exercises", 60_000, { root: p.root });
+  assert.equal(again.passed, false);
+  assert.match(again.firstFailure?.error ?? "", new RegExp(`TODO: .*\\(exercise ${e.id}\\)`));
+
+  // A second reset within the same millisecond does not overwrite the first backup.
+  p.solve(e);
+  const second = resetExercise(e, p.root, new Date("2026-01-02T03:04:05.678Z"));
+  assert.deepEqual(second, { changed: true, backup: `${BACKUP_DIR}/${e.name}.2026-01-02T03-04-05-678Z-2.ts` });
+  assert.equal(readdirSync(join(p.root, BACKUP_DIR)).length, 2);
+});
+
+test("npm run reset asks first: no keeps the file, yes resets it and says where the backup is", async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const e = p.exercises[0]!;
+  const shipped = p.read(e.file);
+  // Nothing recorded yet (as after npm install --ignore-scripts): the command records it itself.
+  const clean = await runIn(p.root, "lib/runner/reset-cli.ts", [e.id]);
+  assert.equal(clean.code, 0, clean.output);
+  assert.match(clean.output, new RegExp(`${e.id} is already as shipped`));
+
+  writeFileSync(join(p.root, e.file), shipped.toString() + EDIT);
+  const no = await runIn(p.root, "lib/runner/reset-cli.ts", [e.id], "n\n");
+  assert.equal(no.code, 0);
+  assert.match(no.output, /\[y\/N\][\s\S]*Nothing changed\./);
+  assert.match(p.read(e.file).toString(), /the learner was here/);
+
+  const silent = await runIn(p.root, "lib/runner/reset-cli.ts", [e.id]);
+  assert.equal(silent.code, 1, "no answer at all is not a yes");
+  assert.match(silent.output, /No answer, nothing changed \(use --yes/);
+  assert.match(p.read(e.file).toString(), /the learner was here/);
+
+  const yes = await runIn(p.root, "lib/runner/reset-cli.ts", [e.id], "y\n");
+  assert.equal(yes.code, 0, yes.output);
+  const backup = /Your version is saved as (\S+\.ts)\./.exec(yes.output)?.[1];
+  assert.ok(backup, yes.output);
+  assert.ok(p.read(e.file).equals(shipped));
+  assert.match(readFileSync(join(p.root, backup)).toString(), /the learner was here/);
+});
+
+test("npm run reset -- --all --yes resets every changed exercise without asking", async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const shipped = p.exercises.map((e) => p.read(e.file));
+  recordShipped(p.root);
+  for (const e of p.exercises) p.solve(e);
+  const r = await runIn(p.root, "lib/runner/reset-cli.ts", ["--all", "--yes"]);
+  assert.equal(r.code, 0, r.output);
+  assert.doesNotMatch(r.output, /\[y\/N\]/);
+  assert.match(r.output, /2 exercises reset\./);
+  p.exercises.forEach((e, i) => assert.ok(p.read(e.file).equals(shipped[i]!), e.file));
+});
+
+test("npm run reset: a missing copy is an error, and bad arguments say what is valid", async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const e = p.exercises[0]!;
+  p.solve(e); // edited before any copy was recorded
+  const missing = await runIn(p.root, "lib/runner/reset-cli.ts", [e.id, "--yes"]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.output, /cannot reset .*no shipped copy was recorded/);
+
+  const ids = p.exercises.map((x) => x.id).join(", ");
+  for (const args of [["zz9"], [], ["--all", e.id], ["--bogus"]]) {
+    const r = await runIn(p.root, "lib/runner/reset-cli.ts", args);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.output}`);
+    assert.match(r.output, /^error: .*\(try --help\)\n$/);
+  }
+  assert.match((await runIn(p.root, "lib/runner/reset-cli.ts", ["zz9"])).output, new RegExp(`the exercises are ${ids}`));
+});
+
+test("the postinstall step records the shipped copies and never fails the install", async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const [a, b] = p.exercises as [(typeof p.exercises)[0], (typeof p.exercises)[0]];
+  p.solve(b);
+  const r = await runIn(p.root, "lib/runner/record-shipped-cli.ts");
+  assert.equal(r.code, 0, r.output);
+  assert.match(r.output, /recorded the shipped state of 1 exercise in \.workbook\/shipped\//);
+  assert.match(r.output, new RegExp(`${b.file.replace(/\./g, "\\.")} is already edited`));
+  assert.ok(p.read(shippedCopy(a)).equals(p.read(a.file)));
+  assert.equal(JSON.parse(p.read("package.json").toString()).scripts.postinstall, "tsx lib/runner/record-shipped-cli.ts");
+});

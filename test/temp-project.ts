@@ -1,0 +1,127 @@
+// A throw-away copy of the workbook for tests of the runner, so that they never touch the real
+// exercises/. It holds the code (lib/, lessons/), node_modules linked, and two exercises: the first
+// real one and a clone of it under another id, so that "the next exercise" exists whatever exercises
+// the workbook has, and the tests take the same time however many it gets.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, listExercises, type Exercise } from "../lib/catalog.ts";
+import { childEnv } from "../lib/runner/exercise-run.ts";
+
+export interface TempProject {
+  root: string;
+  /** The two exercises, in order: the first real one and its clone. */
+  exercises: Exercise[];
+  /** Writes the reference answer over the learner's file. */
+  solve(e: Exercise): void;
+  read(relative: string): Buffer;
+  remove(): void;
+}
+
+export function tempProject(): TempProject {
+  const root = mkdtempSync(join(tmpdir(), "retry-workbook-runner-"));
+  for (const dir of ["lib", "lessons"]) cpSync(join(ROOT, dir), join(root, dir), { recursive: true });
+  for (const file of ["package.json", "tsconfig.json"]) cpSync(join(ROOT, file), join(root, file));
+  symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"), "dir");
+  mkdirSync(join(root, "exercises"));
+  mkdirSync(join(root, "solutions"));
+
+  const first = listExercises(ROOT)[0];
+  if (!first) throw new Error("the workbook has no exercise to copy");
+  const cloneId = `${first.lesson}${first.id.endsWith("z") ? "y" : "z"}`;
+  const cloneName = `${cloneId}-${first.name.slice(4)}`;
+  const copy = (from: string, to: string, rename: boolean): void => {
+    let text = readFileSync(join(ROOT, from), "utf8");
+    if (rename) {
+      text = text
+        .split(first.name).join(cloneName)
+        .split(`exercise ${first.id}`).join(`exercise ${cloneId}`)
+        .split(`Exercise ${first.id}`).join(`Exercise ${cloneId}`);
+    }
+    writeFileSync(join(root, to), text);
+  };
+  for (const rename of [false, true]) {
+    const name = rename ? cloneName : first.name;
+    copy(first.file, `exercises/${name}.ts`, rename);
+    copy(first.test, `exercises/${name}.test.ts`, rename);
+    copy(first.solution, `solutions/${name}.ts`, rename);
+  }
+  const exercises = listExercises(root);
+  if (exercises.length !== 2) throw new Error(`the temporary project should have 2 exercises, has ${exercises.length}`);
+  return {
+    root,
+    exercises,
+    solve: (e) => writeFileSync(join(root, e.file), readFileSync(join(root, e.solution))),
+    read: (relative) => readFileSync(join(root, relative)),
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** A runner command started in the temporary project, with its output collected as it comes. */
+export interface Session {
+  child: ChildProcessWithoutNullStreams;
+  output(): string;
+  /**
+   * Resolves once the output after `from` matches `pattern`, with the offset just past the match (the
+   * `from` of the next wait); rejects if the process ends first. No clock involved: the test's own
+   * timeout is the limit.
+   */
+  waitFor(pattern: RegExp, from?: number): Promise<number>;
+  send(line: string): void;
+  /** Resolves with the exit code and signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function startSession(root: string, script: string, args: string[] = []): Session {
+  const child = spawn(process.execPath, ["--import", "tsx", join(root, script), ...args], {
+    cwd: root,
+    env: childEnv({ NO_COLOR: "1" }),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let text = "";
+  const waiters = new Set<() => void>();
+  const collect = (c: Buffer): void => {
+    text += c.toString();
+    for (const w of [...waiters]) w();
+  };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
+  let ended = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => {
+      ended = true;
+      for (const w of [...waiters]) w();
+      resolve({ code, signal });
+    }),
+  );
+  return {
+    child,
+    output: () => text,
+    waitFor: (pattern, from = 0) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          const m = pattern.exec(text.slice(from));
+          if (m) {
+            waiters.delete(check);
+            resolve(from + m.index + m[0].length);
+          } else if (ended) {
+            waiters.delete(check);
+            reject(new Error(`the process ended before ${pattern} appeared; its output:\n${text}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      }),
+    send: (line) => child.stdin.write(`${line}\n`),
+    exited,
+  };
+}
+
+/** Runs a command in the temporary project to its end, with `input` on stdin (then end of input). */
+export async function runIn(root: string, script: string, args: string[] = [], input = ""): Promise<{ code: number | null; output: string }> {
+  const s = startSession(root, script, args);
+  s.child.stdin.end(input);
+  const { code } = await s.exited;
+  return { code, output: s.output() };
+}
