@@ -206,3 +206,8 @@ export function delayBounds(name: StrategyName, attempt: number, params: Backoff
       return { lowMs: v * 0.9, highMs: v * 1.1, nominalMs: v };
   }
 }
+
+/** `delayBounds` for retries 1 to `retries`, e.g. to print a strategy's schedule as a table. */
+export function schedule(name: StrategyName, retries: number, params: BackoffParams): DelayBounds[] {
+  return Array.from({ length: retries }, (_, i) => delayBounds(name, i + 1, params));
+}

@@ -14,6 +14,7 @@ import {
   isStrategyName,
   makeBackoff,
   noBackoffMs,
+  schedule,
 } from "../lib/backoff.ts";
 import { scripted, seeded } from "../lib/random.ts";
 
@@ -178,6 +179,17 @@ describe("bounds", () => {
     assert.deepEqual(delayBounds("decorrelated", 2, P), { lowMs: 5, highMs: 45, nominalMs: null });
     assert.deepEqual(delayBounds("anthropic-sdk", 1, P), { lowMs: 375, highMs: 500, nominalMs: 500 });
     assert.deepEqual(delayBounds("codex", 1, P), { lowMs: 180, highMs: 220, nominalMs: 200 });
+  });
+
+  test("schedules without jitter", () => {
+    assert.deepEqual(
+      schedule("codex", 5, P).map((b) => b.nominalMs),
+      [200, 400, 800, 1600, 3200],
+    );
+    assert.deepEqual(
+      schedule("anthropic-sdk", 6, P).map((b) => b.nominalMs),
+      [500, 1000, 2000, 4000, 8000, 8000],
+    );
   });
 
   test("the same seed gives the same waits", () => {
