@@ -246,8 +246,10 @@ trace.prose(`"Retries are 'selfish.' In other words, when a client retries, it s
   get a higher chance of success." Each call's retries were for itself; together they tripled the load on a
   server that was already down and, after the fix, kept it swamped: without the budget it never came back.
   With the bucket, retries flowed while it had tokens, then stopped, the load fell to one request per call,
-  and the server recovered in the first round after the fix. The refund of 1 per success slowly refills it.
-  "AWS added this behavior to the AWS SDK in 2016."`);
+  and the server recovered in the first round after the fix. The article: "This allows all calls to retry as
+  long as there are tokens, and then retry at a fixed rate when the tokens are exhausted. AWS added this
+  behavior to the AWS SDK in 2016." In the SDK that fixed rate is set by the refunds: a retry costs 5 tokens,
+  a plain success pays back 1, so once drained, about one retry per five successes.`);
 trace.prose(`¹ These are the standard-mode constants before November 2026. AWS announced new retry defaults in
   May 2026 (opt-in first; the default from 10 November 2026): base delay ${AWS_RETRIES_2026.baseDelayMs} ms, throttling base
   ${AWS_RETRIES_2026.throttlingBaseDelayMs} ms, and a non-throttling retry costs ${AWS_RETRIES_2026.retryCost} tokens (a throttling retry ${AWS_RETRIES_2026.throttlingRetryCost}).`);
