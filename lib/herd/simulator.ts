@@ -111,14 +111,15 @@ const TWO_HOPS_SD_MS = Math.SQRT2 * LATENCY_SD_MS;
 /** 2^26: one 53-bit draw holds two independent uniforms, its high 26 bits and its low 27 bits. */
 const TWO_POW_26 = 67108864;
 
-/** Normals made at a time: a tight loop of independent iterations runs much faster than one by one. */
+/** Normals made at a time, in one tight loop (a little faster than one at a time). */
 const BATCH = 128;
 
 /**
  * Network delays from a `Random`. Standard normals come from the Marsaglia polar method (no
  * trigonometry; each accepted pair gives two normals), with each candidate pair cut from one draw, so
  * a normal costs about 0.64 draws; they are made in batches. Assumes a source with about 53 bits,
- * like `seeded()` (or `Math.random`).
+ * like `seeded()` (or `Math.random`). So the draws do not come in the original's order (delays and
+ * backoffs interleave differently); every draw is still independent, which is all the model needs.
  */
 class Latency {
   #random: Random;
@@ -229,7 +230,7 @@ function run(code: number, clients: number, random: Random, latency: Latency, op
     // Conflict. The reply goes back and the client sleeps, then reads and writes again.
     failures++;
     const n = ++attempts[c]!;
-    const replyAndReadMs = latency.twoHops(); // drawn before the backoff, as in the original
+    const replyAndReadMs = latency.twoHops(); // the failure reply back, then the new read out
     let sleepMs: number;
     switch (code) {
       case NO_BACKOFF:
