@@ -1,0 +1,60 @@
+/**
+ * Exercise 03a · A retry budget: the AWS SDKs' token bucket
+ * @lesson 03
+ * @hint Keep one number, the tokens in the bucket, starting at CAPACITY. acquire picks the cost from
+ *   the kind (TIMEOUT_RETRY_COST for "timeout", RETRY_COST otherwise); if the bucket holds less than
+ *   that, it refuses (undefined) and changes nothing; else it takes the cost and returns it. The caller
+ *   keeps that number and hands it to recordSuccess when the call finally succeeds; a call that
+ *   succeeded at once passes nothing, and NO_RETRY_INCREMENT comes back instead. Math.min keeps the
+ *   bucket from overflowing.
+ *
+ * Goal: a client-side retry quota as the AWS SDKs' standard retry mode has it. Every retry must be
+ * paid for from one bucket that all of a client's calls share; successes pay a little back. While
+ * most calls succeed the bucket stays full; when everything fails it drains, and retries stop.
+ *
+ * Constraints: no I/O, no clock; the constants below are the standard mode's (smithy-typescript
+ * `util-retry/constants.ts`, before November 2026). Lesson 03 plays an outage with and without this
+ * bucket (run `npm run lesson 3`). Check your answer with `npm run check 3`.
+ */
+
+/** Tokens in a full bucket (`INITIAL_RETRY_TOKENS`). */
+export const CAPACITY = 500;
+/** A retry after an error answer (`RETRY_COST`). */
+export const RETRY_COST = 5;
+/** A retry after a timeout (`TIMEOUT_RETRY_COST`). */
+export const TIMEOUT_RETRY_COST = 10;
+/** What a success that needed no retry pays back (`NO_RETRY_INCREMENT`). */
+export const NO_RETRY_INCREMENT = 1;
+
+/** What the failed attempt was: an error answer or a timeout. */
+export type RetryKind = "error" | "timeout";
+
+export class RetryQuota {
+  // TODO: keep the bucket's state here (it starts full).
+
+  /** Tokens in the bucket now. */
+  get available(): number {
+    // TODO: return the tokens left.
+    throw new Error("TODO: write RetryQuota.available (exercise 03a)");
+  }
+
+  /**
+   * Pays for one retry after a failure of this kind. Returns the tokens taken, or undefined when the
+   * bucket cannot pay (then the caller must not retry, and the bucket is unchanged).
+   */
+  acquire(kind: RetryKind): number | undefined {
+    // TODO: take the retry's cost from the bucket, or refuse.
+    void kind;
+    throw new Error("TODO: write RetryQuota.acquire (exercise 03a)");
+  }
+
+  /**
+   * A call succeeded. `lastRetryCost` is what acquire returned for its last retry, or undefined when
+   * it succeeded at its first attempt. Pays back that much, or NO_RETRY_INCREMENT; never past CAPACITY.
+   */
+  recordSuccess(lastRetryCost?: number): void {
+    // TODO: refill the bucket.
+    void lastRetryCost;
+    throw new Error("TODO: write RetryQuota.recordSuccess (exercise 03a)");
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Exercise 03b · The SDK's retry rules: what to retry, and how long to wait
+ * @lesson 03
+ * @hint shouldRetry: anything that is not a response (a connection error, a timeout) is retried. For a
+ *   response, look at the x-should-retry header first: exactly "true" or "false" decides. Otherwise
+ *   408, 409, 429 and every status from 500 up are retried. retryDelay: read retry-after-ms first (a
+ *   number of milliseconds); if it is missing or not a number, read retry-after, either a number of
+ *   seconds or an HTTP-date (Date.parse reads "Thu, 15 Jan 2026 09:00:03 GMT"; the delay is that time
+ *   minus nowMs). Use the server's delay only when it is more than 0 and at most MAX_RETRY_AFTER_MS;
+ *   in every other case return anthropicSdkDelayMs(retriesSoFar, random).
+ *
+ * Goal: the two decisions an LLM SDK makes after a failed request, as anthropic-sdk-python does them
+ * (`_should_retry`, `_parse_retry_after_header`, `_calculate_retry_timeout` in `_base_client.py`).
+ * Headers arrive as node:http gives them: lower-case names, a string (or an array when repeated).
+ *
+ * Constraints: pure functions; the clock is the `nowMs` argument, never Date.now(). The SDK's own
+ * backoff, min(0.5 s × 2^k, 8 s) × (1 − 0.25 r), is given: `anthropicSdkDelayMs` from lib/backoff.ts.
+ * Lesson 03 runs these rules under a harness loop (run `npm run lesson 3`). Check your answer with
+ * `npm run check 3`.
+ */
+import { anthropicSdkDelayMs } from "../lib/backoff.ts";
+import type { Outcome } from "../lib/client.ts";
+import type { Random } from "../lib/random.ts";
+
+/** Response headers, as node:http gives them. */
+export type Headers = Record<string, string | string[] | undefined>;
+
+/** The SDK honours a server's delay up to 60 s (`0 < retry_after <= 60`). */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** May the SDK retry after this outcome of a request? */
+export function shouldRetry(outcome: Outcome): boolean {
+  // TODO: connection errors and timeouts; x-should-retry; 408, 409, 429, 5xx.
+  void outcome;
+  throw new Error("TODO: write shouldRetry (exercise 03b)");
+}
+
+/**
+ * How long to wait, in ms, before the next retry. `retriesSoFar` is 0 before the first retry;
+ * `nowMs` is the current time (ms since the epoch) for an HTTP-date.
+ */
+export function retryDelay(retriesSoFar: number, headers: Headers, random: Random, nowMs: number): number {
+  // TODO: the server's delay (retry-after-ms, then retry-after) when it is in (0, 60 s]; else the backoff.
+  void retriesSoFar;
+  void headers;
+  void random;
+  void nowMs;
+  void anthropicSdkDelayMs;
+  throw new Error("TODO: write retryDelay (exercise 03b)");
+}

@@ -1,0 +1,237 @@
+/**
+ * Plain-text tables and charts for the herd simulator's results: pure functions that return strings
+ * (no colour, no terminal queries), built from Unicode block characters, so lessons can print them
+ * anywhere.
+ */
+
+/** Eighth blocks for horizontal bars, 1/8 to 8/8 of a character cell. */
+const EIGHTHS = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"] as const;
+/** Heights for sparklines: a space for zero, then 1/8 to 8/8 of a cell. */
+const LEVELS = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] as const;
+
+/** A number for people: thousands grouped with commas, up to `decimals` decimals (exactly, if `fixed`). */
+export function formatNumber(value: number, decimals = 0, fixed = false): string {
+  return value.toLocaleString("en-US", {
+    maximumFractionDigits: decimals,
+    minimumFractionDigits: fixed ? decimals : 0,
+  });
+}
+
+/** A table with a header row; numbers (strings that look numeric) are right-aligned. */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const numeric = (s: string): boolean => /^-?[\d,.]+( ?[a-z]+)?$/.test(s);
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, i) => (numeric(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  const rule = widths.map((w) => "─".repeat(w)).join("  ");
+  return [line(headers.map((h, i) => (i === 0 ? h : h.padStart(widths[i]!)))), rule, ...rows.map(line)].join("\n");
+}
+
+/** A horizontal bar `value / max` of `width` cells, to an eighth of a cell. */
+export function bar(value: number, max: number, width: number): string {
+  if (!(max > 0) || !(value > 0)) return "";
+  const eighths = Math.round((Math.min(value, max) / max) * width * 8);
+  return "█".repeat(Math.floor(eighths / 8)) + EIGHTHS[eighths % 8]!;
+}
+
+export interface BarItem {
+  label: string;
+  value: number;
+}
+
+export interface BarChartOptions {
+  /** Cells for the longest bar. Default 40. */
+  width?: number;
+  /** Appended to each value, e.g. " ms". */
+  unit?: string;
+  /** Decimals of the printed values. Default 0. */
+  decimals?: number;
+  /** The value of a full bar. Default: the largest value. */
+  max?: number;
+}
+
+/** One horizontal bar per item, scaled to the largest, with the value after it. */
+export function barChart(items: readonly BarItem[], options: BarChartOptions = {}): string {
+  const width = options.width ?? 40;
+  const max = options.max ?? Math.max(0, ...items.map((i) => i.value));
+  const labelWidth = Math.max(0, ...items.map((i) => i.label.length));
+  return items
+    .map((item) => {
+      const b = bar(item.value, max, width);
+      const value = formatNumber(item.value, options.decimals ?? 0) + (options.unit ?? "");
+      return `${item.label.padEnd(labelWidth)} │${b} ${value}`;
+    })
+    .join("\n");
+}
+
+/** One character per value, ▁ to █, scaled so that `max` is a full cell (a space for zero). */
+export function sparkline(values: readonly number[], max = Math.max(0, ...values)): string {
+  return values
+    .map((v) => {
+      if (!(max > 0) || !(v > 0)) return LEVELS[0];
+      return LEVELS[Math.max(1, Math.round((Math.min(v, max) / max) * 8))]!;
+    })
+    .join("");
+}
+
+export interface Series {
+  name: string;
+  /** y for each x of the chart's shared x values, in the same order. */
+  values: readonly number[];
+}
+
+export interface SeriesChartOptions {
+  /** What the x values are, e.g. "clients". */
+  xLabel: string;
+  /** The x values, shared by every series. */
+  xs: readonly number[];
+  /** Appended to the printed maxima, e.g. " ms". */
+  unit?: string;
+  /** Cells per x value (repeated blocks make a short series easier to read). Default 2. */
+  cellsPerPoint?: number;
+}
+
+/**
+ * A line-ish chart: one sparkline per series across the x values, all on one scale (zero to the
+ * largest value of any series), with each series' last value at the end of its line.
+ */
+export function seriesChart(series: readonly Series[], options: SeriesChartOptions): string {
+  const cells = Math.max(1, options.cellsPerPoint ?? 2);
+  const max = Math.max(0, ...series.flatMap((s) => s.values));
+  const nameWidth = Math.max(0, ...series.map((s) => s.name.length));
+  const unit = options.unit ?? "";
+  const lines = series.map((s) => {
+    const line = [...sparkline(s.values, max)].map((ch) => ch.repeat(cells)).join("");
+    const last = s.values.at(-1);
+    return `${s.name.padEnd(nameWidth)} │${line}│ ${last === undefined ? "" : formatNumber(last) + unit}`;
+  });
+  const first = options.xs[0];
+  const lastX = options.xs.at(-1);
+  const span = options.xs.length * cells;
+  let axis = "";
+  if (first !== undefined && lastX !== undefined) {
+    const left = String(first);
+    const right = String(lastX);
+    axis = left + right.padStart(Math.max(right.length, span - left.length));
+  }
+  lines.push(`${" ".repeat(nameWidth)}  ${axis}  ${options.xLabel}`);
+  lines.push(`${" ".repeat(nameWidth)}  (one scale for all rows: a full block is ${formatNumber(max)}${unit})`);
+  return lines.join("\n");
+}
+
+/** Counts of `timesMs` in `buckets` equal buckets over [0, untilMs); later times are left out. */
+export function bucketCounts(timesMs: readonly number[], untilMs: number, buckets: number): number[] {
+  const counts = new Array<number>(buckets).fill(0);
+  const width = untilMs / buckets;
+  for (const t of timesMs) {
+    if (t < 0 || t >= untilMs) continue;
+    const i = Math.min(buckets - 1, Math.floor(t / width));
+    counts[i]!++;
+  }
+  return counts;
+}
+
+export interface TimeSeries {
+  name: string;
+  /** When each write reached the server, ms (from any number of runs). */
+  timesMs: readonly number[];
+}
+
+export interface HistogramOptions {
+  /** The time axis ends here, ms. */
+  untilMs: number;
+  /** Columns, each a bucket of untilMs / buckets ms. Default 50. */
+  buckets?: number;
+  /** How many runs the times come from, to print the peak as writes per bucket per run. Default 1. */
+  runs?: number;
+  /** Scale every row to the same peak instead of each to its own. Default false. */
+  sharedScale?: boolean;
+  /**
+   * Heights by the square root of the count, so that small buckets stay visible beside the first
+   * burst, when every client writes at once. Default false (heights proportional to counts).
+   */
+  sqrt?: boolean;
+}
+
+/**
+ * A histogram of write calls over time, one row per strategy: each column is a time bucket, its
+ * height the number of writes that reached the server then. Backoff without jitter shows as
+ * separate spikes (everyone who failed together retries together); full jitter as a spread.
+ * Each row is scaled to its own peak unless `sharedScale`; the peak is printed at the end.
+ */
+export function writeTimeHistogram(series: readonly TimeSeries[], options: HistogramOptions): string {
+  const buckets = Math.max(1, Math.floor(options.buckets ?? 50));
+  const runs = Math.max(1, options.runs ?? 1);
+  const counts = series.map((s) => bucketCounts(s.timesMs, options.untilMs, buckets));
+  const height = options.sqrt === true ? Math.sqrt : (x: number): number => x;
+  const sharedMax = Math.max(0, ...counts.flat());
+  const nameWidth = Math.max(0, ...series.map((s) => s.name.length));
+  const bucketMs = options.untilMs / buckets;
+  const lines = series.map((s, i) => {
+    const c = counts[i]!;
+    const peak = Math.max(0, ...c);
+    const line = sparkline(c.map(height), height(options.sharedScale === true ? sharedMax : peak));
+    return `${s.name.padEnd(nameWidth)} │${line}│ peak ${formatNumber(peak / runs)}`;
+  });
+  const right = `${formatNumber(options.untilMs)} ms`;
+  lines.push(`${" ".repeat(nameWidth)}  0${right.padStart(Math.max(right.length, buckets - 1))}`);
+  const notes = [
+    `writes per ${formatNumber(bucketMs)} ms bucket${runs > 1 ? ` over ${runs} runs; peak is per run` : ""}`,
+    options.sharedScale === true ? "one scale for all rows" : "each row scaled to its own peak",
+  ];
+  if (options.sqrt === true) notes.push("height by square root");
+  lines.push(`${" ".repeat(nameWidth)}  (${notes.join("; ")})`);
+  return lines.join("\n");
+}
+
+/** One row of a sweep (what `simulateMany` returns). */
+export interface SweepRow {
+  strategy: string;
+  clients: number;
+  calls: number;
+  completionMs: number;
+}
+
+export type SweepMetric = "calls" | "completionMs";
+
+function sweepAxes(rows: readonly SweepRow[]): { strategies: string[]; clients: number[] } {
+  const strategies = [...new Set(rows.map((r) => r.strategy))];
+  const clients = [...new Set(rows.map((r) => r.clients))];
+  return { strategies, clients };
+}
+
+function lookup(rows: readonly SweepRow[], strategy: string, clients: number, metric: SweepMetric): number | undefined {
+  return rows.find((r) => r.strategy === strategy && r.clients === clients)?.[metric];
+}
+
+/** A table of one metric: a row per client count, a column per strategy. */
+export function sweepTable(rows: readonly SweepRow[], metric: SweepMetric, decimals = 0): string {
+  const { strategies, clients } = sweepAxes(rows);
+  const body = clients.map((n) => [
+    String(n),
+    ...strategies.map((s) => {
+      const v = lookup(rows, s, n, metric);
+      return v === undefined ? "" : formatNumber(v, decimals, true);
+    }),
+  ]);
+  return table(["clients", ...strategies], body);
+}
+
+/** `seriesChart` of one metric: a line per strategy across the client counts. */
+export function sweepChart(rows: readonly SweepRow[], metric: SweepMetric, unit = ""): string {
+  const { strategies, clients } = sweepAxes(rows);
+  const series = strategies.map((name) => ({
+    name,
+    values: clients.map((n) => lookup(rows, name, n, metric) ?? 0),
+  }));
+  return seriesChart(series, { xLabel: "clients", xs: clients, unit, cellsPerPoint: clients.length <= 10 ? 3 : 1 });
+}
+
+/** `barChart` of one metric at one client count, a bar per strategy. */
+export function sweepBars(rows: readonly SweepRow[], metric: SweepMetric, clients: number, unit = ""): string {
+  const items = rows.filter((r) => r.clients === clients).map((r) => ({ label: r.strategy, value: r[metric] }));
+  return barChart(items, { unit });
+}

@@ -1,0 +1,202 @@
+/**
+ * `npm run herd`: the thundering-herd simulator from the command line. Runs every chosen strategy at
+ * every chosen client count and prints tables and charts of the mean calls and completion time, or
+ * with `--csv` one CSV row per point.
+ */
+
+import { parseArgs } from "node:util";
+import { HERD_STRATEGIES, isHerdStrategy, simulatePoint, type HerdStrategy, type PointResult } from "./simulator.ts";
+import { simulateManyParallel } from "./parallel.ts";
+import { formatNumber, sweepBars, sweepChart, sweepTable, writeTimeHistogram } from "./charts.ts";
+
+const DEFAULT_CLIENTS = [10, 50, 100];
+const DEFAULT_RUNS = 100;
+const DEFAULT_SEED = 1;
+const MAX_CLIENTS = 1000;
+const MAX_RUNS = 100_000;
+
+const HELP = `Usage: npm run herd -- [options]
+
+The thundering-herd simulator (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015):
+N clients read a version and write it back; a write whose version moved fails, and the client
+backs off and tries again. Prints the mean write calls and completion time per strategy.
+
+Options:
+  --clients <list>      client counts, comma-separated (default ${DEFAULT_CLIENTS.join(",")};
+                        the blog's sweep is 10,20,...,190)
+  --runs <n>            runs per point, averaged (default ${DEFAULT_RUNS})
+  --seed <int>          seed; the same seed prints the same numbers (default ${DEFAULT_SEED})
+  --strategies <list>   comma-separated, from: ${HERD_STRATEGIES.join(", ")}
+                        (default all)
+  --threads <n>         threads to use (default: one per core)
+  --csv                 print CSV: strategy,clients,calls,completion_ms
+  --help                this text
+`;
+
+/** Bad command-line input: printed as one line, exit code 2. */
+class UsageError extends Error {}
+
+interface Options {
+  clients: number[];
+  runs: number;
+  seed: number;
+  strategies: HerdStrategy[];
+  threads: number | undefined;
+  csv: boolean;
+  help: boolean;
+}
+
+function positiveInteger(flag: string, text: string, max: number): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
+    throw new UsageError(`${flag} must be an integer from 1 to ${formatNumber(max)}, got '${text}'`);
+  }
+  return Number(text);
+}
+
+function parseOptions(argv: string[]): Options {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        clients: { type: "string" },
+        runs: { type: "string" },
+        seed: { type: "string" },
+        strategies: { type: "string" },
+        threads: { type: "string" },
+        csv: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    const first = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.replace(/\.$/, "");
+    const message = first.charAt(0).toLowerCase() + first.slice(1);
+    throw new UsageError(
+      `${message} (valid: --clients, --runs, --seed, --strategies, --threads, --csv, --help)`,
+    );
+  }
+
+  const clients =
+    values.clients === undefined
+      ? DEFAULT_CLIENTS
+      : values.clients.split(",").map((part) => {
+          const text = part.trim();
+          if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_CLIENTS) {
+            throw new UsageError(
+              `--clients must be a comma-separated list of integers from 1 to ${MAX_CLIENTS} ` +
+                `(e.g. 10,50,100), got '${values.clients}'`,
+            );
+          }
+          return Number(text);
+        });
+
+  const strategies =
+    values.strategies === undefined
+      ? [...HERD_STRATEGIES]
+      : values.strategies.split(",").map((part) => {
+          const name = part.trim();
+          if (!isHerdStrategy(name)) {
+            throw new UsageError(`unknown strategy '${name}' (valid: ${HERD_STRATEGIES.join(", ")})`);
+          }
+          return name;
+        });
+
+  let seed = DEFAULT_SEED;
+  if (values.seed !== undefined) {
+    if (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed))) {
+      throw new UsageError(`--seed must be an integer, got '${values.seed}'`);
+    }
+    seed = Number(values.seed);
+  }
+
+  return {
+    clients: [...new Set(clients)],
+    runs: values.runs === undefined ? DEFAULT_RUNS : positiveInteger("--runs", values.runs, MAX_RUNS),
+    seed,
+    strategies: [...new Set(strategies)],
+    threads: values.threads === undefined ? undefined : positiveInteger("--threads", values.threads, 256),
+    csv: values.csv === true,
+    help: values.help === true,
+  };
+}
+
+/** A number for CSV: at most one decimal, no grouping. */
+function csvNumber(value: number): string {
+  return String(Math.round(value * 10) / 10);
+}
+
+function csv(rows: readonly PointResult[]): string {
+  const lines = ["strategy,clients,calls,completion_ms"];
+  for (const r of rows) lines.push(`${r.strategy},${r.clients},${csvNumber(r.calls)},${csvNumber(r.completionMs)}`);
+  return lines.join("\n") + "\n";
+}
+
+/** A round number at or above `ms` (1, 2 or 5 times a power of ten). */
+function niceCeil(ms: number): number {
+  const p = 10 ** Math.floor(Math.log10(ms));
+  for (const m of [1, 2, 5, 10]) if (m * p >= ms) return m * p;
+  return 10 * p;
+}
+
+function report(options: Options, rows: readonly PointResult[], elapsedMs: number): string {
+  const out: string[] = [];
+  const largest = Math.max(...options.clients);
+  out.push(
+    `Thundering herd: ${options.strategies.length} strategies × ${options.clients.length} client counts, ` +
+      `${options.runs} runs each, seed ${options.seed} (${formatNumber(elapsedMs)} ms)`,
+  );
+  out.push("", "Write calls per run (mean): the work the server does", sweepTable(rows, "calls", 1));
+  out.push("", "Completion time (mean, ms): until the last client has written", sweepTable(rows, "completionMs"));
+  if (options.clients.length > 1) {
+    out.push("", "Calls vs clients", sweepChart(rows, "calls"));
+    out.push("", "Completion time vs clients", sweepChart(rows, "completionMs", " ms"));
+  }
+  out.push("", `Calls at ${largest} clients`, sweepBars(rows, "calls", largest));
+  out.push("", `Completion time at ${largest} clients`, sweepBars(rows, "completionMs", largest, " ms"));
+
+  // When the writes reach the server: waves without jitter, a spread with it.
+  const histogramRuns = Math.min(options.runs, 20);
+  const series = options.strategies.map((strategy) => ({
+    name: strategy,
+    timesMs:
+      simulatePoint({ strategy, clients: largest, runs: histogramRuns, seed: options.seed, recordWriteTimes: true })
+        .writeTimesMs ?? [],
+  }));
+  const reference =
+    rows.find((r) => r.strategy === "full" && r.clients === largest)?.completionMs ??
+    Math.min(...rows.filter((r) => r.clients === largest).map((r) => r.completionMs));
+  const untilMs = niceCeil(Math.max(100, reference));
+  out.push(
+    "",
+    `When the write calls reach the server, ${largest} clients, first ${formatNumber(untilMs)} ms`,
+    writeTimeHistogram(series, { untilMs, buckets: 50, runs: histogramRuns, sqrt: true }),
+  );
+  return out.join("\n") + "\n";
+}
+
+async function main(argv: string[]): Promise<number> {
+  let options: Options;
+  try {
+    options = parseOptions(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`herd: ${error.message}; try --help\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (options.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const started = performance.now();
+  const spec = { strategies: options.strategies, clients: options.clients, runs: options.runs, seed: options.seed };
+  const rows = await simulateManyParallel(spec, options.threads === undefined ? {} : { threads: options.threads });
+  const elapsedMs = performance.now() - started;
+  process.stdout.write(options.csv ? csv(rows) : report(options, rows, elapsedMs));
+  return 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,95 @@
+/**
+ * A local retry budget: the token bucket of the AWS SDKs' "standard" retry mode. A retry may go out
+ * only if it can pay for itself from a shared bucket; a success pays a little back. While most calls
+ * succeed the bucket stays full and retries flow; when everything fails it drains and retries stop,
+ * so the client sends roughly one request per call instead of one per attempt.
+ *
+ * Constants from smithy-lang/smithy-typescript `packages/core/src/submodules/retry/util-retry/`
+ * (`constants.ts`, `StandardRetryStrategy.ts`), the code behind `@smithy/core/retry`, as they stood
+ * before AWS's new retry defaults of November 2026 (see `AWS_RETRIES_2026`).
+ */
+
+export interface QuotaParams {
+  /** Tokens in a full bucket (`INITIAL_RETRY_TOKENS`). */
+  capacity: number;
+  /** What a retry after an error costs (`RETRY_COST`). */
+  retryCost: number;
+  /** What a retry after a timeout or other transient error costs (`TIMEOUT_RETRY_COST`). */
+  timeoutRetryCost: number;
+  /** What a success without any retry pays back (`NO_RETRY_INCREMENT`). */
+  noRetryIncrement: number;
+}
+
+/** Standard mode before November 2026: 500 tokens, 5 per retry, 10 per timeout retry, 1 back. */
+export const AWS_STANDARD_QUOTA: Readonly<QuotaParams> = Object.freeze({
+  capacity: 500,
+  retryCost: 5,
+  timeoutRetryCost: 10,
+  noRetryIncrement: 1,
+});
+
+/** Standard mode's other defaults (`config.ts`, `constants.ts`). */
+export const AWS_STANDARD_MAX_ATTEMPTS = 3;
+export const AWS_STANDARD_BASE_DELAY_MS = 100;
+export const AWS_STANDARD_THROTTLING_BASE_DELAY_MS = 500;
+export const AWS_STANDARD_MAX_DELAY_MS = 20_000;
+
+/**
+ * The new defaults (smithy `retries-2026-config.ts`; AWS Developer Tools blog, May 2026: opt-in
+ * first, the default from 10 November 2026): base 50 ms, throttling base 1000 ms, a non-throttling
+ * retry costs 14 tokens, a throttling retry 5.
+ */
+export const AWS_RETRIES_2026 = Object.freeze({ baseDelayMs: 50, throttlingBaseDelayMs: 1000, retryCost: 14, throttlingRetryCost: 5 });
+
+/** What failed: an error answer, or a timeout (and similar transient failures). */
+export type RetryKind = "error" | "timeout";
+
+/** A shared retry budget. One per client, shared by all its calls. */
+export class RetryQuota {
+  readonly params: Readonly<QuotaParams>;
+  #tokens: number;
+  #granted = 0;
+  #refused = 0;
+
+  constructor(params: Readonly<QuotaParams> = AWS_STANDARD_QUOTA) {
+    this.params = params;
+    this.#tokens = params.capacity;
+  }
+
+  /** Tokens left. */
+  get tokens(): number {
+    return this.#tokens;
+  }
+
+  /** Retries the bucket has paid for, and retries it refused. */
+  get granted(): number {
+    return this.#granted;
+  }
+
+  get refused(): number {
+    return this.#refused;
+  }
+
+  /**
+   * Asks to pay for one retry. Returns the tokens taken (remember them for `recordSuccess`), or
+   * `undefined` when the bucket cannot pay: then the caller must not retry.
+   */
+  acquire(kind: RetryKind): number | undefined {
+    const cost = kind === "timeout" ? this.params.timeoutRetryCost : this.params.retryCost;
+    if (this.#tokens < cost) {
+      this.#refused++;
+      return undefined;
+    }
+    this.#tokens -= cost;
+    this.#granted++;
+    return cost;
+  }
+
+  /**
+   * A call succeeded. `lastRetryCost` is what its last retry cost, if it retried; that much comes
+   * back, or `noRetryIncrement` for a success at the first attempt. Never beyond capacity.
+   */
+  recordSuccess(lastRetryCost?: number): void {
+    this.#tokens = Math.min(this.params.capacity, this.#tokens + (lastRetryCost ?? this.params.noRetryIncrement));
+  }
+}

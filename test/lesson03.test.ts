@@ -1,0 +1,58 @@
+// Lesson 03 prints what its servers counted: check those numbers in its tables.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { runTs, tableRow } from "./run-helpers.ts";
+
+const LESSON = "lessons/03-retries-multiply.ts";
+const ran = await runTs([LESSON, "--seed", "1"], { timeoutMs: 60_000 });
+const last = (label: string): string | undefined => tableRow(ran.stdout, label)?.at(-1);
+
+test("lesson 03 exits 0 with nothing on stderr", () => {
+  assert.equal(ran.timedOut, false);
+  assert.equal(ran.stderr, "");
+  assert.equal(ran.code, 0);
+});
+
+test("lesson 03: the layers, the agent's stack and Codex, as counted by the servers", () => {
+  assert.equal(last("5 layers × 3 tries"), "243");
+  assert.equal(last("retry at one point"), "3");
+  assert.equal(last("harness 4 × SDK 3"), "12");
+  assert.equal(last("Codex, course, Retry-After"), "9");
+  assert.equal(last("Codex, course, none"), "3");
+  assert.equal(last("Codex, upstream defaults"), "30");
+  assert.deepEqual(tableRow(ran.stdout, "database"), ["database", "243", "3", "1024"]);
+  assert.deepEqual(tableRow(ran.stdout, "layer 3"), ["layer 3", "9", "3", "16"]);
+  assert.match(ran.stdout, /received 12 POSTs for one logical call \(4 harness attempts\); 0 carried an Idempotency-Key/);
+  assert.match(ran.stdout, /received 30 requests; Retry-After honoured 0 times/);
+});
+
+test("lesson 03: the retry budget, side by side", () => {
+  assert.deepEqual(tableRow(ran.stdout, "requests during the outage"), ["requests during the outage", "300", "200"]);
+  assert.deepEqual(tableRow(ran.stdout, "requests after the fix"), ["requests after the fix", "300", "100"]);
+  assert.deepEqual(tableRow(ran.stdout, "calls ok after the fix"), ["calls ok after the fix", "0/100 (0 %)", "100/100 (100 %)"]);
+  assert.equal(last("outage, no budget"), "600");
+  assert.equal(last("outage, token bucket"), "300");
+});
+
+test("lesson 03: 429 and Retry-After, case by case", () => {
+  const row = (label: string) => tableRow(ran.stdout, label)!;
+  const requests = (label: string) => row(label)[2];
+  assert.equal(requests("quota 429"), "1");
+  assert.equal(requests("429 + Retry-After"), "2");
+  assert.match(row("429 + Retry-After")[3]!, /^2\.00 s \[20\.0 ms\]/);
+  assert.equal(requests("429 bare"), "1");
+  assert.equal(requests("503 + Retry-After"), "2");
+  assert.match(row("503 + Retry-After")[3]!, /^1\.00 s/);
+  assert.equal(requests("429 + HTTP-date"), "2");
+  assert.match(row("429 + HTTP-date")[3]!, /^3\.00 s/);
+  assert.equal(requests("SDK: 429 bare"), "2");
+  assert.match(row("SDK: 429, 120 s")[3]!, /backoff; retry-after over 60 s, ignored/);
+  assert.match(row("SDK: past date")[3]!, /backoff; retry-after not in the future, ignored/);
+  assert.equal(requests("SDK: x-should-retry"), "1");
+});
+
+test("lesson 03 prints the same trace for the same seed, times aside", async () => {
+  const strip = (s: string) => s.replace(/^\s*\d+ ms/gm, "");
+  const again = await runTs([LESSON, "--seed", "1"], { timeoutMs: 60_000 });
+  assert.equal(strip(again.stdout), strip(ran.stdout));
+});
