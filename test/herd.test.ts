@@ -16,7 +16,7 @@ import {
   type RunResult,
 } from "../lib/herd/simulator.ts";
 import { simulateManyParallel } from "../lib/herd/parallel.ts";
-import { bar, bucketCounts, sparkline, sweepTable, table, writeTimeHistogram } from "../lib/herd/charts.ts";
+import { bar, bucketCounts, seriesChart, sparkline, sweepTable, table, writeTimeHistogram } from "../lib/herd/charts.ts";
 
 function stats(xs: readonly number[]): { mean: number; sd: number; se: number } {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -244,6 +244,22 @@ describe("charts", () => {
   test("sparklines", () => {
     assert.equal(sparkline([0, 1, 2, 4, 8]), " ▁▂▄█");
     assert.equal(sparkline([0, 0]), "  ");
+  });
+
+  test("series chart: one scale, x labels at both ends", () => {
+    const chart = seriesChart(
+      [
+        { name: "a", values: [1, 2] },
+        { name: "bb", values: [4, 8] },
+      ],
+      { xLabel: "clients", xs: [10, 20], cellsPerPoint: 3 },
+    );
+    const lines = chart.split("\n");
+    assert.equal(lines[0], "a  │▁▁▁▂▂▂│ 2");
+    assert.equal(lines[1], "bb │▄▄▄███│ 8");
+    assert.equal(lines[2], "    10  20  clients"); // the labels end under the first and last cells
+    const single = seriesChart([{ name: "a", values: [3] }], { xLabel: "clients", xs: [50] });
+    assert.match(single, /^ {3}50  clients$/m);
   });
 
   test("bucket counts leave out times past the end", () => {

@@ -115,7 +115,7 @@ export function seriesChart(series: readonly Series[], options: SeriesChartOptio
   if (first !== undefined && lastX !== undefined) {
     const left = String(first);
     const right = String(lastX);
-    axis = left + right.padStart(Math.max(right.length, span - left.length));
+    axis = options.xs.length === 1 ? left : left + right.padStart(Math.max(right.length + 1, span - left.length));
   }
   lines.push(`${" ".repeat(nameWidth)}  ${axis}  ${options.xLabel}`);
   lines.push(`${" ".repeat(nameWidth)}  (one scale for all rows: a full block is ${formatNumber(max)}${unit})`);

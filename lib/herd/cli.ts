@@ -26,8 +26,8 @@ Options:
                         the blog's sweep is 10,20,...,190)
   --runs <n>            runs per point, averaged (default ${DEFAULT_RUNS})
   --seed <int>          seed; the same seed prints the same numbers (default ${DEFAULT_SEED})
-  --strategies <list>   comma-separated, from: ${HERD_STRATEGIES.join(", ")}
-                        (default all)
+  --strategies <list>   comma-separated (default all): ${HERD_STRATEGIES.slice(0, 3).join(", ")},
+                        ${HERD_STRATEGIES.slice(3).join(", ")}
   --threads <n>         threads to use (default: one per core)
   --csv                 print CSV: strategy,clients,calls,completion_ms
   --help                this text
