@@ -23,14 +23,16 @@ export function seeded(seed: number): Random {
   };
   // Fold in the high bits too, so that seeds beyond 2^32 differ.
   s = (s ^ Math.floor(seed / 0x100000000)) >>> 0;
-  let a = splitmix32(), b = splitmix32(), c = splitmix32(), d = splitmix32();
+  // The state lives in a Uint32Array: stores wrap modulo 2^32 for free, and V8 keeps the numbers
+  // unboxed, which makes a draw several times cheaper (the herd simulator makes millions).
+  const st = Uint32Array.of(splitmix32(), splitmix32(), splitmix32(), splitmix32());
   const next32 = (): number => {
-    const t = (((a + b) >>> 0) + d) >>> 0;
-    d = (d + 1) >>> 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) >>> 0;
-    c = ((c << 21) | (c >>> 11)) >>> 0;
-    c = (c + t) >>> 0;
+    const a = st[0]!, b = st[1]!, c = st[2]!, d = st[3]!;
+    const t = (a + b + d) >>> 0;
+    st[3] = d + 1;
+    st[0] = b ^ (b >>> 9);
+    st[1] = c + (c << 3);
+    st[2] = ((c << 21) | (c >>> 11)) + t;
     return t;
   };
   for (let i = 0; i < 12; i++) next32();
