@@ -100,12 +100,15 @@ test("keyed killed after the claim: the restarted server answers 409 until the l
 });
 
 test("the parent steers the child over IPC: a slow request is held until released, a fault is set by number", async () => {
-  const server = await startChildTracker({ variant: "keyed", db: dbFile(), faults: { 1: "slow" } });
+  const events: string[] = [];
+  const server = await startChildTracker({ variant: "keyed", db: dbFile(), faults: { 1: "slow" }, onEvent: (e) => events.push(`#${e.requestNo} ${e.text}`) });
   try {
     const first = httpCall({ method: "POST", url: `${server.url}/reports`, body: report, headers: { "idempotency-key": "a" }, timeoutMs: 10_000 });
     await server.reached(1, "held");
     const busy = await httpCall({ method: "POST", url: `${server.url}/reports`, body: report, headers: { "idempotency-key": "a" }, timeoutMs: 10_000 });
     assert.equal(busy.kind === "response" && busy.status, 409);
+    await server.flush();
+    assert.ok(events.some((e) => e.startsWith("#2 → 409")), "flush() delivers every event written before it");
     assert.equal(server.hasReached(1, "committed"), false);
     await server.release(1);
     const done = await first;

@@ -22,16 +22,17 @@ API: POST /reports (JSON {"title": string, "body"?, "module"?, "run"?}) → 201 
 Limits: a body of at most ${MAX_BODY_BYTES / 1024} KiB (413 beyond), application/json only (415), a title of at most
 ${MAX_TITLE_CHARS} characters, malformed JSON 400. Nothing is stored for a rejected request.
 
-Idempotency (key-after, keyed): POST /reports requires an Idempotency-Key, either the IETF draft's quoted
-sf-string ("8e03…", escapes \\" and \\\\) or Stripe's bare value (8e03…); both name the same key. A key is
-1 to ${MAX_KEY_CHARS} characters of printable ASCII; a bare key has no space, " or comma; a quoted key takes
-no parameters; a missing, empty, longer, non-printable, unparseable or repeated key is 400. Keys are scoped
-to the caller ("Authorization: Bearer <name>"; none means one anonymous caller). The same key and request
-after completion replays the stored status and body, errors included, with Idempotent-Replayed: true; the
-same key with another request (method, route or body as canonical JSON) is 422, checked first; the same
-key while in progress within its lease (--lease-ms, default ${DEFAULT_LEASE_MS} ms) is 409 with Retry-After
-(whole seconds) and retry-after-ms; an expired lease may be taken over. Keys are kept for --ttl-ms
-(default ${DEFAULT_TTL_MS} ms = 24 h) from their claim; after that the key is new.
+Idempotency (key-after, keyed; naive ignores the header): POST /reports requires an Idempotency-Key,
+either the IETF draft's quoted sf-string ("8e03…", escapes \\" and \\\\) or Stripe's bare value (8e03…);
+both name the same key. A key is 1 to ${MAX_KEY_CHARS} characters of printable ASCII; a bare key has no space,
+" or comma; a quoted key takes no parameters; a missing, empty, longer, non-printable, unparseable or
+repeated key is 400. Keys are scoped to the caller ("Authorization: Bearer <name>"; none means one
+anonymous caller). The same key and request after completion replays the stored status and body, errors
+included, with Idempotent-Replayed: true; the same key with another request (method, route or body as
+canonical JSON) is 422, checked first; the same key while in progress within its lease (--lease-ms,
+default ${DEFAULT_LEASE_MS} ms) is 409 with Retry-After (whole seconds) and retry-after-ms; an expired lease may
+be taken over. Keys are kept for --ttl-ms (default ${DEFAULT_TTL_MS} ms = 24 h) from their claim; after
+that the key is new.
 
 Faults (--fault <name> for every request, <name>@<n> for request n only; may be repeated):
 ${FAULT_NAMES.map((f) => `  ${f.padEnd(22)} ${FAULT_HELP[f]}`).join("\n")}

@@ -111,9 +111,11 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
   };
-  // Plain `node` runs the child: it strips the types itself, which starts faster than a loader, and
-  // Node's compile cache (in its default place) spares later children the work of the first.
-  const child = spawn(process.execPath, [ENTRY, JSON.stringify(config)], {
+  // Plain `node` runs the child: it strips the types itself, which starts faster than a loader (an
+  // older Node without type stripping gets the tsx loader), and Node's compile cache, in its default
+  // place, spares later children the work of the first.
+  const loader = process.features.typescript ? [] : ["--import", "tsx"];
+  const child = spawn(process.execPath, [...loader, ENTRY, JSON.stringify(config)], {
     stdio: ["ignore", "inherit", "inherit", "pipe", "ipc"],
     env: { NODE_COMPILE_CACHE: join(tmpdir(), "node-compile-cache"), ...process.env },
   });
