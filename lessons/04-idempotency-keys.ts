@@ -20,6 +20,7 @@
 import { basename } from "node:path";
 import { fileReport, httpCall, describeOutcome, type Attempt, type Outcome, type PolicyName } from "../lib/client.ts";
 import { lessonSetup } from "../lib/cli.ts";
+import { nowMs } from "../lib/clock.ts";
 import { Faults } from "../lib/faults.ts";
 import { agentLog, scratchDir, serverLog } from "../lib/narrate.ts";
 import { seeded, uuid } from "../lib/random.ts";
@@ -40,7 +41,9 @@ const started = performance.now();
 
 // Scaled down as in lesson 01: the agent waits 100 ms for an answer. A keyed tracker's claim lasts
 // 400 ms (its lease): long beside the agent's patience, so a retry finds the first request still
-// holding its key, and short enough that waiting out a 409 takes a moment, not a minute.
+// holding its key, and short enough that waiting out a 409 takes a moment, not a minute. The
+// trackers here run on the lesson's clock (nowMs), which stands still while --step pauses, as the
+// agent's timers do: a lease does not run out while you read.
 const TIMEOUT_MS = 100;
 const LEASE_MS = 400;
 const report = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
@@ -62,7 +65,7 @@ const isReplay = (o: Outcome): boolean => o.kind === "response" && o.headers["id
 // a fresh key per attempt, one key for the logical call.
 async function lostResponse(variant: VariantName, policy: PolicyName): Promise<{ reports: number; attempts: Attempt[] }> {
   const faults = new Faults({ 1: "lose-response" });
-  const tracker = await startTracker({ variant, db: scratch.path(`lost-${variant}-${policy}.sqlite`), faults, leaseMs: LEASE_MS, onEvent: serverLog(trace) });
+  const tracker = await startTracker({ variant, db: scratch.path(`lost-${variant}-${policy}.sqlite`), faults, leaseMs: LEASE_MS, now: nowMs, onEvent: serverLog(trace) });
   try {
     const result = await fileReport({ url: tracker.url, report, policy, maxAttempts: 3, timeoutMs: TIMEOUT_MS, random, onAttempt: agentLog(trace) });
     return { reports: tracker.store.countReports(), attempts: result.attempts };
@@ -103,7 +106,7 @@ summary.push(
 // The lesson holds request #1 at its gate and lets it go once #2 has been answered.
 async function concurrent(variant: VariantName): Promise<{ reports: number; attempts: Attempt[] }> {
   const faults = new Faults({ 1: "slow" });
-  const tracker = await startTracker({ variant, db: scratch.path(`concurrent-${variant}.sqlite`), faults, leaseMs: LEASE_MS, onEvent: serverLog(trace) });
+  const tracker = await startTracker({ variant, db: scratch.path(`concurrent-${variant}.sqlite`), faults, leaseMs: LEASE_MS, now: nowMs, onEvent: serverLog(trace) });
   try {
     const call = fileReport({ url: tracker.url, report, policy: "same-key", maxAttempts: 3, timeoutMs: TIMEOUT_MS, random, onAttempt: agentLog(trace) });
     await faults.reached(2, "answered");
@@ -157,7 +160,7 @@ summary.push(
 trace.section("3a · Same key, different report: 422, checked before 409");
 const misuse = await (async () => {
   const faults = new Faults({ 1: "slow" });
-  const tracker = await startTracker({ variant: "keyed", db: scratch.path("misuse.sqlite"), faults, leaseMs: LEASE_MS, onEvent: serverLog(trace) });
+  const tracker = await startTracker({ variant: "keyed", db: scratch.path("misuse.sqlite"), faults, leaseMs: LEASE_MS, now: nowMs, onEvent: serverLog(trace) });
   try {
     const key = uuid(random);
     const send = async (what: string, body: object): Promise<Outcome> => {
@@ -190,7 +193,7 @@ trace.count(misuse.reports, 1);
 // 500 back and nothing runs again. To try the operation again the client needs a new key.
 trace.section("3b · A stored error is replayed too (Stripe API v1)");
 const storedError = await (async () => {
-  const tracker = await startTracker({ variant: "keyed", db: scratch.path("error.sqlite"), faults: new Faults({ 1: "internal-error" }), leaseMs: LEASE_MS, onEvent: serverLog(trace) });
+  const tracker = await startTracker({ variant: "keyed", db: scratch.path("error.sqlite"), faults: new Faults({ 1: "internal-error" }), leaseMs: LEASE_MS, now: nowMs, onEvent: serverLog(trace) });
   try {
     const result = await fileReport({ url: tracker.url, report, policy: "same-key", maxAttempts: 2, timeoutMs: TIMEOUT_MS, random, onAttempt: agentLog(trace) });
     const last = result.final;
