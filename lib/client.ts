@@ -5,6 +5,7 @@
  */
 import { request } from "node:http";
 import { sleep, timeoutSignal } from "./clock.ts";
+import { readRetryAfter } from "./retry-after.ts";
 import { uuid, type Random } from "./random.ts";
 import type { NewReport } from "./tracker/store.ts";
 
@@ -16,7 +17,7 @@ export const POLICY_HELP: Record<PolicyName, string> = {
   "no-retry": "one attempt; a timeout is reported as unknown",
   "blind-retry": "resends the same request with no key after a timeout or error",
   "fresh-key": "resends with a new Idempotency-Key each attempt (the classic mistake)",
-  "same-key": "one Idempotency-Key per logical call, reused on every attempt",
+  "same-key": "one Idempotency-Key per logical call, reused on every attempt; on 409 waits as long as the server asks",
 };
 
 /** What one HTTP exchange came to. */
@@ -29,7 +30,8 @@ export interface HttpCall {
   method: string;
   url: string;
   body?: unknown;
-  headers?: Record<string, string>;
+  /** An array value is sent as that many header lines. */
+  headers?: Record<string, string | string[]>;
   timeoutMs: number;
 }
 
@@ -39,7 +41,7 @@ export interface HttpCall {
  */
 export function httpCall(call: HttpCall): Promise<Outcome> {
   const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
-  const headers: Record<string, string> = { ...call.headers };
+  const headers: Record<string, string | string[]> = { ...call.headers };
   if (payload !== undefined) {
     headers["content-type"] ??= "application/json";
     headers["content-length"] = String(Buffer.byteLength(payload));
@@ -83,7 +85,8 @@ export function describeOutcome(o: Outcome): string {
     case "response": {
       const b = o.body as { id?: unknown; detail?: unknown } | undefined;
       const extra = b && typeof b.id === "number" ? `, report ${b.id}` : b && typeof b.detail === "string" ? `: ${b.detail}` : "";
-      return `${o.status}${extra}`;
+      const replayed = o.headers["idempotent-replayed"] === "true" ? " (Idempotent-Replayed: true)" : "";
+      return `${o.status}${extra}${replayed}`;
     }
     case "timeout":
       return `no response within ${o.limitMs} ms (timeout)`;
@@ -115,6 +118,13 @@ export interface FileReportOptions {
   random: Random;
   /** `Authorization: Bearer <caller>` when set. */
   caller?: string;
+  /**
+   * Awaited before each retry, after the wait: a gate for lessons and tests ("the agent retries once
+   * the server has been restarted"). Default: none.
+   */
+  beforeRetry?: (retry: number, last: Attempt) => Promise<void>;
+  /** The longest server-asked wait (retry-after-ms / Retry-After) honoured; default 60 s. */
+  maxRetryAfterMs?: number;
   /** Called as each attempt starts and ends. */
   onAttempt?: (event: { phase: "start"; n: number; key?: string } | { phase: "end"; attempt: Attempt }) => void;
 }
@@ -150,7 +160,19 @@ export async function fileReport(opts: FileReportOptions): Promise<CallResult> {
     opts.onAttempt?.({ phase: "end", attempt });
     const ok = outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300;
     if (ok || n >= maxAttempts || !isRetryable(outcome)) return { attempts, final: outcome, ok };
-    const waitMs = opts.backoffMs?.(n) ?? 0;
+    // same-key on 409 (the key is still in progress): wait as long as the server asks, then retry.
+    const asked = opts.policy === "same-key" && outcome.kind === "response" && outcome.status === 409 ? retryAfterMs(outcome) : undefined;
+    const waitMs = asked !== undefined ? Math.min(asked, opts.maxRetryAfterMs ?? 60_000) : (opts.backoffMs?.(n) ?? 0);
     if (waitMs > 0) await sleep(waitMs);
+    await opts.beforeRetry?.(n, attempt);
   }
+}
+
+/**
+ * The wait a server asks for, in ms: `retry-after-ms` first (a vendor header the Stainless-generated
+ * SDKs read), then `Retry-After` as delay-seconds or an HTTP-date (RFC 9110 §10.2.3).
+ */
+export function retryAfterMs(o: Extract<Outcome, { kind: "response" }>, now = Date.now()): number | undefined {
+  const asked = readRetryAfter(o.headers, now);
+  return asked === undefined ? undefined : Math.max(0, asked.ms);
 }

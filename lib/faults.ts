@@ -15,6 +15,7 @@ export const FAULT_NAMES = [
   "crash-between-commits",
   "crash-after-claim",
   "pause-past-lease",
+  "internal-error",
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
@@ -26,6 +27,7 @@ export const FAULT_HELP: Record<FaultName, string> = {
   "crash-between-commits": "the server process is killed (SIGKILL) between two commits",
   "crash-after-claim": "the server process is killed (SIGKILL) after claiming the key",
   "pause-past-lease": "the holder stops until another request has taken its key over, then goes on",
+  "internal-error": "the handler's work fails after it began: the server answers 500",
 };
 
 export function isFaultName(s: string): s is FaultName {

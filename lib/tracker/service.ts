@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { Faults, type FaultName } from "../faults.ts";
 import { HttpError, answerFromError, parseReport, problem, readBody, send, type Answer } from "./http.ts";
+import { keyHeaderValues } from "./idempotency-key.ts";
 import { ReportStore } from "./store.ts";
 import type { CrashPoint, CreateContext, Variant, VariantName } from "./variant.ts";
 import { variantByName } from "./variants/index.ts";
@@ -40,8 +41,26 @@ export interface TrackerOptions {
   ttlMs?: number;
   /** The clock, ms (default Date.now; tests inject one). */
   now?: () => number;
+  /** Receives one record per request when it ends (the standalone tracker's log). */
+  onRequest?: (record: RequestRecord) => void;
   /** What a crash fault does. In-process it cannot kill anything, so the default refuses. */
   crash?: (point: CrashPoint, requestNo: number) => void;
+}
+
+/** How one request ended, for a one-line log. */
+export interface RequestRecord {
+  requestNo: number;
+  method: string;
+  /** The request target, e.g. "/reports?title=x". */
+  target: string;
+  /** The status sent, or undefined when no answer left (a dropped or lost one, a hang-up). */
+  status: number | undefined;
+  fault: FaultName;
+  /** The Idempotency-Key header as sent (repeated lines joined), if any. */
+  key: string | undefined;
+  /** The answer was a replay of a stored response. */
+  replayed: boolean;
+  ms: number;
 }
 
 export interface Tracker {
@@ -79,6 +98,23 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
 
   const server: Server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
     const requestNo = ++requests;
+    const started = performance.now();
+    if (options.onRequest) {
+      const onRequest = options.onRequest;
+      const keyValues = keyHeaderValues(req.rawHeaders);
+      res.on("close", () =>
+        onRequest({
+          requestNo,
+          method: req.method ?? "GET",
+          target: req.url ?? "/",
+          status: res.headersSent ? res.statusCode : undefined,
+          fault: faults.faultFor(requestNo),
+          key: keyValues.length > 0 ? keyValues.join(", ") : undefined,
+          replayed: replays.has(res),
+          ms: performance.now() - started,
+        }),
+      );
+    }
     handle(requestNo, req, res).catch((err: unknown) => {
       if (closing) return;
       emit({ actor: "server", requestNo, text: `internal error: ${err instanceof Error ? err.message : err}`, mark: "bad" });
@@ -127,9 +163,12 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
       emit({ actor: "server", requestNo, text: `→ ${answer.status}, but the agent had already hung up`, mark: "warn" });
       return;
     }
-    send(res, answer);
-    faults.mark(requestNo, "answered");
+    // The event goes out before the answer, so that a parent reading a child tracker's events hears
+    // of the answer no later than its client does.
     emit({ actor: "server", requestNo, text: `→ ${answer.status} ${describe(answer)}`, mark: answer.status < 400 ? "ok" : "bad" });
+    send(res, answer);
+    if (answer.headers?.["idempotent-replayed"] === "true") replays.add(res);
+    faults.mark(requestNo, "answered");
   }
 
   async function route(requestNo: number, fault: FaultName, method: string, path: string, url: URL, req: IncomingMessage): Promise<Answer> {
@@ -155,6 +194,10 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
               emit({ actor: "server", requestNo, text: `handler started, then stalls (fault: ${fault})`, mark: "warn" });
               await faults.hold(requestNo);
               emit({ actor: "server", requestNo, text: "handler wakes up and carries on" });
+            }
+            if (fault === "internal-error") {
+              emit({ actor: "server", requestNo, text: "the handler's work fails (fault: internal-error)", mark: "bad" });
+              throw new Error("the work failed (injected fault: internal-error)");
             }
           },
           crashPoint: (point) => {
@@ -227,6 +270,9 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
   };
 }
 
+/** The answers that were replays of a stored response (for RequestRecord.replayed). */
+const replays = new WeakSet<ServerResponse>();
+
 /** Holds a request open, saying nothing, until the client hangs up; then drops the connection. */
 function silenceUntilClientLeaves(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
@@ -254,8 +300,9 @@ function parseId(text: string): number {
 
 function describe(answer: Answer): string {
   const body = answer.body as { id?: unknown; title?: unknown; detail?: unknown } | unknown[];
+  const replayed = answer.headers?.["idempotent-replayed"] === "true" ? ", a replay" : "";
   if (Array.isArray(body)) return `(${body.length} reports)`;
-  if (body && typeof body.id === "number") return `(report ${body.id})`;
-  if (body && typeof body.detail === "string") return `(${body.detail})`;
+  if (body && typeof body.id === "number") return `(report ${body.id}${replayed})`;
+  if (body && typeof body.detail === "string") return `(${body.detail}${replayed})`;
   return "";
 }

@@ -152,6 +152,16 @@ export class ReportStore {
   }
 }
 
+/** How many reports a database file holds, read after its tracker has stopped (or died). */
+export function countReportsIn(path: string): number {
+  const store = new ReportStore(path);
+  try {
+    return store.countReports();
+  } finally {
+    store.close();
+  }
+}
+
 function toReport(row: ReportRow): Report {
   return { id: Number(row.id), title: row.title, body: row.body, module: row.module, run: row.run };
 }

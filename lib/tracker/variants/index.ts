@@ -1,8 +1,10 @@
 /** The variant registry: name → implementation. */
 import type { Variant, VariantName } from "../variant.ts";
+import { keyAfter } from "./key-after.ts";
+import { keyed } from "./keyed.ts";
 import { naive } from "./naive.ts";
 
-const implemented: Partial<Record<VariantName, Variant>> = { naive };
+const implemented: Partial<Record<VariantName, Variant>> = { naive, "key-after": keyAfter, keyed };
 
 /** The variant with this name, or an error saying it does not exist yet. */
 export function variantByName(name: VariantName): Variant {

@@ -1,0 +1,141 @@
+// `npm run tracker -- --variant <name> [...]`: the bug tracker as a standalone server on 127.0.0.1,
+// to explore with curl. One log line per request; stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+import { writeSync } from "node:fs";
+import { FAULT_HELP, FAULT_NAMES, Faults, isFaultName, type FaultName } from "../faults.ts";
+import { UsageError, intFlag, parseCommand, runMain } from "../cli.ts";
+import { MAX_BODY_BYTES, MAX_TITLE_CHARS } from "../tracker/http.ts";
+import { MAX_KEY_CHARS } from "../tracker/idempotency-key.ts";
+import { DEFAULT_LEASE_MS, DEFAULT_TTL_MS, startTracker, type RequestRecord, type TrackerEvent } from "../tracker/service.ts";
+import { VARIANT_NAMES, isVariantName } from "../tracker/variant.ts";
+import { availableVariants } from "../tracker/variants/index.ts";
+import { requireRuntime } from "./runtime.ts";
+
+const DEFAULT_HOLD_MS = 3_000;
+
+const spec = {
+  usage: `npm run tracker -- --variant <${VARIANT_NAMES.join("|")}> [--port <p>] [--db <file>] [--lease-ms <n>] [--ttl-ms <n>] [--fault <name>[@<n>]] [--hold-ms <n>] [--verbose]`,
+  description: `Serves the bug tracker's HTTP API on 127.0.0.1 and prints its URL (port 0, the default, picks a free one).
+
+API: POST /reports (JSON {"title": string, "body"?, "module"?, "run"?}) → 201 + Location; GET /reports
+[?title=…]; GET /reports/<id>; PUT /reports/<id>. Errors are application/problem+json (RFC 9457).
+
+Limits: a body of at most ${MAX_BODY_BYTES / 1024} KiB (413 beyond), application/json only (415), a title of at most
+${MAX_TITLE_CHARS} characters, malformed JSON 400. Nothing is stored for a rejected request.
+
+Idempotency (key-after, keyed; naive ignores the header): POST /reports requires an Idempotency-Key,
+either the IETF draft's quoted sf-string ("8e03…", escapes \\" and \\\\) or Stripe's bare value (8e03…);
+both name the same key. A key is 1 to ${MAX_KEY_CHARS} characters of printable ASCII; a bare key has no space,
+" or comma; a quoted key takes no parameters; a missing, empty, longer, non-printable, unparseable or
+repeated key is 400. Keys are scoped to the caller ("Authorization: Bearer <name>"; none means one
+anonymous caller). The same key and request after completion replays the stored status and body, errors
+included, with Idempotent-Replayed: true; the same key with another request (method, route or body as
+canonical JSON) is 422, checked first; the same key while in progress within its lease (--lease-ms,
+default ${DEFAULT_LEASE_MS} ms) is 409 with Retry-After (whole seconds) and retry-after-ms; an expired lease may
+be taken over. Keys are kept for --ttl-ms (default ${DEFAULT_TTL_MS} ms = 24 h) from their claim; after
+that the key is new.
+
+Faults (--fault <name> for every request, <name>@<n> for request n only; may be repeated):
+${FAULT_NAMES.map((f) => `  ${f.padEnd(22)} ${FAULT_HELP[f]}`).join("\n")}
+Here slow and pause-past-lease hold a request for --hold-ms; a crash fault kills this very process
+(SIGKILL): start it again with the same --db to see what survived.`,
+  options: {
+    variant: { type: "string" },
+    port: { type: "string" },
+    db: { type: "string" },
+    "lease-ms": { type: "string" },
+    "ttl-ms": { type: "string" },
+    fault: { type: "string", multiple: true },
+    "hold-ms": { type: "string" },
+    verbose: { type: "boolean" },
+  },
+  optionHelp: {
+    variant: `what POST /reports does: ${VARIANT_NAMES.join(", ")} (required)`,
+    port: "port on 127.0.0.1 (default 0: a free one)",
+    db: 'SQLite file (default ":memory:", gone when the tracker stops)',
+    "lease-ms": `how long a claim on a key lasts (default ${DEFAULT_LEASE_MS})`,
+    "ttl-ms": `how long a key is remembered (default ${DEFAULT_TTL_MS}, 24 h)`,
+    fault: "a fault for every request, or name@n for request n (repeatable)",
+    "hold-ms": `how long slow / pause-past-lease hold a request (default ${DEFAULT_HOLD_MS})`,
+    verbose: "also print what the server and the database did, step by step",
+  },
+} as const;
+
+/** `slow@2` → request 2 is slow; `slow` → every request is. */
+function parseFaults(values: readonly string[]): { plan: Map<number, FaultName>; every: FaultName | undefined } {
+  const plan = new Map<number, FaultName>();
+  let every: FaultName | undefined;
+  for (const value of values) {
+    const [name = "", at] = value.split("@");
+    if (!isFaultName(name)) throw new UsageError(`--fault: unknown fault "${name}" (one of ${FAULT_NAMES.join(", ")})`);
+    if (at === undefined) every = name;
+    else plan.set(intFlag("fault", at, 0, 1), name);
+  }
+  return { plan, every };
+}
+
+/** Faults whose held requests go on by themselves after `holdMs`: nobody is here to open the gate. */
+class TimedFaults extends Faults {
+  readonly #holdMs: number;
+  constructor(holdMs: number) {
+    super();
+    this.#holdMs = holdMs;
+  }
+  hold(requestNo: number): Promise<void> {
+    setTimeout(() => this.release(requestNo), this.#holdMs).unref();
+    return super.hold(requestNo);
+  }
+}
+
+function logLine(r: RequestRecord): string {
+  const answer = r.status === undefined ? `no answer${r.fault === "none" ? " (the client left)" : ` (${r.fault})`}` : String(r.status);
+  const key = r.key === undefined ? "" : `  Idempotency-Key: ${r.key.length > 60 ? `${r.key.slice(0, 57)}…` : r.key}`;
+  return `#${r.requestNo} ${r.method} ${r.target} → ${answer}${r.replayed ? " (replayed)" : ""}${key}  ${Math.round(r.ms)} ms\n`;
+}
+
+runMain(async () => {
+  requireRuntime();
+  const { values } = parseCommand(spec);
+  if (values.variant === undefined) throw new UsageError(`--variant is required: ${VARIANT_NAMES.join(", ")}`);
+  if (!isVariantName(values.variant)) throw new UsageError(`--variant: unknown variant "${values.variant}" (one of ${VARIANT_NAMES.join(", ")})`);
+  if (!availableVariants().includes(values.variant)) {
+    throw new UsageError(`--variant: "${values.variant}" is not built yet (available: ${availableVariants().join(", ")})`);
+  }
+  const variant = values.variant;
+  const port = intFlag("port", values.port, 0, 0, 65_535);
+  const leaseMs = intFlag("lease-ms", values["lease-ms"], DEFAULT_LEASE_MS, 1);
+  const ttlMs = intFlag("ttl-ms", values["ttl-ms"], DEFAULT_TTL_MS, 1);
+  const holdMs = intFlag("hold-ms", values["hold-ms"], DEFAULT_HOLD_MS, 0);
+  const db = values.db ?? ":memory:";
+  if (db.trim() === "") throw new UsageError("--db needs a file name");
+  const { plan, every } = parseFaults(values.fault ?? []);
+  const faults = new TimedFaults(holdMs);
+  for (const [n, f] of plan) faults.at(n, f);
+  if (every) faults.otherwise(() => every);
+
+  const out = (text: string): boolean => process.stdout.write(text);
+  const tracker = await startTracker({
+    variant,
+    db,
+    port,
+    faults,
+    leaseMs,
+    ttlMs,
+    onRequest: (r) => out(logLine(r)),
+    ...(values.verbose ? { onEvent: (e: TrackerEvent) => out(`   #${e.requestNo} ${e.actor.padEnd(8)} ${e.text}\n`) } : {}),
+    crash: (point, requestNo) => {
+      // Written synchronously: the line must be out before the kill.
+      writeSync(1, `#${requestNo} killed at "${point}" (fault): this process ends now with SIGKILL\n`);
+      process.kill(process.pid, "SIGKILL");
+    },
+  });
+  out(`tracker (${variant}) listening on ${tracker.url}  db ${db}  lease ${leaseMs} ms  ttl ${ttlMs} ms${values.fault ? `  faults ${values.fault.join(", ")}` : ""}\n`);
+  out("Ctrl-C stops it.\n");
+
+  await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  }).then(async (signal) => {
+    await tracker.close();
+    out(`stopped (${signal})\n`);
+  });
+});

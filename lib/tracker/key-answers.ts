@@ -1,0 +1,65 @@
+/**
+ * The pieces the keyed variants (key-after, keyed) share: reading the request's key and fingerprint,
+ * and the answers they give that the naive variant never does (replay, 409, 422).
+ */
+import { HttpError, type Answer } from "./http.ts";
+import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
+import { requestFingerprint } from "./fingerprint.ts";
+import { keyStoreOf, type KeyStore, type StoredKey } from "./key-store.ts";
+import type { Report } from "./store.ts";
+import type { CreateContext } from "./variant.ts";
+
+/** What a keyed variant needs first: the key (400 if bad), the fingerprint, the key table, a label. */
+export function keyedRequest(ctx: CreateContext): { key: string; fingerprint: string; keys: KeyStore; label: string } {
+  const key = requestKey(ctx);
+  return { key, fingerprint: fingerprintOf(ctx), keys: keyStoreOf(ctx.store), label: `key ${shortKey(key)}` };
+}
+
+/** The request's idempotency key; a missing or malformed one is a 400 (nothing is stored). */
+export function requestKey(ctx: CreateContext): string {
+  const parsed = parseIdempotencyKey(keyHeaderValues(ctx.rawHeaders));
+  if (!parsed.ok) throw new HttpError(400, "Bad Request", parsed.detail);
+  return parsed.key;
+}
+
+export function fingerprintOf(ctx: CreateContext): string {
+  return requestFingerprint(ctx.method, ctx.path, ctx.rawBody);
+}
+
+/** The answer to a stored report: 201, the report, its Location. */
+export function created(report: Report): Answer {
+  return { status: 201, body: report, headers: { location: `/reports/${report.id}` } };
+}
+
+/** The stored response again, marked as a replay (errors included, as Stripe's API v1 does). */
+export function replay(row: StoredKey): Answer {
+  if (!row.response) throw new Error("a completed key without a stored response");
+  return { ...row.response, headers: { ...row.response.headers, "idempotent-replayed": "true" } };
+}
+
+/** Same key, another request: draft §2.7 "SHOULD reply with a HTTP 422". */
+export function mismatch(key: string): HttpError {
+  return new HttpError(
+    422,
+    "Unprocessable Content",
+    `Idempotency-Key ${shortKey(key)} was first used for a different request; a new operation needs a new key`,
+  );
+}
+
+/**
+ * Same key while the first request still runs: draft §2.7 "SHOULD reply with an HTTP 409". The wait
+ * goes out twice: `Retry-After` in whole seconds (RFC 9110 §10.2.3 allows nothing finer) and the
+ * exact `retry-after-ms` that the Stainless-generated SDKs read first.
+ */
+export function inProgress(key: string, retryAfterMs: number): HttpError {
+  const ms = Math.max(1, Math.ceil(retryAfterMs));
+  return new HttpError(409, "Conflict", `the request with Idempotency-Key ${shortKey(key)} is still in progress; retry in ${ms} ms`, {
+    "retry-after": String(Math.ceil(ms / 1000)),
+    "retry-after-ms": String(ms),
+  });
+}
+
+/** A key for the trace: the first 8 characters. */
+export function shortKey(key: string): string {
+  return key.length > 12 ? `${key.slice(0, 8)}…` : key;
+}

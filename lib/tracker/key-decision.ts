@@ -1,0 +1,43 @@
+/**
+ * What a keyed tracker does with a request, given what its key table holds for the caller's key: a
+ * pure function of the stored row, the request's fingerprint and the clock, so that every rule can
+ * be tested without a server (and written by the learner, exercise 04c).
+ *
+ * The order of the checks is the design:
+ *   1. no row, or a row past its TTL            → claim   (a new operation; an expired key is new)
+ *   2. a different fingerprint                   → 422     (checked before "in progress": a misused
+ *                                                            key is the client's bug, whatever state)
+ *   3. completed                                 → replay  (the stored status and body, errors too)
+ *   4. in progress, lease still running          → 409     (+ Retry-After: when the lease ends)
+ *   5. in progress, lease run out                → take over (the holder is presumed dead)
+ *
+ * Step 5 is a guess from time alone: a holder that is only slow (paused past its lease) is still
+ * alive. The `fenced` variant adds a check at completion for that case; the decision stays the same.
+ */
+
+/** What the key table holds for one (caller, key). Times are ms on the service's clock. */
+export interface KeyRow {
+  fingerprint: string;
+  state: "in_progress" | "completed";
+  /** The fencing token of the claim that holds the key (or completed it). */
+  fence: number;
+  /** An in-progress claim may be taken over from this moment on. */
+  leaseUntil: number;
+  /** From this moment on the key is forgotten: the TTL has run out. */
+  expiresAt: number;
+}
+
+export type KeyDecision =
+  | { kind: "claim" }
+  | { kind: "mismatch" }
+  | { kind: "replay" }
+  | { kind: "in-progress"; retryAfterMs: number }
+  | { kind: "take-over" };
+
+export function decideKey(row: KeyRow | undefined, fingerprint: string, now: number): KeyDecision {
+  if (row === undefined || now >= row.expiresAt) return { kind: "claim" };
+  if (row.fingerprint !== fingerprint) return { kind: "mismatch" };
+  if (row.state === "completed") return { kind: "replay" };
+  if (now < row.leaseUntil) return { kind: "in-progress", retryAfterMs: row.leaseUntil - now };
+  return { kind: "take-over" };
+}

@@ -1,0 +1,53 @@
+/**
+ * A supervisor for a tracker process: when the process dies (a crash fault, a kill -9), it starts a
+ * fresh one on the same SQLite file and the same port, as a service manager would. The URL stays the
+ * same, so the agent's retry needs no new address, only to wait until the new process listens.
+ *
+ * The fault plan applies to the first process only: the restarted one starts clean, with its own
+ * request numbers from #1.
+ */
+import { startChildTracker, type ChildExit, type ChildTracker, type ChildTrackerOptions } from "./child.ts";
+import type { TrackerEvent } from "./service.ts";
+
+export interface SupervisedOptions extends Omit<ChildTrackerOptions, "onEvent" | "port"> {
+  /** Receives every process's events, with the process's generation (1 for the first). */
+  onEvent?: (event: TrackerEvent, generation: number) => void;
+}
+
+export interface SupervisedTracker {
+  /** The same for every generation. */
+  readonly url: string;
+  /** The process serving now. */
+  readonly current: ChildTracker;
+  /** 1 for the first process, 2 after one restart, … */
+  readonly generation: number;
+  /** Waits until the current process has died, starts the next, and says how the last one ended. */
+  restartAfterExit(): Promise<ChildExit>;
+  /** Stops the current process. */
+  close(): Promise<ChildExit>;
+}
+
+export async function superviseTracker(options: SupervisedOptions): Promise<SupervisedTracker> {
+  const { onEvent, faults, ...rest } = options;
+  let generation = 1;
+  const start = (g: number, port: number, plan: ChildTrackerOptions["faults"]): Promise<ChildTracker> =>
+    startChildTracker({ ...rest, port, ...(plan ? { faults: plan } : {}), ...(onEvent ? { onEvent: (e: TrackerEvent) => onEvent(e, g) } : {}) });
+  let current = await start(1, 0, faults);
+  const port = current.port;
+  return {
+    url: current.url,
+    get current() {
+      return current;
+    },
+    get generation() {
+      return generation;
+    },
+    async restartAfterExit() {
+      const exit = await current.exited;
+      generation += 1;
+      current = await start(generation, port, undefined);
+      return exit;
+    },
+    close: () => current.close(),
+  };
+}

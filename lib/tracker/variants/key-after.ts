@@ -1,0 +1,42 @@
+/**
+ * `key-after`: "insert the report first, then record the key". It looks the key up, does the work,
+ * inserts the report and commits, then records the key and its response in a second commit.
+ * A recorded key replays; a different request under it is 422.
+ *
+ * What breaks it:
+ * - a crash between the two commits: the report is in, the key is not, so the retry files again;
+ * - two concurrent requests with one key: both look, both find nothing, both insert.
+ * Nothing marks the key as taken while the work runs; `keyed` claims it first.
+ */
+import type { Answer } from "../http.ts";
+import { created, keyedRequest, mismatch, replay } from "../key-answers.ts";
+import { decideKey } from "../key-decision.ts";
+import type { CreateContext, Variant } from "../variant.ts";
+
+export const keyAfter: Variant = {
+  name: "key-after",
+  async create(ctx: CreateContext): Promise<Answer> {
+    const { key, fingerprint, keys, label } = keyedRequest(ctx);
+
+    // Its rows are only ever completed ones, so the decision is claim (go ahead), replay or 422.
+    const row = keys.get(ctx.caller, key);
+    const decision = decideKey(row, fingerprint, ctx.now());
+    if (decision.kind === "replay") {
+      ctx.server(`${label} recorded before: replaying the stored ${row!.response!.status}`, "ok");
+      return replay(row!);
+    }
+    if (decision.kind === "mismatch") {
+      ctx.server(`${label} was recorded for a different request: 422`, "bad");
+      throw mismatch(key);
+    }
+    ctx.server(`${label} not recorded yet: going ahead`);
+
+    await ctx.work();
+    const answer = created(ctx.store.transaction(() => ctx.store.insertReport(ctx.report)));
+    ctx.database(`INSERT report ${(answer.body as { id: number }).id} · COMMIT (first commit)`, true);
+    ctx.crashPoint("between-commits");
+    ctx.store.transaction(() => keys.record(ctx.caller, key, fingerprint, answer, ctx.now(), ctx.ttlMs));
+    ctx.database(`INSERT ${label} with the response · COMMIT (second commit)`);
+    return answer;
+  },
+};

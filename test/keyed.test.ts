@@ -1,0 +1,256 @@
+// The keyed variants over real HTTP: replay, 409 + Retry-After, 422 before 409, caller scoping, the
+// TTL, stored errors, take-over, nothing stored on rejection; key-after red where it should be.
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { test } from "node:test";
+import { fileReport, httpCall, type Outcome } from "../lib/client.ts";
+import { Faults } from "../lib/faults.ts";
+import { seeded } from "../lib/random.ts";
+import { MAX_BODY_BYTES } from "../lib/tracker/http.ts";
+import { keyStoreOf } from "../lib/tracker/key-store.ts";
+import { startTracker, type Tracker, type TrackerOptions } from "../lib/tracker/service.ts";
+
+const report = { title: "Login button does nothing", module: "auth" };
+const KEY = "8e03978e-40d5-43e8-bc93-6894a57f9324";
+
+type Response = Extract<Outcome, { kind: "response" }>;
+
+function response(o: Outcome): Response {
+  assert.equal(o.kind, "response", `expected a response, got ${JSON.stringify(o)}`);
+  return o as Response;
+}
+
+/** POSTs a report with the given headers (an array value is sent as several header lines). */
+async function post(t: Tracker, body: unknown, headers: Record<string, string | string[]> = {}): Promise<Response> {
+  return response(await httpCall({ method: "POST", url: `${t.url}/reports`, body, headers, timeoutMs: 5_000 }));
+}
+
+/** Runs `fn` against a fresh tracker and closes it. */
+async function withTracker(options: TrackerOptions, fn: (t: Tracker) => Promise<void>): Promise<void> {
+  const t = await startTracker(options);
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
+test("keyed: the same key replays status, body and Location with Idempotent-Replayed: true", () =>
+  withTracker({ variant: "keyed" }, async (t) => {
+    const first = await post(t, report, { "idempotency-key": `"${KEY}"` });
+    assert.equal(first.status, 201);
+    assert.equal(first.headers["idempotent-replayed"], undefined);
+    const again = await post(t, report, { "idempotency-key": `"${KEY}"` });
+    assert.equal(again.status, 201);
+    assert.equal(again.headers["idempotent-replayed"], "true");
+    assert.equal(again.headers.location, first.headers.location);
+    assert.deepEqual(again.body, first.body);
+    assert.equal(t.store.countReports(), 1);
+  }));
+
+test("keyed: the quoted and the bare form name the same key; key order and white space do not matter", () =>
+  withTracker({ variant: "keyed" }, async (t) => {
+    await post(t, report, { "idempotency-key": `"${KEY}"` });
+    const reordered = await rawPost(t, `{ "module" : "auth",\n  "title": "Login button does nothing" }`, { "idempotency-key": KEY });
+    assert.equal(reordered.status, 201);
+    assert.equal(reordered.headers["idempotent-replayed"], "true");
+    assert.equal(t.store.countReports(), 1);
+  }));
+
+/** POSTs a body given as text, so its bytes are exactly these. */
+async function rawPost(t: Tracker, text: string, headers: Record<string, string>): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${t.url}/reports`, { method: "POST", agent: false, headers: { "content-type": "application/json", ...headers } }, (res) => {
+      let data = "";
+      res.on("data", (c: Buffer) => (data += c.toString()));
+      res.on("end", () => resolve({ kind: "response", status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(data) as unknown }));
+    });
+    req.on("error", reject);
+    req.end(text);
+  });
+}
+
+test("keyed: while the first request holds its lease, the same key gets 409 with Retry-After and retry-after-ms", async () => {
+  let clock = 1_000_000;
+  const faults = new Faults({ 1: "slow" });
+  await withTracker({ variant: "keyed", faults, leaseMs: 2_500, now: () => clock }, async (t) => {
+    const first = post(t, report, { "idempotency-key": KEY });
+    await faults.reached(1, "held");
+    clock += 1_000;
+    const busy = await post(t, report, { "idempotency-key": KEY });
+    assert.equal(busy.status, 409);
+    assert.equal(busy.headers["content-type"], "application/problem+json");
+    assert.equal(busy.headers["retry-after-ms"], "1500");
+    assert.equal(busy.headers["retry-after"], "2", "whole seconds, rounded up");
+    assert.equal(t.store.countReports(), 0);
+    faults.release(1);
+    assert.equal((await first).status, 201);
+    const after = await post(t, report, { "idempotency-key": KEY });
+    assert.equal(after.headers["idempotent-replayed"], "true");
+    assert.equal(t.store.countReports(), 1);
+  });
+});
+
+test("keyed: a different request under the key is 422, and that is checked before 409", async () => {
+  const faults = new Faults({ 1: "slow" });
+  await withTracker({ variant: "keyed", faults, now: () => 0 }, async (t) => {
+    const first = post(t, report, { "idempotency-key": KEY });
+    await faults.reached(1, "held");
+    const other = await post(t, { title: "Another bug" }, { "idempotency-key": KEY });
+    assert.equal(other.status, 422);
+    assert.equal(other.headers["content-type"], "application/problem+json");
+    assert.equal((await post(t, report, { "idempotency-key": KEY })).status, 409);
+    faults.release(1);
+    await first;
+    assert.equal((await post(t, { title: "Another bug" }, { "idempotency-key": KEY })).status, 422, "after completion too");
+    assert.equal(t.store.countReports(), 1);
+  });
+});
+
+test("keyed: keys are scoped to the caller", () =>
+  withTracker({ variant: "keyed" }, async (t) => {
+    const alice = await post(t, report, { "idempotency-key": KEY, authorization: "Bearer alice" });
+    const bob = await post(t, report, { "idempotency-key": KEY, authorization: "Bearer bob" });
+    const anonymous = await post(t, { title: "something else" }, { "idempotency-key": KEY });
+    assert.deepEqual([alice.status, bob.status, anonymous.status], [201, 201, 201]);
+    assert.notEqual((alice.body as { id: number }).id, (bob.body as { id: number }).id);
+    const aliceAgain = await post(t, report, { "idempotency-key": KEY, authorization: "Bearer alice" });
+    assert.deepEqual(aliceAgain.body, alice.body, "alice sees her own result, not bob's");
+    assert.equal(aliceAgain.headers["idempotent-replayed"], "true");
+    assert.equal(t.store.countReports(), 3);
+    const forged = await post(t, report, { "idempotency-key": KEY, authorization: "Basic YWxpY2U=" });
+    assert.equal(forged.status, 401);
+    assert.equal(t.store.countReports(), 3);
+  }));
+
+test("keyed: the TTL, on the injected clock: a replay just before it, a new request from it on", async () => {
+  let clock = 0;
+  await withTracker({ variant: "keyed", ttlMs: 10_000, now: () => clock }, async (t) => {
+    assert.equal((await post(t, report, { "idempotency-key": KEY })).status, 201);
+    clock = 9_999;
+    assert.equal((await post(t, report, { "idempotency-key": KEY })).headers["idempotent-replayed"], "true");
+    assert.equal((await post(t, { title: "reused" }, { "idempotency-key": KEY })).status, 422);
+    clock = 10_000;
+    const fresh = await post(t, { title: "reused" }, { "idempotency-key": KEY });
+    assert.equal(fresh.status, 201, "an expired key is new, whatever it was used for");
+    assert.equal(fresh.headers["idempotent-replayed"], undefined);
+    assert.equal(t.store.countReports(), 2);
+  });
+});
+
+test("keyed: an error after the work began is stored and replayed (Stripe API v1), and nothing runs again", () =>
+  withTracker({ variant: "keyed", faults: new Faults({ 1: "internal-error" }) }, async (t) => {
+    const first = await post(t, report, { "idempotency-key": KEY });
+    assert.equal(first.status, 500);
+    assert.equal(first.headers["content-type"], "application/problem+json");
+    const again = await post(t, report, { "idempotency-key": KEY });
+    assert.equal(again.status, 500);
+    assert.equal(again.headers["idempotent-replayed"], "true");
+    assert.deepEqual(again.body, first.body);
+    assert.equal(t.store.countReports(), 0);
+    assert.equal(keyStoreOf(t.store).get("anonymous", KEY)?.state, "completed");
+  }));
+
+test("keyed and key-after: nothing is stored for a rejected request, not even the key", async () => {
+  for (const variant of ["keyed", "key-after"] as const) {
+    await withTracker({ variant }, async (t) => {
+      const rejected: Array<[string, () => Promise<Response>, number]> = [
+        ["no key", () => post(t, report), 400],
+        ["an empty key", () => post(t, report, { "idempotency-key": '""' }), 400],
+        ["a bare empty key", () => post(t, report, { "idempotency-key": "" }), 400],
+        ["a key of 256 characters", () => post(t, report, { "idempotency-key": "k".repeat(256) }), 400],
+        ["a key that is not printable ASCII", () => post(t, report, { "idempotency-key": '"clé"' }), 400],
+        ["an unparseable key", () => post(t, report, { "idempotency-key": `"${KEY}` }), 400],
+        ["a key with parameters", () => post(t, report, { "idempotency-key": `"${KEY}";v=1` }), 400],
+        ["a bare key with a comma", () => post(t, report, { "idempotency-key": "a,b" }), 400],
+        ["two key headers", () => post(t, report, { "idempotency-key": [KEY, KEY] }), 400],
+        ["malformed JSON", () => rawPost(t, "{not json", { "idempotency-key": KEY }), 400],
+        ["a report without a title", () => post(t, { body: "x" }, { "idempotency-key": KEY }), 400],
+        ["the wrong content type", () => post(t, report, { "idempotency-key": KEY, "content-type": "text/plain" }), 415],
+        ["a body over the limit", () => post(t, { title: "x", body: "y".repeat(MAX_BODY_BYTES) }, { "idempotency-key": KEY }), 413],
+      ];
+      for (const [what, send, status] of rejected) {
+        const r = await send();
+        assert.equal(r.status, status, `${variant}, ${what}`);
+        assert.equal(r.headers["content-type"], "application/problem+json", `${variant}, ${what}`);
+        assert.equal(t.store.countReports(), 0, `${variant}, ${what}: a report was stored`);
+        assert.equal(keyStoreOf(t.store).count(), 0, `${variant}, ${what}: a key was stored`);
+      }
+      // The key was never taken by any of those: it still works.
+      assert.equal((await post(t, report, { "idempotency-key": KEY })).status, 201);
+    });
+  }
+});
+
+test("keyed: a claim whose lease ran out is taken over with a larger fence; the paused holder still files (lesson 05's bug)", async () => {
+  let clock = 0;
+  const faults = new Faults({ 1: "pause-past-lease" });
+  await withTracker({ variant: "keyed", faults, leaseMs: 100, now: () => clock }, async (t) => {
+    const keys = keyStoreOf(t.store);
+    const holder = post(t, report, { "idempotency-key": KEY });
+    await faults.reached(1, "held");
+    const firstFence = keys.get("anonymous", KEY)!.fence;
+    clock = 100;
+    const takeover = await post(t, report, { "idempotency-key": KEY });
+    assert.equal(takeover.status, 201);
+    assert.ok(keys.get("anonymous", KEY)!.fence > firstFence, "the take-over draws a larger fencing token");
+    faults.release(1);
+    assert.equal((await holder).status, 201);
+    assert.equal(t.store.countReports(), 2, "keyed does not check the fence: two reports");
+  });
+});
+
+test("key-after: replays a recorded key and answers 422 for another request", () =>
+  withTracker({ variant: "key-after" }, async (t) => {
+    assert.equal((await post(t, report, { "idempotency-key": KEY })).status, 201);
+    const again = await post(t, report, { "idempotency-key": KEY });
+    assert.equal(again.headers["idempotent-replayed"], "true");
+    assert.equal((await post(t, { title: "other" }, { "idempotency-key": KEY })).status, 422);
+    assert.equal(t.store.countReports(), 1);
+  }));
+
+test("naive ignores the key: the same key twice stores two reports", () =>
+  withTracker({ variant: "naive" }, async (t) => {
+    await post(t, report, { "idempotency-key": KEY });
+    await post(t, report, { "idempotency-key": KEY });
+    assert.equal(t.store.countReports(), 2);
+  }));
+
+/** One key, two requests at once: #1 is held until #2 has been answered. */
+async function concurrentSameKey(variant: "key-after" | "keyed"): Promise<{ reports: number; statuses: number[] }> {
+  // The clock stands still, so the lease never runs out; the agent may skip the wait it is asked for.
+  const faults = new Faults({ 1: "slow" });
+  const t = await startTracker({ variant, faults, leaseMs: 1_000, now: () => 0 });
+  try {
+    const call = fileReport({ url: t.url, report, policy: "same-key", maxAttempts: 3, timeoutMs: 100, random: seeded(4), maxRetryAfterMs: 0 });
+    await faults.reached(2, "answered");
+    faults.release(1);
+    await faults.reached(1, "committed");
+    const r = await call;
+    return { reports: t.store.countReports(), statuses: r.attempts.map((a) => (a.outcome.kind === "response" ? a.outcome.status : 0)) };
+  } finally {
+    await t.close();
+  }
+}
+
+test("two requests with one key at once: key-after stores two reports (red)", async () => {
+  const r = await concurrentSameKey("key-after");
+  assert.deepEqual(r.statuses, [0, 201]);
+  assert.equal(r.reports, 2);
+});
+
+test("two requests with one key at once: keyed answers 409, then replays; one report (green)", async () => {
+  const r = await concurrentSameKey("keyed");
+  assert.deepEqual(r.statuses, [0, 409, 201]);
+  assert.equal(r.reports, 1);
+});
+
+test("a lost response: key-after and keyed replay for a same-key agent; fresh-key still duplicates", async () => {
+  for (const [variant, policy, reports] of [["key-after", "same-key", 1], ["keyed", "same-key", 1], ["keyed", "fresh-key", 2]] as const) {
+    await withTracker({ variant, faults: new Faults({ 1: "lose-response" }) }, async (t) => {
+      const r = await fileReport({ url: t.url, report, policy, maxAttempts: 2, timeoutMs: 100, random: seeded(2) });
+      assert.equal(r.ok, true);
+      assert.equal(t.store.countReports(), reports, `${variant} + ${policy}`);
+    });
+  }
+});

@@ -1,0 +1,45 @@
+// Lesson 04 prints what it measured: each case's report count, read from its closing table, and the
+// same trace for the same seed.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { runTs, tableRow } from "./run-helpers.ts";
+
+const LESSON = "lessons/04-idempotency-keys.ts";
+
+test("lesson 04 measures every case: red on naive, fresh-key and key-after, green on keyed with one key", async () => {
+  const ran = await runTs([LESSON]);
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.equal(ran.stderr, "");
+  const reports = (label: string) => tableRow(ran.stdout, label)?.[1];
+  assert.equal(reports("lost response, naive + blind-retry"), "2");
+  assert.equal(reports("lost response, keyed + fresh-key"), "2");
+  assert.equal(reports("lost response, keyed + same-key"), "1");
+  assert.equal(reports("one key at once, key-after"), "2");
+  assert.equal(reports("one key at once, keyed"), "1");
+  assert.equal(reports("same key, other report"), "1 (other → 422)");
+  assert.equal(reports("stored error replayed"), "0");
+  assert.equal(reports("killed between commits, key-after"), "2");
+  assert.equal(reports("killed between commits, keyed"), "1");
+  assert.equal(reports("same key after the TTL"), "2");
+  assert.equal(reports("Codex: new request id, same key"), "1");
+  // The second answers were replays, said so by the header.
+  assert.match(ran.stdout, /the second answer carries Idempotent-Replayed: true/);
+  assert.match(ran.stdout, /409 \(Retry-After: 1 s, retry-after-ms: \d+\), then a replay/);
+  assert.match(ran.stdout, /422 for the other report, 409 for the same one/);
+  assert.match(ran.stdout, /500 twice, the second with Idempotent-Replayed: true/);
+  assert.match(ran.stdout, /process killed \(SIGKILL\) at "between-commits"/);
+  assert.match(ran.stdout, /at 0 h: 201, at 23 h: 201 replayed, at 25 h: 201/);
+  // The header forms: both forms one key, every malformed one a 400.
+  assert.deepEqual(tableRow(ran.stdout, "draft: sf-string")?.[2], "201");
+  assert.deepEqual(tableRow(ran.stdout, "Stripe: bare")?.[2], "201 (replay)");
+  for (const bad of ["missing", "empty", "256 characters", "not printable ASCII", "no closing quote", "bare with a space", "two header lines"]) {
+    assert.equal(tableRow(ran.stdout, bad)?.[2], "400", bad);
+  }
+});
+
+test("lesson 04 prints the same trace for the same seed, times aside", async () => {
+  const strip = (s: string) => s.replace(/^\s*\d+ ms/gm, "").replace(/\d+ ms\b/g, "N ms").replace(/retry-after-ms: \d+/g, "retry-after-ms: N");
+  const [a, b] = await Promise.all([runTs([LESSON, "--seed", "5"]), runTs([LESSON, "--seed", "5"])]);
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(strip(a.stdout), strip(b.stdout));
+});
