@@ -1,14 +1,41 @@
 /**
- * Timers that stand still while a lesson is paused with `--step`.
+ * Timers that count only the time this process was running.
  *
- * A step pause blocks the whole process (server and client alike) until Enter, so nothing moves
+ * A `--step` pause blocks the whole process (server and client alike) until Enter, so nothing moves
  * while the learner reads. Timers keep counting wall time during the pause, though; the timers here
  * subtract the paused time, so a 150 ms client timeout still means 150 ms of running time.
+ *
+ * The same goes for a stall: on a busy machine the process may get no CPU for a few hundred ms. When
+ * it wakes, an expired client timeout would fire before the server in the same process has even read
+ * the request, and a lesson would report a timeout that no fault caused. A heartbeat notices such
+ * gaps and counts them as paused, so the lessons' scaled-down timeouts measure the system's
+ * behaviour, not the host's scheduling.
  */
 import { readSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
 let pausedTotal = 0;
+
+/** How often the heartbeat looks, and how late it may be before the gap counts as a stall. */
+const TICK_MS = 10;
+const STALL_MS = 25;
+let lastSeen = performance.now();
+let heartbeat: NodeJS.Timeout | undefined;
+
+/** Counts the time since the last look as paused when it is far longer than a tick. */
+function catchUp(): void {
+  const t = performance.now();
+  const gap = t - lastSeen;
+  if (gap > TICK_MS + STALL_MS) pausedTotal += gap - TICK_MS;
+  lastSeen = t;
+}
+
+function ensureHeartbeat(): void {
+  if (heartbeat) return;
+  lastSeen = performance.now();
+  heartbeat = setInterval(catchUp, TICK_MS);
+  heartbeat.unref();
+}
 
 /** Milliseconds since start-up, not counting time spent paused. */
 export function nowMs(): number {
@@ -35,6 +62,7 @@ export function waitForEnter(prompt: string): boolean {
     if (n === 0 || buf.subarray(0, n).includes(10) || buf.subarray(0, n).includes(13)) break;
   }
   pausedTotal += performance.now() - started;
+  lastSeen = performance.now();
   // Erase the prompt line (the terminal echoed the Enter), so the trace reads on without gaps.
   process.stdout.write("\x1b[1A\x1b[2K");
   return true;
@@ -42,9 +70,12 @@ export function waitForEnter(prompt: string): boolean {
 
 /** Calls `fn` once `ms` of running (unpaused) time has passed. Returns a cancel function. */
 export function after(ms: number, fn: () => void): () => void {
+  ensureHeartbeat();
+  catchUp();
   const due = nowMs() + ms;
   let timer: NodeJS.Timeout | undefined;
   const check = (): void => {
+    catchUp(); // whichever timer runs first after a stall records it
     const left = due - nowMs();
     if (left > 0.5) timer = setTimeout(check, Math.ceil(left));
     else fn();
