@@ -21,6 +21,7 @@ import { nowMs } from "../lib/clock.ts";
 import {
   attemptsCell,
   changingCell,
+  changingHeaders,
   gapsCell,
   jitterCell,
   keyCell,
@@ -135,10 +136,13 @@ trace.section(`Close-up: ${closeUp.probe.name}, one POST /reports, the answer lo
 printLog(closeUp.cases["post-reset"].log);
 const filed = postsProcessed(closeUp.cases["post-reset"].log);
 trace.count(filed, 1, "reports filed for one call");
-trace.prose(filed > 1
-  ? `One call, ${filed} reports. Nothing in the requests lets the server tell a retry from a new report:
-    ${keyUse(closeUp.cases["post-reset"].log).kind === "none" ? "no Idempotency-Key." : "(see the key column below)."}`
-  : "It did not resend the POST: one call, one report, and the caller gets an error it must handle.");
+const counter = changingHeaders(closeUp.cases["post-reset"].log)[0];
+trace.prose(filed <= 1
+  ? "It did not resend the POST: one call, one report, and the caller gets an error it must handle."
+  : keyUse(closeUp.cases["post-reset"].log).kind !== "none"
+    ? `One call, ${filed} POSTs, each with the library's own key: see part 3.`
+    : `One call, ${filed} reports. ${counter ? `${counter.name} tells the server "this is a retry", but not of which request: ` : ""}with
+      no Idempotency-Key, the server cannot find the report it already filed.`);
 
 function printLog(log: readonly LoggedAttempt[]): void {
   const t0 = log[0]?.arrivedAt ?? 0;

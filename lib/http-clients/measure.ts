@@ -12,7 +12,7 @@ import { after } from "../clock.ts";
 import { uuid, type Random } from "../random.ts";
 import { gapsByRetry, jitter, retryAfterSecondsFor, type Observation } from "./analysis.ts";
 import { packageVersion, type Probe } from "./probe.ts";
-import type { FaultyServer, Fault, Script } from "./server.ts";
+import type { FaultyServer, Fault, Run, Script } from "./server.ts";
 
 /** A client still retrying at this many attempts is stopped and shown as "≥12". */
 export const ATTEMPT_CAP = 12;
@@ -66,19 +66,27 @@ export function baseCase(id: BaseCase, key: string): CaseSpec {
   }
 }
 
-/** The three Retry-After cases: a 503 asking for `seconds`, for an HTTP-date `seconds` ahead, and for an hour; then 200. */
+/**
+ * The three Retry-After cases: a 503 asking for `seconds`, for an HTTP-date at least `seconds`
+ * ahead (whole seconds, so up to a second more), and for an hour; then 200. A client still waiting
+ * after `windowMs` (one second more for the date) is stopped.
+ */
 export function retryAfterCases(seconds: number, windowMs: number): { delay: CaseSpec; date: CaseSpec; long: CaseSpec } {
   const ra = (retryAfter: { seconds: number } | { dateSecondsAhead: number }): Script => onceThenOk({ kind: "status", status: 503, retryAfter });
   return {
     delay: { method: "GET", script: ra({ seconds }), windowMs },
-    date: { method: "GET", script: ra({ dateSecondsAhead: seconds }), windowMs },
+    date: { method: "GET", script: ra({ dateSecondsAhead: seconds }), windowMs: windowMs + 1000 },
     long: { method: "GET", script: ra({ seconds: LONG_RETRY_AFTER_S }), windowMs },
   };
 }
 
-/** Runs one logical call of `probe` against a fresh run scripted by `spec`, and returns what the server saw. */
-export async function observe(server: FaultyServer, probe: Probe, spec: CaseSpec): Promise<Observation> {
+/**
+ * Runs one logical call of `probe` against a fresh run scripted by `spec`, and returns what the
+ * server saw. `onRun` gets the run as soon as it is open, for callers that wait on its gates.
+ */
+export async function observe(server: FaultyServer, probe: Probe, spec: CaseSpec, onRun?: (run: Run) => void): Promise<Observation> {
   const run = server.open(spec.script);
+  onRun?.(run);
   const controller = new AbortController();
   let stopped: Observation["stopped"];
   let settled = false;
@@ -125,8 +133,6 @@ export interface ProbeReport {
   cases: Record<BaseCase, Observation>;
   /** JITTER_RUNS runs of get-503, run while no other library was busy (the first is cases["get-503"]). */
   repeats: Observation[];
-  /** 2 when a first try showed jitter and a second was run to confirm it. */
-  jitterTries: number;
   retryAfter: { seconds: number; windowMs: number; delay: Observation; date: Observation; long: Observation };
 }
 
@@ -153,9 +159,16 @@ function showsJitter(runs: readonly Observation[]): boolean {
   return jitter(runs.map((o) => o.log))?.jitters ?? false;
 }
 
-/** Phase 2 for one library: every other case, and the Retry-After cases, given phase 1's runs. */
-export async function measureRest(server: FaultyServer, probe: Probe, phase1: { runs: Observation[]; tries: number }, random: Random): Promise<ProbeReport> {
-  const repeats = phase1.runs;
+/**
+ * Phase 2 for one library: every other case, and the Retry-After cases, given phase 1's runs.
+ * `firstAttempts` resolves once the first attempt of every case has reached the server.
+ */
+export function startRest(
+  server: FaultyServer,
+  probe: Probe,
+  repeats: Observation[],
+  random: Random,
+): { firstAttempts: Promise<void>; report: Promise<ProbeReport> } {
   const key = uuid(random);
   // Retry-After: 1 s tells "honoured" from "ignored" only when the client's own first backoff is
   // clearly shorter; for a client whose own first wait is about a second, ask for more.
@@ -164,15 +177,28 @@ export async function measureRest(server: FaultyServer, probe: Probe, phase1: { 
   const windowMs = seconds * 1000 + 1000;
   const ra = retryAfterCases(seconds, windowMs);
   const others = BASE_CASES.filter((id) => id !== "get-503");
-  const [results, delay, date, long] = await Promise.all([
-    Promise.all(others.map((id) => observe(server, probe, baseCase(id, key)))),
-    observe(server, probe, ra.delay),
-    observe(server, probe, ra.date),
-    observe(server, probe, ra.long),
-  ]);
-  const cases = { "get-503": repeats[0]! } as Record<BaseCase, Observation>;
-  others.forEach((id, i) => (cases[id] = results[i]!));
-  return { probe, versions: versionsOf(probe), cases, repeats, jitterTries: phase1.tries, retryAfter: { seconds, windowMs, delay, date, long } };
+  const arrivals: Promise<unknown>[] = [];
+  const start = (spec: CaseSpec): Promise<Observation> => {
+    let run: Run | undefined;
+    const o = observe(server, probe, spec, (r) => (run = r));
+    arrivals.push(Promise.race([run!.arrived(1), o]));
+    return o;
+  };
+  const results = others.map((id) => start(baseCase(id, key)));
+  const [delay, date, long] = [start(ra.delay), start(ra.date), start(ra.long)];
+  const report = (async (): Promise<ProbeReport> => {
+    const observed = await Promise.all(results);
+    const cases = { "get-503": repeats[0]! } as Record<BaseCase, Observation>;
+    others.forEach((id, i) => (cases[id] = observed[i]!));
+    return {
+      probe,
+      versions: versionsOf(probe),
+      cases,
+      repeats,
+      retryAfter: { seconds, windowMs, delay: await delay, date: await date, long: await long },
+    };
+  })();
+  return { firstAttempts: Promise.all(arrivals).then(() => {}), report };
 }
 
 /**
@@ -183,7 +209,9 @@ export async function measureRest(server: FaultyServer, probe: Probe, phase1: { 
  * as much as the jitter it looks for. Other programs on the machine can still make a group of
  * timers late, so every library whose first try shows jitter gets a second try (these run
  * together), and jitter is reported only when both tries show it; the quieter try is kept.
- * Phase 2 (attempt counts, Retry-After, keys) is not that sensitive and runs all at once.
+ * Phase 2 (attempt counts, Retry-After, keys) is not that sensitive and runs for all libraries at
+ * once; each library starts once the previous one's first requests have reached the server, so
+ * that a short client timeout never expires on a request still queued behind a hundred others.
  * `random` draws the Idempotency-Keys of the keyed case.
  */
 export async function measureAll(
@@ -194,20 +222,25 @@ export async function measureAll(
 ): Promise<ProbeReport[]> {
   onPhase?.("warm-up", probes);
   await warmUp(server, probes);
-  const phase1: { runs: Observation[]; tries: number }[] = [];
+  const phase1: Observation[][] = [];
   for (const probe of probes) {
     onPhase?.("repeats", [probe]);
-    phase1.push({ runs: await measureRepeats(server, probe), tries: 1 });
+    phase1.push(await measureRepeats(server, probe));
   }
-  const toConfirm = probes.map((_, i) => i).filter((i) => showsJitter(phase1[i]!.runs));
+  const toConfirm = probes.map((_, i) => i).filter((i) => showsJitter(phase1[i]!));
   if (toConfirm.length > 0) {
     onPhase?.("confirm", toConfirm.map((i) => probes[i]!));
     const seconds = await Promise.all(toConfirm.map((i) => measureRepeats(server, probes[i]!)));
     toConfirm.forEach((i, k) => {
-      const second = seconds[k]!;
-      phase1[i] = { runs: showsJitter(second) ? phase1[i]!.runs : second, tries: 2 };
+      if (!showsJitter(seconds[k]!)) phase1[i] = seconds[k]!;
     });
   }
   onPhase?.("rest", probes);
-  return Promise.all(probes.map((probe, i) => measureRest(server, probe, phase1[i]!, random)));
+  const reports: Promise<ProbeReport>[] = [];
+  for (const [i, probe] of probes.entries()) {
+    const { firstAttempts, report } = startRest(server, probe, phase1[i]!, random);
+    reports.push(report);
+    await firstAttempts;
+  }
+  return Promise.all(reports);
 }
