@@ -1,6 +1,6 @@
 /**
  * @title What your HTTP client really does
- * @summary Ten real retry libraries against one faulty server, measured: who resends a POST, how long they wait, whether they honour Retry-After, what key they send.
+ * @summary Node's fetch and nine retry libraries against one faulty server, measured: who resends a POST, how long they wait, whether they honour Retry-After, what key they send.
  * @run npm run lesson 9
  * @resource RFC 9110 §9.2.2 Idempotent Methods: https://www.rfc-editor.org/rfc/rfc9110.html#section-9.2.2
  * @resource RFC 9110 §10.2.3 Retry-After; RFC 6585 §4 429 Too Many Requests
@@ -76,7 +76,7 @@ trace.table(
     ["Retry-After", "503 with Retry-After (seconds, an HTTP-date, or one hour) once, then 200"],
   ],
 );
-trace.prose(`"hang" needs a client timeout, and the defaults are minutes (below). So in the hang cases only,
+trace.prose(`"hang" needs a client timeout, and the defaults run to minutes (part 3). So in the hang cases only,
   each client's own timeout option is set to ${HANG_TIMEOUT_MS} ms; everything else is the library's default,
   except where a default backoff would take minutes to watch: then the first delay is shortened through
   the library's own option, and said so here.`);
@@ -216,8 +216,9 @@ trace.table(
   ["library", "own Idempotency-Key (POST, answer lost)", "headers that change on a retry", "default timeout"],
   reports.map((r) => [r.probe.name, keyCell(r.cases["post-reset"].log), changingCell(r.cases["get-503"].log), r.probe.defaultTimeout().text]),
 );
-trace.prose(`Default timeouts are minutes: nobody waits for them here. They are read at run time where the
-  library exposes them, otherwise from its installed source:`);
+trace.prose(`The default timeouts are long, or there is none: nobody waits for them here (in the hang cases
+  each client's own timeout option was ${HANG_TIMEOUT_MS} ms). They are read at run time where the library exposes
+  them, otherwise from its installed source:`);
 for (const r of reports) item(`    ${r.probe.name}: `, r.probe.defaultTimeout().source);
 
 // ## What follows for the agent filing bug reports
