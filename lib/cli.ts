@@ -86,6 +86,12 @@ export function runMain(main: () => Promise<void> | void): void {
     });
 }
 
+/** For a lesson's own checks of its flags: prints one line, `error: … (try --help)`, and exits 2. */
+export function exitWithUsage(message: string): never {
+  process.stderr.write(`error: ${message} (try --help)\n`);
+  process.exit(2);
+}
+
 const lessonOptions = {
   seed: { type: "string" },
   step: { type: "boolean" },
@@ -128,8 +134,7 @@ export function lessonSetup<O extends ParseArgsOptionsConfig>(
     seed = intFlag("seed", (values as Record<string, unknown>).seed as string | undefined, 1);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`error: ${err.message} (try --help)\n`);
-    process.exit(2);
+    exitWithUsage(err.message);
   }
   const v = values as Record<string, string | boolean | undefined>;
   const step = v.step === true;

@@ -1,0 +1,31 @@
+// axios does not retry; axios-retry adds it. axiosRetry(instance) with no options is the minimal
+// setup: 3 retries, no delay unless Retry-After, retryCondition isNetworkOrIdempotentRequestError
+// (axios-retry dist/esm/index.js): any network error, whatever the method, or a 5xx/429 on an
+// idempotent method.
+import axios from "axios";
+import axiosRetry from "axios-retry";
+import type { Probe } from "../probe.ts";
+
+export const axiosProbe: Probe = {
+  name: "axios",
+  packages: ["axios", "axios-retry"],
+  config: ["axiosRetry(axios.create()): retries are opt-in (the minimal setup to retry at all)"],
+  timeoutOption: "timeout: ms",
+  safe: "after a connection error it retries any method, POST too: send a key, or `retryCondition: axiosRetry.isIdempotentRequestError`; `retryDelay: axiosRetry.exponentialDelay` adds 0-20 % jitter",
+  defaultTimeout: () => ({
+    text: axios.defaults.timeout ? `${axios.defaults.timeout} ms` : "none (0)",
+    source: "read at run time: axios.defaults.timeout",
+  }),
+  async send(req) {
+    const client = axios.create();
+    axiosRetry(client);
+    await client.request({
+      url: req.base + req.path,
+      method: req.method,
+      headers: { ...req.headers },
+      ...(req.body === undefined ? {} : { data: req.body }),
+      ...(req.timeoutMs === undefined ? {} : { timeout: req.timeoutMs }),
+      signal: req.signal,
+    });
+  },
+};
