@@ -24,6 +24,7 @@ let heartbeat: NodeJS.Timeout | undefined;
 
 /** Counts the time since the last look as paused when it is far longer than a tick. */
 function catchUp(): void {
+  if (!heartbeat) return; // nothing to compare with until the first timer starts the heartbeat
   const t = performance.now();
   const gap = t - lastSeen;
   if (gap > TICK_MS + STALL_MS) pausedTotal += gap - TICK_MS;
@@ -37,8 +38,9 @@ function ensureHeartbeat(): void {
   heartbeat.unref();
 }
 
-/** Milliseconds since start-up, not counting time spent paused. */
+/** Milliseconds since start-up, not counting time spent paused. Never goes backwards. */
 export function nowMs(): number {
+  catchUp(); // a stall not yet recorded must not be counted now and taken back later
   return performance.now() - pausedTotal;
 }
 

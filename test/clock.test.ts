@@ -35,3 +35,15 @@ test("sleep rejects when its signal aborts", async () => {
   c.abort(new Error("stop"));
   await assert.rejects(p, /stop/);
 });
+
+test("running time never goes backwards across a stall", async () => {
+  const cancel = after(1_000, () => {});
+  const before = nowMs();
+  stall(120);
+  const during = nowMs(); // read before any timer has had a chance to record the stall
+  await sleep(1);
+  const later = nowMs();
+  cancel();
+  assert.ok(during >= before, `${during} < ${before}`);
+  assert.ok(later >= during, `${later} < ${during}`);
+});
