@@ -343,10 +343,11 @@ trace.section("The herd over real HTTP: ten agents, one busy server");
 const AGENTS = 10;
 const SERVICE_MS = 8;
 const LIVE_PARAMS: BackoffParams = { baseMs: 5, capMs: 80 };
+const REALISTIC = 20; // how much slower a real service would be
 const live = { agents: AGENTS, params: LIVE_PARAMS, serviceMs: SERVICE_MS, maxAttempts: 30 };
 trace.prose(`${AGENTS} agents; the server needs ${SERVICE_MS} ms per request and answers 503 to anything that arrives meanwhile;
   backoff base ${LIVE_PARAMS.baseMs} ms, cap ${LIVE_PARAMS.capMs} ms, slept on the real clock. These are lesson-sized times: multiply
-  everything by 20 for a realistic service (base 100 ms, cap 1.6 s, 160 ms of work). Which requests collide
+  everything by ${REALISTIC} for a realistic service (base ${LIVE_PARAMS.baseMs * REALISTIC} ms, cap ${formatNumber((LIVE_PARAMS.capMs * REALISTIC) / 1000, 1)} s, ${SERVICE_MS * REALISTIC} ms of work). Which requests collide
   depends on when the event loop delivers them, so these counts vary a little from run to run: they are
   printed as measured.`);
 
