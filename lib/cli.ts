@@ -67,6 +67,27 @@ export function intFlag(name: string, value: string | undefined, fallback: numbe
   return n;
 }
 
+/** Parses a comma-separated list of integers (e.g. "10,50,100"), each checked like `intFlag`. */
+export function intListFlag(name: string, value: string | undefined, fallback: readonly number[], min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number[] {
+  if (value === undefined) return [...fallback];
+  const parts = value.split(",");
+  if (parts.some((p) => !/^\s*-?\d+\s*$/.test(p))) throw new UsageError(`--${name} takes whole numbers separated by commas (e.g. 10,50,100), got "${value}"`);
+  return parts.map((p) => intFlag(name, p, 0, min, max));
+}
+
+/**
+ * Runs `fn` (a lesson checking its own flags); a UsageError it throws is printed as one line and the
+ * process exits 2, as for the flags every lesson takes.
+ */
+export function exitOnUsageError<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    exitWithUsage(err.message);
+  }
+}
+
 /**
  * Runs a command's main function: a UsageError becomes one line on stderr and exit code 2; any
  * other error is printed briefly (message only) with exit code 1.
@@ -128,14 +149,10 @@ export function lessonSetup<O extends ParseArgsOptionsConfig>(
       "no-color": "no colour (also NO_COLOR, or when output is not a terminal)",
     } as CommandSpec<O & typeof lessonOptions>["optionHelp"],
   };
-  let values, seed;
-  try {
-    values = parseCommand(spec, argv).values;
-    seed = intFlag("seed", (values as Record<string, unknown>).seed as string | undefined, 1);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    exitWithUsage(err.message);
-  }
+  const { values, seed } = exitOnUsageError(() => {
+    const values = parseCommand(spec, argv).values;
+    return { values, seed: intFlag("seed", (values as Record<string, unknown>).seed as string | undefined, 1) };
+  });
   const v = values as Record<string, string | boolean | undefined>;
   const step = v.step === true;
   const color = colorWanted(v["no-color"] === true);

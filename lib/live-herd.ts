@@ -1,0 +1,92 @@
+/**
+ * A herd over real HTTP: `agents` clients start at the same instant, each wanting one POST served by
+ * a busy server (lib/busy-server.ts). A 503 sends the agent to sleep for its backoff (lib/backoff.ts,
+ * slept with lib/clock.ts) and then it tries again, until it is served or has made `maxAttempts`.
+ *
+ * Each agent has its own backoff object and its own seeded random source (drawn from `random` in
+ * agent order before anyone starts), so an agent's waits depend only on the seed and on which of its
+ * attempts failed, not on the order in which the event loop ran the agents.
+ */
+import { makeBackoff, type BackoffParams, type StrategyName } from "./backoff.ts";
+import { startBusyServer, type Arrival } from "./busy-server.ts";
+import { httpCall } from "./client.ts";
+import { nowMs } from "./clock.ts";
+import { seeded, type Random } from "./random.ts";
+import { retryLoop } from "./retry-loop.ts";
+
+export interface LiveHerdOptions {
+  strategy: StrategyName;
+  agents: number;
+  params: BackoffParams;
+  /** How long the server works on an accepted request, ms. */
+  serviceMs: number;
+  random: Random;
+  /** An agent gives up after this many attempts. */
+  maxAttempts: number;
+  /** Each attempt's timeout, ms. Default 5000 (the server answers within `serviceMs`). */
+  timeoutMs?: number;
+}
+
+export interface AgentResult {
+  name: string;
+  attempts: number;
+  served: boolean;
+}
+
+export interface LiveHerdResult {
+  strategy: StrategyName;
+  agents: AgentResult[];
+  /** Every request the server received; `atMs` counted from the moment the agents started. */
+  arrivals: Arrival[];
+  /** When the last agent was served (or gave up), ms from the start. */
+  doneMs: number;
+}
+
+/** Starts a busy server, lets the herd loose on it, and returns what the server saw. */
+export async function runLiveHerd(options: LiveHerdOptions): Promise<LiveHerdResult> {
+  const server = await startBusyServer({ serviceMs: options.serviceMs });
+  try {
+    const seeds = Array.from({ length: options.agents }, () => Math.floor(options.random() * 2 ** 32));
+    const started = nowMs();
+    const agents = await Promise.all(
+      seeds.map(async (seed, i): Promise<AgentResult> => {
+        const name = `agent-${i + 1}`;
+        const backoff = makeBackoff(options.strategy, options.params, seeded(seed));
+        const run = await retryLoop({
+          attempt: () =>
+            httpCall({
+              method: "POST",
+              url: `${server.url}/work`,
+              body: { agent: name },
+              headers: { authorization: `Bearer ${name}` },
+              timeoutMs: options.timeoutMs ?? 5000,
+            }),
+          decide: (o, n) => {
+            if (o.kind === "response" && o.status === 200) return { retry: false, why: "served" };
+            if (n >= options.maxAttempts) return { retry: false, why: "out of attempts" };
+            return { retry: true, delayMs: backoff.nextDelayMs(n), why: "busy" };
+          },
+        });
+        return { name, attempts: run.results.length, served: run.why === "served" };
+      }),
+    );
+    const doneMs = nowMs() - started;
+    const arrivals = server.arrivals.map((a) => ({ ...a, atMs: a.atMs - started }));
+    return { strategy: options.strategy, agents, arrivals, doneMs };
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * For each request the server served, in order, how many others it turned away (503) while it was
+ * busy with that one. The lists partition the 503s: every refusal happened during exactly one service.
+ */
+export function refusedPerService(arrivals: readonly Arrival[]): number[] {
+  const refused = new Map<number, number>();
+  for (const a of arrivals) if (a.status === 200) refused.set(a.n, 0);
+  for (const a of arrivals) {
+    if (a.status === 503 && a.busyWith !== undefined) refused.set(a.busyWith, (refused.get(a.busyWith) ?? 0) + 1);
+  }
+  return [...refused.values()];
+}

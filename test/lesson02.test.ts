@@ -1,0 +1,96 @@
+// Lesson 02 prints schedules computed by lib/backoff.ts, the herd simulator's tables and the blog's
+// conclusions checked against them (all fixed by the seed), then a live HTTP demo whose counts vary
+// with scheduling: only its robust properties are checked.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { runTs, tableRow } from "./run-helpers.ts";
+
+const LESSON = "lessons/02-backoff-and-jitter.ts";
+const LIVE = "The herd over real HTTP";
+const [ran, again] = await Promise.all([
+  runTs([LESSON, "--seed", "1"], { timeoutMs: 60_000 }),
+  runTs([LESSON, "--seed", "1"], { timeoutMs: 60_000 }),
+]);
+
+test("lesson 02 exits 0 with nothing on stderr", () => {
+  assert.equal(ran.timedOut, false);
+  assert.equal(ran.stderr, "");
+  assert.equal(ran.code, 0);
+});
+
+test("lesson 02: Codex's schedule, nominal and range, as computed", () => {
+  assert.deepEqual(tableRow(ran.stdout, "retry 1")?.slice(0, 3), ["retry 1", "200", "180–220"]);
+  assert.deepEqual(tableRow(ran.stdout, "retry 4")?.slice(0, 3), ["retry 4", "1,600", "1,440–1,760"]);
+  const draw = Number(tableRow(ran.stdout, "retry 4")![3]!.replace(/,/g, ""));
+  assert.ok(draw >= 1440 && draw < 1760, `retry 4's draw ${draw}`);
+  assert.match(ran.stdout, /nominal wait before Codex's 4th retry is 1,600 ms/);
+});
+
+test("lesson 02: the SDK's jitter only goes down, by up to 25 %", () => {
+  assert.deepEqual(tableRow(ran.stdout, "retry 1")?.slice(4, 7), ["0", "500", "375–500"]);
+  assert.deepEqual(tableRow(ran.stdout, "retry 5")?.slice(4, 7), ["4", "8,000", "6,000–8,000"]);
+  assert.match(ran.stdout, /from −25 % to 0 % of 4,000 ms/);
+});
+
+test("lesson 02: the AWS four, retry by retry", () => {
+  const row = tableRow(ran.stdout, "n = 1")!;
+  assert.equal(row[1], "10");
+  assert.match(row[2]!, /^0–10 → \d/);
+  assert.match(row[3]!, /^5–10 → \d/);
+  assert.match(row[4]!, /^5–15 → \d/);
+  assert.equal(tableRow(ran.stdout, "n = 8")![1], "1,280");
+});
+
+test("lesson 02: the simulator's tables and charts are printed", () => {
+  assert.match(ran.stdout, /Write calls per run \(mean\)/);
+  assert.match(ran.stdout, /Completion time versus clients/);
+  assert.match(ran.stdout, /When the write calls reach the server: 100 clients/);
+  assert.match(ran.stdout, /^\s+100\s+[\d,.]+\s+[\d,.]+/m);
+});
+
+test("lesson 02: every conclusion of the blog is printed with its verdict; all hold for seed 1", () => {
+  const claims = [
+    "Without backoff, work grows roughly with N².",
+    "Backoff without jitter barely helps with the work.",
+    "Backoff without jitter is the clear loser on time.",
+    "Full and Equal jitter cost about the same work.",
+    "Decorrelated jitter costs somewhat more.",
+    "Equal jitter is the slowest of the jittered ones.",
+    "Jittered backoff should be the default.",
+  ];
+  for (const claim of claims) assert.ok(ran.stdout.includes(`✓ supported  ${claim}`), claim);
+  assert.match(ran.stdout, /exponential used \d+ % of no-backoff's calls/);
+  assert.match(ran.stdout, /8 of 8 conclusions checked supported by this run/);
+});
+
+test("lesson 02, live HTTP: every agent is served under both strategies, and the counts add up", () => {
+  for (const strategy of ["exponential", "full"]) {
+    const m = new RegExp(`${strategy}: (\\d+) requests for 10 agents; (\\d+) served, (\\d+) answered 503`).exec(ran.stdout);
+    assert.ok(m, `no summary line for ${strategy}`);
+    const [requests, served, refused] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    assert.equal(served, 10);
+    assert.equal(requests, served + refused);
+    assert.ok(requests <= 300, `${requests} requests: more than 30 attempts per agent`);
+  }
+});
+
+test("lesson 02 prints the same trace for the same seed, up to the live HTTP demo", () => {
+  const before = (s: string) => s.slice(0, s.indexOf(LIVE));
+  assert.ok(ran.stdout.includes(LIVE));
+  assert.equal(before(again.stdout), before(ran.stdout));
+});
+
+test("lesson 02: --clients and --runs are checked; bad values exit 2 with one line", async () => {
+  const [badList, badRuns, small] = await Promise.all([
+    runTs([LESSON, "--clients", "10,x"]),
+    runTs([LESSON, "--runs", "0"]),
+    runTs([LESSON, "--clients", "20,10", "--runs", "5"], { timeoutMs: 60_000 }),
+  ]);
+  for (const bad of [badList, badRuns]) {
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^error: --(clients|runs) .* \(try --help\)\n$/);
+  }
+  assert.equal(small.code, 0, small.stderr);
+  assert.match(small.stdout, /10, 20 clients; 5 runs per point/);
+  assert.match(small.stdout, /conclusions, checked against this run \(20 clients\)/);
+});
