@@ -16,6 +16,7 @@ export const FAULT_NAMES = [
   "crash-after-claim",
   "pause-past-lease",
   "internal-error",
+  "crash-before-commit",
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
@@ -28,6 +29,7 @@ export const FAULT_HELP: Record<FaultName, string> = {
   "crash-after-claim": "the server process is killed (SIGKILL) after claiming the key",
   "pause-past-lease": "the holder stops until another request has taken its key over and is done, then goes on",
   "internal-error": "the handler's work fails after it began: the server answers 500",
+  "crash-before-commit": "the server process is killed (SIGKILL) after the handler's work, before the report is committed",
 };
 
 export function isFaultName(s: string): s is FaultName {

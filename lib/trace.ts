@@ -6,7 +6,7 @@
 import { styleText } from "node:util";
 import { nowMs, waitForEnter } from "./clock.ts";
 
-export type Actor = "agent" | "harness" | "model" | "server" | "database" | "network" | "notifier" | "lesson";
+export type Actor = "agent" | "harness" | "model" | "server" | "database" | "network" | "notifier" | "outbox" | "lesson";
 type Style = Parameters<typeof styleText>[0];
 
 const ACTOR_STYLE: Record<Actor, Style> = {
@@ -17,6 +17,7 @@ const ACTOR_STYLE: Record<Actor, Style> = {
   database: "yellow",
   network: "gray",
   notifier: "green",
+  outbox: "cyanBright",
   lesson: "white",
 };
 

@@ -3,29 +3,14 @@
  * every event on fd 3, obeys the parent's IPC messages, and on a crash fault kills itself with
  * SIGKILL at the crash point. Not meant to be run by hand: `npm run tracker` is the standalone one.
  */
-import { writeSync } from "node:fs";
+import { tellParent } from "../child-pipe.ts";
 import { Faults, type Stage } from "../faults.ts";
 import type { ChildConfig, FromChild, ToChild } from "./child.ts";
+import { notifyEffects } from "../notify-effects.ts";
 import { startTracker } from "./service.ts";
 
-const EVENTS_FD = 3;
-
-/**
- * Writes one message synchronously, so it is in the pipe before anything else happens, a SIGKILL
- * included. The pipe may be non-blocking: a full one (EAGAIN) is retried after a short pause.
- */
-function tell(message: FromChild): void {
-  const bytes = Buffer.from(JSON.stringify(message) + "\n");
-  let offset = 0;
-  while (offset < bytes.length) {
-    try {
-      offset += writeSync(EVENTS_FD, bytes, offset);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-    }
-  }
-}
+/** Every message to the parent goes out synchronously (child-pipe.ts), so none is lost to a SIGKILL. */
+const tell = (message: FromChild): void => tellParent(message);
 
 /** Faults that also tell the parent each stage a request reaches. */
 class ForwardingFaults extends Faults {
@@ -48,6 +33,7 @@ try {
     db: config.db,
     port: config.port,
     faults,
+    ...(config.notify ? { sideEffects: notifyEffects(config.notify) } : {}),
     ...(config.leaseMs !== undefined ? { leaseMs: config.leaseMs } : {}),
     ...(config.ttlMs !== undefined ? { ttlMs: config.ttlMs } : {}),
     ...(clock !== undefined ? { now: () => clock! } : {}),

@@ -4,7 +4,7 @@
  * chance to clean up, exactly as `kill -9` would. The database is a SQLite file (WAL), so the parent
  * can start a fresh child on the same file, the restarted server, and see what survived.
  *
- * How parent and child talk:
+ * How parent and child talk (lib/child-pipe.ts):
  * - child → parent: one JSON line per message on a pipe (fd 3), written synchronously, so every
  *   event the child wrote before it died reaches the parent: "listening" (its URL), each
  *   TrackerEvent (for the trace), each stage a request reaches (for `reached`), acknowledgements;
@@ -12,10 +12,9 @@
  * No child outlives its parent: the parent kills every live child when it exits, and a child whose
  * IPC channel closes (the parent died, even by SIGKILL) exits at once.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawnEntry, type ChildExit } from "../child-pipe.ts";
+import type { NotifyConfig } from "../notify-effects.ts";
 import type { FaultName, Stage } from "../faults.ts";
 import { Signals } from "../gate.ts";
 import type { TrackerEvent } from "./service.ts";
@@ -24,6 +23,8 @@ import type { VariantName } from "./variant.ts";
 /** What the child is started with (its one command-line argument, as JSON). */
 export interface ChildConfig {
   variant: VariantName;
+  /** How the tracker tells a maintainer of new reports (lesson 07); absent: it does not. */
+  notify?: NotifyConfig;
   db: string;
   port: number;
   leaseMs?: number;
@@ -68,16 +69,15 @@ export interface ChildTrackerOptions {
   clockMs?: number;
   /** Faults by request number, known from the start. */
   faults?: Record<number, FaultName>;
+  /** How the tracker tells a maintainer of new reports (lesson 07's notifier); absent: it does not. */
+  notify?: NotifyConfig;
   /** Receives the child's events, in the order it wrote them. */
   onEvent?: (event: TrackerEvent) => void;
   /** How long start-up may take (default 15 s). */
   startTimeoutMs?: number;
 }
 
-export interface ChildExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export type { ChildExit };
 
 export interface ChildTracker {
   readonly url: string;
@@ -103,35 +103,20 @@ export interface ChildTracker {
 }
 
 const ENTRY = fileURLToPath(new URL("./child-entry.ts", import.meta.url));
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
 
 /** Starts a tracker in a child process and resolves once it listens. */
 export async function startChildTracker(options: ChildTrackerOptions): Promise<ChildTracker> {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on("exit", () => {
-      for (const c of live) c.kill("SIGKILL");
-    });
-  }
   const config: ChildConfig = {
     variant: options.variant ?? "naive",
     db: options.db,
     port: options.port ?? 0,
     faults: options.faults ?? {},
+    ...(options.notify !== undefined ? { notify: options.notify } : {}),
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
     ...(options.clockMs !== undefined ? { clockMs: options.clockMs } : {}),
   };
-  // Plain `node` runs the child: it strips the types itself, which starts faster than a loader (an
-  // older Node without type stripping gets the tsx loader), and Node's compile cache, in its default
-  // place, spares later children the work of the first.
-  const loader = process.features.typescript ? [] : ["--import", "tsx"];
-  const child = spawn(process.execPath, [...loader, ENTRY, JSON.stringify(config)], {
-    stdio: ["ignore", "inherit", "inherit", "pipe", "ipc"],
-    env: { NODE_COMPILE_CACHE: join(tmpdir(), "node-compile-cache"), ...process.env },
-  });
-  live.add(child);
+  const { child, exited } = spawnEntry<FromChild>(ENTRY, JSON.stringify(config), receive);
 
   const stages = new Signals();
   const acks = new Signals();
@@ -143,30 +128,12 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     failed = (message) => reject(new Error(`the tracker process did not start: ${message}`));
   });
 
-  const exited = new Promise<ChildExit>((resolve) => {
-    // "close" comes after "exit" and after the child's pipes are drained: no message is left unread.
-    child.once("close", (code, signal) => {
-      live.delete(child);
-      failed?.(`it exited (${signal ?? `code ${code}`})`);
-      resolve({ code, signal });
-    });
-  });
   let gone = false;
-  void exited.then(() => (gone = true));
-  child.on("error", (err) => failed?.(err.message));
-
-  let buffered = "";
-  const events = child.stdio[3] as NodeJS.ReadableStream;
-  events.setEncoding("utf8");
-  events.on("data", (chunk: string) => {
-    buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      if (line.trim() !== "") receive(JSON.parse(line) as FromChild);
-    }
+  void exited.then(({ code, signal }) => {
+    gone = true;
+    failed?.(`it exited (${signal ?? `code ${code}`})`);
   });
+  child.on("error", (err) => failed?.(err.message));
 
   function receive(m: FromChild): void {
     switch (m.type) {

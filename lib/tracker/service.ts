@@ -7,12 +7,14 @@
  *   GET  /reports/<id>     one report                                        → 200 or 404
  *   PUT  /reports/<id>     create or replace the report with this id         → 201 or 200
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Faults, type FaultName, type Wake } from "../faults.ts";
 import { HttpError, answerFromError, parseReport, problem, readBody, send, type Answer } from "./http.ts";
-import { keyHeaderValues } from "./idempotency-key.ts";
-import { ReportStore } from "./store.ts";
+import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
+import type { SideEffectCall, SideEffects } from "./side-effects.ts";
+import { ReportStore, type Report } from "./store.ts";
 import type { CrashPoint, CreateContext, Variant, VariantName } from "./variant.ts";
 import { variantByName } from "./variants/index.ts";
 
@@ -45,6 +47,8 @@ export interface TrackerOptions {
   onRequest?: (record: RequestRecord) => void;
   /** What a crash fault does. In-process it cannot kill anything, so the default refuses. */
   crash?: (point: CrashPoint, requestNo: number) => void;
+  /** What POST /reports does besides storing the report (side-effects.ts; lesson 07). */
+  sideEffects?: SideEffects;
 }
 
 /** How one request ended, for a one-line log. */
@@ -95,6 +99,11 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
     });
   let requests = 0;
   let closing = false;
+  // Which request a synchronous store hook runs for: each request's handling runs in its own scope.
+  const scope = new AsyncLocalStorage<number>();
+  const sideEffects = options.sideEffects;
+  const inTransaction = sideEffects?.inTransaction;
+  if (inTransaction) store.onInsert((report) => emit({ actor: "database", requestNo: scope.getStore() ?? 0, text: inTransaction(report, store) }));
 
   const server: Server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
     const requestNo = ++requests;
@@ -115,7 +124,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
         }),
       );
     }
-    handle(requestNo, req, res).catch((err: unknown) => {
+    scope.run(requestNo, () => handle(requestNo, req, res)).catch((err: unknown) => {
       if (closing) return;
       emit({ actor: "server", requestNo, text: `internal error: ${err instanceof Error ? err.message : err}`, mark: "bad" });
       if (!res.headersSent && !res.destroyed) send(res, problem(500, "Internal Server Error", "the server failed"));
@@ -178,6 +187,13 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
       if (method === "POST") {
         const rawBody = await readBody(req);
         const report = parseReport(req.headers["content-type"], rawBody);
+        const call: SideEffectCall | undefined = sideEffects && {
+          requestNo,
+          report,
+          caller: callerOf(req),
+          key: requestKeyIfAny(req.rawHeaders),
+          say: (text, mark) => emit({ actor: "server", requestNo, text, ...(mark ? { mark } : {}) }),
+        };
         const ctx: CreateContext = {
           requestNo,
           report,
@@ -202,10 +218,12 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
               emit({ actor: "server", requestNo, text: "the handler's work fails (fault: internal-error)", mark: "bad" });
               throw new Error("the work failed (injected fault: internal-error)");
             }
+            if (call && sideEffects?.beforeCommit) await sideEffects.beforeCommit(call);
+            ctx.crashPoint("before-commit");
           },
           claimed: (fence, takenFrom) => faults.claimed(requestNo, fence, takenFrom),
           crashPoint: (point) => {
-            if ((point === "after-claim" && fault === "crash-after-claim") || (point === "between-commits" && fault === "crash-between-commits")) {
+            if (fault === `crash-${point}`) {
               emit({ actor: "server", requestNo, text: `process killed (SIGKILL) at "${point}"`, mark: "bad" });
               crash(point, requestNo);
             }
@@ -216,7 +234,11 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
           },
           server: (text, mark) => emit({ actor: "server", requestNo, text, ...(mark ? { mark } : {}) }),
         };
-        return variant.create(ctx);
+        const answer = await variant.create(ctx);
+        if (call && sideEffects?.afterCommit && answer.status === 201 && answer.headers?.["idempotent-replayed"] !== "true") {
+          await sideEffects.afterCommit(answer.body as Report, call);
+        }
+        return answer;
       }
       if (method === "GET" || method === "HEAD") {
         const title = url.searchParams.get("title");
@@ -280,6 +302,14 @@ const WAKE_TEXT: Record<Wake, string> = {
   "taken-over": "handler wakes up and carries on, unaware that its key was taken over meanwhile",
   fail: "handler wakes up, and its work fails",
 };
+
+/** The request's Idempotency-Key for a side effect's use, or undefined when absent or malformed. */
+function requestKeyIfAny(rawHeaders: string[]): string | undefined {
+  const values = keyHeaderValues(rawHeaders);
+  if (values.length === 0) return undefined;
+  const parsed = parseIdempotencyKey(values);
+  return parsed.ok ? parsed.key : undefined;
+}
 
 /** The answers that were replays of a stored response (for RequestRecord.replayed). */
 const replays = new WeakSet<ServerResponse>();

@@ -52,6 +52,7 @@ export class ReportStore {
   readonly #byTitle: StatementSync;
   readonly #count: StatementSync;
   #inTransaction = false;
+  #afterInsert: ((report: Report) => void) | undefined;
 
   /** Opens (and creates) the database at `path`, or an in-memory one for ":memory:". */
   constructor(path: string) {
@@ -116,11 +117,22 @@ export class ReportStore {
     }
   }
 
-  /** Inserts a new report. Call it inside `transaction`. */
+  /** Inserts a new report, then runs the `onInsert` hook, if any, in the same transaction. Call it inside `transaction`. */
   insertReport(r: NewReport): Report {
-    return toReport(
+    const report = toReport(
       this.#insert.get(r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null) as unknown as ReportRow,
     );
+    this.#afterInsert?.(report);
+    return report;
+  }
+
+  /**
+   * Runs `hook` right after every insertReport, inside the caller's transaction: what it writes is
+   * committed or rolled back with the report (an outbox row, lesson 07). A hook that throws rolls
+   * the transaction back.
+   */
+  onInsert(hook: (report: Report) => void): void {
+    this.#afterInsert = hook;
   }
 
   /** Creates or replaces the report with this id (what PUT does). */

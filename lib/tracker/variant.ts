@@ -14,8 +14,11 @@ export function isVariantName(s: string): s is VariantName {
   return (VARIANT_NAMES as readonly string[]).includes(s);
 }
 
-/** The places where a crash fault can kill the server process. */
-export type CrashPoint = "after-claim" | "between-commits";
+/**
+ * The places where a crash fault can kill the server process; the fault `crash-<point>` fires there.
+ * `before-commit` ends the handler's work (any variant), just before the report's transaction.
+ */
+export type CrashPoint = "after-claim" | "between-commits" | "before-commit";
 
 /** What a variant's handler gets for one POST /reports. */
 export interface CreateContext {

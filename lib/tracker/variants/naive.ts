@@ -11,6 +11,9 @@ export const naive: Variant = {
     await ctx.work();
     const report = ctx.store.transaction(() => ctx.store.insertReport(ctx.report));
     ctx.database(`INSERT report ${report.id} · COMMIT`, true);
+    // naive has one commit; a crash here is at the same moment as key-after's between its two: the
+    // report is in, and no answer has left.
+    ctx.crashPoint("between-commits");
     return { status: 201, body: report, headers: { location: `/reports/${report.id}` } };
   },
 };

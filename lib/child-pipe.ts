@@ -1,0 +1,96 @@
+/**
+ * A TypeScript module of this project run as a child process that reports to its parent, for the
+ * processes a lesson kills with SIGKILL (the tracker, the outbox dispatcher):
+ *
+ * - child → parent: one JSON line per message on a pipe (fd 3), written synchronously (`tellParent`),
+ *   so every message the child wrote before it died reaches the parent, a SIGKILL notwithstanding;
+ * - parent → child: IPC messages (`child.send`), when the child needs telling anything;
+ * - no child outlives its parent: the parent kills every live child when it exits, and a child
+ *   should exit when its IPC channel closes (`process.on("disconnect", …)`).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface SpawnedChild {
+  readonly child: ChildProcess;
+  /** Resolves once the child is gone and every line it wrote has been delivered. */
+  readonly exited: Promise<ChildExit>;
+}
+
+const EVENTS_FD = 3;
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/**
+ * Starts `entry` (a .ts file) with one command-line argument, `arg`, and calls `onMessage` with
+ * each JSON line the child tells, in order.
+ */
+export function spawnEntry<M>(entry: string, arg: string, onMessage: (message: M) => void): SpawnedChild {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", () => {
+      for (const c of live) c.kill("SIGKILL");
+    });
+  }
+  // Plain `node` runs the child: it strips the types itself, which starts faster than a loader (an
+  // older Node without type stripping gets the tsx loader), and Node's compile cache, in its default
+  // place, spares later children the work of the first.
+  const loader = process.features.typescript ? [] : ["--import", "tsx"];
+  const child = spawn(process.execPath, [...loader, entry, arg], {
+    stdio: ["ignore", "inherit", "inherit", "pipe", "ipc"],
+    env: { NODE_COMPILE_CACHE: join(tmpdir(), "node-compile-cache"), ...process.env },
+  });
+  live.add(child);
+
+  const exited = new Promise<ChildExit>((resolve) => {
+    // "close" comes after "exit" and after the child's pipes are drained: no message is left unread.
+    child.once("close", (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal });
+    });
+  });
+
+  let buffered = "";
+  const lines = child.stdio[EVENTS_FD] as NodeJS.ReadableStream;
+  lines.setEncoding("utf8");
+  lines.on("data", (chunk: string) => {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf("\n")) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      if (line.trim() !== "") onMessage(JSON.parse(line) as M);
+    }
+  });
+  return { child, exited };
+}
+
+/** How many children this process started are still running (tests check that none is left). */
+export function liveChildren(): number {
+  return live.size;
+}
+
+/**
+ * The child's side: writes one message synchronously, so it is in the pipe before anything else
+ * happens, a SIGKILL included. The pipe may be non-blocking: a full one (EAGAIN) is retried after a
+ * short pause.
+ */
+export function tellParent(message: unknown): void {
+  const bytes = Buffer.from(JSON.stringify(message) + "\n");
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(EVENTS_FD, bytes, offset);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  }
+}

@@ -1,0 +1,324 @@
+/**
+ * The fault matrix (lesson 08): every tracker variant against every fault, with the client policy
+ * that goes with it, each cell run live and counted in its own SQLite file. One logical call ("file
+ * this report") should leave exactly one report; a cell says how many it left.
+ *
+ *   lose-response           the report is committed, the answer never leaves; the agent times out
+ *   slow                    the handler stalls past the agent's timeout, the retry runs beside it
+ *   concurrent              two calls with one key at once (two workers, a double submit): no timeout
+ *   crash-between-commits   the process is killed (SIGKILL) right after the report's commit
+ *   crash-after-claim       the process is killed right after claiming the key (keyed variants only)
+ *   pause-past-lease        the holder stops until another request has taken its key over and is done
+ *
+ * The crash cells run the tracker in a child process under a supervisor that restarts it on the same
+ * file; the others run it in this process. Every wait that orders events is a gate (Faults.reached,
+ * release, beforeRetry), never a sleep. The tracker's clock is paced by the agent's waits
+ * (paced-clock.ts), so a lease runs out exactly when the agent has waited long enough, on any machine.
+ */
+import { fileReport, type Attempt, type CallResult, type FileReportOptions, type Outcome, type PolicyName } from "./client.ts";
+import { Faults, type FaultName } from "./faults.ts";
+import { agentLog, agentLogAfter, serverLog } from "./narrate.ts";
+import { notifyEffects, type NotifyConfig } from "./notify-effects.ts";
+import { pacedClock, type PacedClock } from "./paced-clock.ts";
+import { seeded, uuid } from "./random.ts";
+import { startTracker } from "./tracker/service.ts";
+import { countReportsIn } from "./tracker/store.ts";
+import { superviseTracker } from "./tracker/supervisor.ts";
+import { VARIANT_NAMES, type VariantName } from "./tracker/variant.ts";
+import { availableVariants } from "./tracker/variants/index.ts";
+import { Trace } from "./trace.ts";
+
+/** The matrix's faults, in column order. `concurrent` is not a server fault: it is two calls at once. */
+export const MATRIX_FAULTS = ["lose-response", "slow", "concurrent", "crash-between-commits", "crash-after-claim", "pause-past-lease"] as const;
+export type MatrixFault = (typeof MATRIX_FAULTS)[number];
+
+export function isMatrixFault(s: string): s is MatrixFault {
+  return (MATRIX_FAULTS as readonly string[]).includes(s);
+}
+
+export const MATRIX_FAULT_HELP: Record<MatrixFault, string> = {
+  "lose-response": "committed, then the answer is lost; the agent times out and retries",
+  slow: "the handler stalls past the agent's timeout; the retry runs beside it",
+  concurrent: "two calls for one report at once, with one key (none for naive)",
+  "crash-between-commits": "the tracker process is killed (SIGKILL) right after the report's commit",
+  "crash-after-claim": "the tracker process is killed right after claiming the key",
+  "pause-past-lease": "the holder stops until another request has taken its key over, then goes on",
+};
+
+/**
+ * What runCell can run: the matrix's faults, and `crash-before-commit` (lesson 07: the process is
+ * killed after the handler's work, a call to another service included, before the report's commit).
+ */
+export type CellFault = MatrixFault | "crash-before-commit";
+const CRASHES: readonly CellFault[] = ["crash-between-commits", "crash-after-claim", "crash-before-commit"];
+
+/** The variants that exist, in the matrix's row order. */
+export function matrixVariants(): VariantName[] {
+  const built = availableVariants();
+  return VARIANT_NAMES.filter((v) => built.includes(v));
+}
+
+/** The client policy a variant is meant for: a keyless blind retry for naive, one key reused for the rest. */
+export function policyFor(variant: VariantName): PolicyName {
+  return variant === "naive" ? "blind-retry" : "same-key";
+}
+
+export interface CellOptions {
+  /** Where the cell's SQLite file goes (a scratch path for a name). */
+  dbPath: (name: string) => string;
+  /** Seed for the agent's keys (default 1). */
+  seed?: number;
+  /** Default: policyFor(variant). */
+  policy?: PolicyName;
+  /** Where the cell's events go; default: a trace kept in `CellResult.events`. */
+  trace?: Trace;
+  /** The section heading opened on `trace` (default "<variant> × <fault> (the agent: <policy>)"); false: none. */
+  heading?: string | false;
+  /** The agent's patience, ms, where a timeout is the point (default 150). */
+  timeoutMs?: number;
+  /** The keyed variants' lease, ms (default 400). */
+  leaseMs?: number;
+  /** How the tracker tells a maintainer of each new report (lesson 07); default: it does not. */
+  notify?: NotifyConfig;
+  /** Crash cells: called once the killed process is gone, before the restart (to look at the file then). */
+  atCrash?: (db: string) => Promise<void> | void;
+}
+
+export interface CellResult {
+  variant: VariantName;
+  fault: CellFault;
+  policy: PolicyName;
+  /** The cell's SQLite file (it stays until the caller's scratch folder is removed). */
+  db: string;
+  /** Reports in the cell's database at the end. */
+  reports: number;
+  /** What one logical call should leave: one report. */
+  expected: 1;
+  verdict: "ok" | "duplicate" | "lost";
+  /** False when the variant has no such moment (no claim to crash after): the fault never fired. */
+  fired: boolean;
+  /** Each call's attempts, as "timeout", "error", "201", "409", "201 replayed". */
+  calls: string[][];
+  /** The cell's trace, line by line (empty when the caller gave its own trace). */
+  events: string[];
+  ms: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 150;
+const DEFAULT_LEASE_MS = 400;
+/** Where no timeout is meant to happen, the agent waits this long (a process start-up may be slow). */
+const PATIENT_MS = 5_000;
+const report = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
+
+/** Runs one cell live and counts what it left. */
+export async function runCell(variant: VariantName, fault: CellFault, options: CellOptions): Promise<CellResult> {
+  const started = performance.now();
+  const events: string[] = [];
+  const trace = options.trace ?? new Trace({ color: false, step: false, write: (line) => events.push(line) });
+  const policy = options.policy ?? policyFor(variant);
+  if (options.trace && options.heading !== false) trace.section(options.heading ?? `${variant} × ${fault} (the agent: ${policy})`);
+  const cell: Cell = {
+    variant,
+    fault,
+    policy,
+    trace,
+    random: seeded(options.seed ?? 1),
+    db: options.dbPath(`${variant}-${fault}-${policy}.sqlite`),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    options,
+  };
+  const run = CRASHES.includes(fault) ? crashCell : inProcessCell;
+  const { reports, fired, results } = await run(cell);
+  return {
+    variant,
+    fault,
+    policy,
+    db: cell.db,
+    reports,
+    expected: 1,
+    verdict: reports === 1 ? "ok" : reports > 1 ? "duplicate" : "lost",
+    fired,
+    calls: results.map((r) => r.attempts.map((a) => statusOf(a.outcome))),
+    events,
+    ms: Math.round(performance.now() - started),
+  };
+}
+
+/** Runs `cells` at most `concurrency` at a time; results in the order given. */
+export async function runCells(
+  cells: Array<{ variant: VariantName; fault: MatrixFault }>,
+  options: Omit<CellOptions, "trace">,
+  concurrency = 4,
+): Promise<CellResult[]> {
+  const results: CellResult[] = new Array(cells.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < cells.length) {
+      const i = next++;
+      results[i] = await runCell(cells[i]!.variant, cells[i]!.fault, options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, cells.length) }, worker));
+  return results;
+}
+
+interface Cell {
+  variant: VariantName;
+  fault: CellFault;
+  policy: PolicyName;
+  trace: Trace;
+  random: () => number;
+  db: string;
+  timeoutMs: number;
+  leaseMs: number;
+  options: CellOptions;
+}
+
+interface Ran {
+  reports: number;
+  fired: boolean;
+  results: CallResult[];
+}
+
+/** Moves the tracker's clock by what the agent waited after `last`, and says so in the trace. */
+function pacer(cell: Cell, clock: PacedClock, setClock?: (ms: number) => Promise<void>) {
+  return async (last: Attempt, waitedMs: number): Promise<void> => {
+    const before = clock.now();
+    const now = clock.advance(last, waitedMs);
+    await setClock?.(now);
+    if (now !== before) cell.trace.event("lesson", `the tracker's clock: ${before} → ${now} ms (what the agent waited)`);
+  };
+}
+
+/** The agent's call: one report, the cell's policy. */
+function call(cell: Cell, extra: Partial<FileReportOptions> & Pick<FileReportOptions, "url">): Promise<CallResult> {
+  return fileReport({ report, policy: cell.policy, maxAttempts: 4, timeoutMs: cell.timeoutMs, random: cell.random, onAttempt: agentLog(cell.trace), ...extra });
+}
+
+/** lose-response, slow, concurrent, pause-past-lease: the tracker in this process. */
+async function inProcessCell(cell: Cell): Promise<Ran> {
+  const clock = pacedClock();
+  const faults = new Faults({ 1: cell.fault === "lose-response" ? "lose-response" : cell.fault === "pause-past-lease" ? "pause-past-lease" : "slow" });
+  const tracker = await startTracker({
+    variant: cell.variant,
+    db: cell.db,
+    faults,
+    leaseMs: cell.leaseMs,
+    now: clock.now,
+    onEvent: serverLog(cell.trace),
+    ...(cell.options.notify ? { sideEffects: notifyEffects(cell.options.notify) } : {}),
+  });
+  const pace = pacer(cell, clock);
+  try {
+    const results: CallResult[] = [];
+    switch (cell.fault) {
+      case "lose-response":
+        results.push(await call(cell, { url: tracker.url, beforeRetry: (_, last, waited) => pace(last, waited) }));
+        break;
+      case "slow": {
+        // #1 stalls; the agent times out and retries. Once the retry is answered, #1 is let go; a
+        // further retry (after a 409) waits until #1 is done.
+        const agent = call(cell, {
+          url: tracker.url,
+          beforeRetry: async (retry, last, waited) => {
+            if (retry >= 2) await faults.reached(1, "handled");
+            await pace(last, waited);
+          },
+        });
+        await faults.reached(2, "answered");
+        cell.trace.event("lesson", "#2 has its answer: the lesson lets #1 go on", "warn");
+        faults.release(1);
+        results.push(await agent);
+        break;
+      }
+      case "concurrent": {
+        // Two calls for one report, one key between them (a keyless blind retry for naive). #1 is
+        // held at its gate until #2 has its answer, so the two overlap on every machine; neither
+        // times out. A 409 sends #2's caller back once #1 is done.
+        const key = cell.policy === "same-key" ? uuid(cell.random) : undefined;
+        const shared = { ...(key ? { key } : {}), timeoutMs: PATIENT_MS };
+        const first = call(cell, { url: tracker.url, ...shared });
+        await faults.reached(1, "held");
+        const second = call(cell, {
+          url: tracker.url,
+          ...shared,
+          beforeRetry: async (_, last, waited) => {
+            await faults.reached(1, "handled");
+            await pace(last, waited);
+          },
+        });
+        await faults.reached(2, "answered");
+        cell.trace.event("lesson", "#2 has its answer: the lesson lets #1 go on", "warn");
+        faults.release(1);
+        results.push(await first, await second);
+        break;
+      }
+      case "pause-past-lease":
+        // The holder wakes by itself once another request took its key over and is done (faults.ts).
+        // A variant without a claim has nothing to take over: the retry simply ran beside the paused
+        // #1, so the lesson lets #1 go once the agent is done.
+        results.push(await call(cell, { url: tracker.url, beforeRetry: (_, last, waited) => pace(last, waited) }));
+        if (!faults.hasReached(1, "taken-over")) {
+          cell.trace.event("lesson", "the agent is done, and nothing took #1's key over: the lesson lets #1 go on", "warn");
+          faults.release(1);
+        }
+        break;
+      default:
+        throw new Error(`not an in-process fault: ${cell.fault}`);
+    }
+    // The held request #1 must be done before counting.
+    await faults.reached(1, "handled");
+    const fired = faults.hasReached(1, cell.fault === "lose-response" ? "lost" : "held");
+    return { reports: tracker.store.countReports(), fired, results };
+  } finally {
+    await tracker.close();
+  }
+}
+
+/** The crash faults: the tracker in a child process, restarted on the same file. */
+async function crashCell(cell: Cell): Promise<Ran> {
+  const clock = pacedClock();
+  const log = serverLog(cell.trace);
+  const tracker = await superviseTracker({
+    variant: cell.variant,
+    db: cell.db,
+    faults: { 1: cell.fault as FaultName },
+    ...(cell.options.notify ? { notify: cell.options.notify } : {}),
+    leaseMs: cell.leaseMs,
+    clockMs: clock.now(),
+    onEvent: (e, generation) => log({ ...e, text: `${generation > 1 ? "[restarted] " : ""}${e.text}` }),
+  });
+  cell.trace.event("lesson", `tracker process started (${cell.variant}), lease ${cell.leaseMs} ms`);
+  const pace = pacer(cell, clock, (ms) => tracker.setClock(ms));
+  const agent = agentLogAfter(cell.trace, () => tracker.current.flush());
+  let result: CallResult;
+  try {
+    // No attempt here is meant to time out: the crash cuts the connection at once.
+    result = await call(cell, {
+      url: tracker.url,
+      timeoutMs: PATIENT_MS,
+      onAttempt: agent.onAttempt,
+      beforeRetry: async (_, last, waited) => {
+        await agent.settled();
+        if (tracker.generation === 1) {
+          await tracker.current.exited;
+          await cell.options.atCrash?.(cell.db);
+          const exit = await tracker.restartAfterExit();
+          cell.trace.event("lesson", `the process is gone (${exit.signal ?? `exit code ${exit.code}`}); a new one listens on the same file and port`, "warn");
+        }
+        await pace(last, waited);
+      },
+    });
+    await agent.settled();
+  } finally {
+    await tracker.close();
+  }
+  return { reports: countReportsIn(cell.db), fired: tracker.generation > 1, results: [result] };
+}
+
+/** An attempt's outcome in a word or two. */
+export function statusOf(o: Outcome): string {
+  if (o.kind !== "response") return o.kind;
+  return `${o.status}${o.headers["idempotent-replayed"] === "true" ? " replayed" : ""}`;
+}

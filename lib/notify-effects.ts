@@ -1,0 +1,57 @@
+/**
+ * The three ways lesson 07's tracker tells the maintainer about a new report, as tracker hooks
+ * (tracker/side-effects.ts), chosen by a plain config so that a tracker in a child process can be
+ * given one too:
+ *
+ *   inline "before-commit"   the handler calls the notifier, then stores the report
+ *   inline "after-commit"    the handler stores the report, then calls the notifier
+ *   passKey                  an inline call carries a key derived from the request's own key
+ *   outbox                   the handler writes a "to send" row in the report's transaction, and
+ *                            the dispatcher (outbox.ts) delivers it later
+ */
+import { httpCall } from "./client.ts";
+import { describeDelivery, type NotificationRequest } from "./notifier.ts";
+import { TRACKER_CALLER, notificationFor, outboxOf, subjectFor } from "./outbox.ts";
+import { shortKey } from "./tracker/key-answers.ts";
+import type { SideEffectCall, SideEffects } from "./tracker/side-effects.ts";
+
+export interface NotifyConfig {
+  notifierUrl: string;
+  /** Call the notifier from the request handler, before or after the report's commit. */
+  inline?: "before-commit" | "after-commit";
+  /** Inline calls carry a key derived from the request's Idempotency-Key (when it has one). */
+  passKey?: boolean;
+  /** Write an outbox row in the report's transaction (the dispatcher delivers it). */
+  outbox?: boolean;
+}
+
+/** The key passed downstream for a request: its own key, scoped to its caller and to this purpose. */
+export function passedKey(call: Pick<SideEffectCall, "key" | "caller">): string | undefined {
+  return call.key === undefined ? undefined : `${call.key}/${call.caller}/notify`;
+}
+
+export function notifyEffects(config: NotifyConfig): SideEffects {
+  const effects: SideEffects = {};
+  const send = async (call: SideEffectCall, notification: NotificationRequest): Promise<void> => {
+    const key = config.passKey ? passedKey(call) : undefined;
+    const headers: Record<string, string> = { authorization: `Bearer ${TRACKER_CALLER}` };
+    if (key !== undefined) headers["idempotency-key"] = `"${key}"`;
+    call.say(`→ notifier: POST /notifications "${notification.subject}"${key === undefined ? " (no key)" : ` (Idempotency-Key ${shortKey(key)})`}`);
+    const outcome = await httpCall({ method: "POST", url: `${config.notifierUrl}/notifications`, body: notification, headers, timeoutMs: 5_000 });
+    const accepted = outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300;
+    call.say(`← notifier: ${describeDelivery(outcome)}`, accepted ? "ok" : "bad");
+    if (!accepted) throw new Error(`the notifier did not accept the notification (${describeDelivery(outcome)})`);
+  };
+  if (config.inline === "before-commit") {
+    // No report id yet: the report does not exist until the commit that follows.
+    effects.beforeCommit = (call) => send(call, { subject: subjectFor(call.report.title) });
+  }
+  if (config.inline === "after-commit") effects.afterCommit = (stored, call) => send(call, notificationFor(stored));
+  if (config.outbox) {
+    effects.inTransaction = (stored, store) => {
+      const row = outboxOf(store).add(stored);
+      return `INSERT outbox row ${row.id} 'to_send' (notify about report ${stored.id}), in the report's transaction`;
+    };
+  }
+  return effects;
+}

@@ -1,0 +1,36 @@
+/**
+ * The child side of outbox-dispatcher.ts: one pass of the outbox dispatcher over a SQLite file,
+ * every step told to the parent on fd 3, and, when asked, SIGKILL at the point between "the notifier
+ * accepted the row" and "the row is marked sent". Not meant to be run by hand.
+ */
+import { tellParent } from "./child-pipe.ts";
+import { dispatchPending } from "./outbox.ts";
+import type { DispatcherConfig, FromDispatcher } from "./outbox-dispatcher.ts";
+import { ReportStore } from "./tracker/store.ts";
+
+const tell = (message: FromDispatcher): void => tellParent(message);
+
+// The parent is gone (its IPC channel closed, even if it was killed): do not outlive it.
+process.on("disconnect", () => process.exit(0));
+
+const config = JSON.parse(process.argv[2] ?? "{}") as DispatcherConfig;
+try {
+  const store = new ReportStore(config.db);
+  const result = await dispatchPending({
+    store,
+    notifierUrl: config.notifierUrl,
+    withKey: config.withKey,
+    say: (text, mark) => tell({ type: "say", text, ...(mark ? { mark } : {}) }),
+    afterAccepted: (row) => {
+      if (!config.killAfterAccepted) return;
+      tell({ type: "say", text: `dispatcher killed (SIGKILL) after the notifier accepted row ${row.id}, before marking it sent`, mark: "bad" });
+      process.kill(process.pid, "SIGKILL");
+    },
+  });
+  store.close();
+  tell({ type: "done", ...result });
+  process.exit(0);
+} catch (err) {
+  tell({ type: "failed", message: err instanceof Error ? err.message : String(err) });
+  process.exit(1);
+}

@@ -1,0 +1,49 @@
+/**
+ * The outbox dispatcher as a separate process (outbox-dispatcher-entry.ts), so that a lesson can kill
+ * it with SIGKILL at a named point: after the notifier accepted a row, before the row is marked sent.
+ * The kill is not timed: the dispatcher kills itself when its code reaches that point, as the
+ * tracker's crash faults do. One run is one pass over the 'to_send' rows of the SQLite file.
+ */
+import { fileURLToPath } from "node:url";
+import { spawnEntry, type ChildExit } from "./child-pipe.ts";
+
+export interface DispatcherConfig {
+  /** The tracker's SQLite file, whose outbox table it reads. */
+  db: string;
+  notifierUrl: string;
+  /** Send each row's downstream key (outbox.ts `downstreamKey`). */
+  withKey: boolean;
+  /** Kill the process (SIGKILL) right after the notifier accepts the first row, before marking it sent. */
+  killAfterAccepted?: boolean;
+}
+
+/** Dispatcher → parent, one JSON line each (child-pipe.ts). */
+export type FromDispatcher =
+  | { type: "say"; text: string; mark?: "ok" | "bad" | "warn" }
+  | { type: "done"; delivered: number; failed: number }
+  | { type: "failed"; message: string };
+
+export interface DispatcherRun {
+  exit: ChildExit;
+  /** Rows delivered and marked sent in this run. */
+  delivered: number;
+  failed: number;
+  /** The process died by SIGKILL. */
+  killed: boolean;
+}
+
+const ENTRY = fileURLToPath(new URL("./outbox-dispatcher-entry.ts", import.meta.url));
+
+/** Runs one dispatcher pass in a child process and resolves when the process is gone. */
+export async function runDispatcher(config: DispatcherConfig, onEvent?: (text: string, mark?: "ok" | "bad" | "warn") => void): Promise<DispatcherRun> {
+  let done: { delivered: number; failed: number } | undefined;
+  let failure: string | undefined;
+  const { exited } = spawnEntry<FromDispatcher>(ENTRY, JSON.stringify(config), (m) => {
+    if (m.type === "say") onEvent?.(m.text, m.mark);
+    else if (m.type === "done") done = m;
+    else failure = m.message;
+  });
+  const exit = await exited;
+  if (failure !== undefined) throw new Error(`the dispatcher failed: ${failure}`);
+  return { exit, delivered: done?.delivered ?? 0, failed: done?.failed ?? 0, killed: exit.signal === "SIGKILL" };
+}
