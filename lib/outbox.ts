@@ -19,7 +19,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { httpCall } from "./client.ts";
 import { describeDelivery, type NotificationRequest } from "./notifier.ts";
 import { shortKey } from "./tracker/key-answers.ts";
-import type { Report, ReportStore } from "./tracker/store.ts";
+import { ReportStore, type Report } from "./tracker/store.ts";
 
 export interface OutboxRow {
   id: number;
@@ -94,6 +94,16 @@ export function subjectFor(title: string): string {
 /** What the maintainer is told about a stored report. */
 export function notificationFor(report: Pick<Report, "id" | "title">): NotificationRequest {
   return { subject: subjectFor(report.title), reportId: report.id };
+}
+
+/** The outbox rows of a tracker's database file, read after (or beside) its tracker. */
+export function outboxRowsIn(path: string): OutboxRow[] {
+  const store = new ReportStore(path);
+  try {
+    return outboxOf(store).all();
+  } finally {
+    store.close();
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import { fileReport } from "../lib/client.ts";
 import { runCell } from "../lib/matrix.ts";
 import { startNotifier, type Notifier } from "../lib/notifier.ts";
 import { notifyEffects, type NotifyConfig } from "../lib/notify-effects.ts";
-import { outboxOf } from "../lib/outbox.ts";
+import { outboxOf, outboxRowsIn } from "../lib/outbox.ts";
 import { runDispatcher } from "../lib/outbox-dispatcher.ts";
 import { seeded } from "../lib/random.ts";
 import { startTracker } from "../lib/tracker/service.ts";
@@ -27,15 +27,6 @@ async function withNotifier<T>(fn: (n: Notifier) => Promise<T>): Promise<T> {
     return await fn(n);
   } finally {
     await n.close();
-  }
-}
-
-function outboxRows(db: string) {
-  const store = new ReportStore(db);
-  try {
-    return outboxOf(store).all();
-  } finally {
-    store.close();
   }
 }
 
@@ -71,8 +62,8 @@ test("the fence guards the row: a paused holder leaves 2 reports and 2 rows on k
     const notify: NotifyConfig = { notifierUrl: notifier.url, outbox: true };
     const keyed = await runCell("keyed", "pause-past-lease", { dbPath, notify });
     const fenced = await runCell("fenced", "pause-past-lease", { dbPath, notify });
-    assert.deepEqual([keyed.reports, outboxRows(keyed.db).length], [2, 2]);
-    assert.deepEqual([fenced.reports, outboxRows(fenced.db).length], [1, 1]);
+    assert.deepEqual([keyed.reports, outboxRowsIn(keyed.db).length], [2, 2]);
+    assert.deepEqual([fenced.reports, outboxRowsIn(fenced.db).length], [1, 1]);
   }));
 
 for (const withKey of [false, true]) {
@@ -83,11 +74,11 @@ for (const withKey of [false, true]) {
       assert.deepEqual(killed.exit, { code: null, signal: "SIGKILL" });
       assert.equal(killed.killed, true);
       assert.equal(notifier.delivered().length, 1, "the notifier had accepted it");
-      assert.deepEqual(outboxRows(cell.db).map((r) => r.state), ["to_send"], "the kill came before the row was marked");
+      assert.deepEqual(outboxRowsIn(cell.db).map((r) => r.state), ["to_send"], "the kill came before the row was marked");
       const again = await runDispatcher({ db: cell.db, notifierUrl: notifier.url, withKey });
       assert.deepEqual(again.exit, { code: 0, signal: null });
       assert.equal(again.delivered, 1);
-      assert.deepEqual(outboxRows(cell.db).map((r) => r.state), ["sent"]);
+      assert.deepEqual(outboxRowsIn(cell.db).map((r) => r.state), ["sent"]);
       assert.equal(notifier.delivered().length, withKey ? 1 : 2);
       assert.equal(notifier.deduplicated, withKey ? 1 : 0);
       assert.equal(notifier.delivered().filter((n) => n.duplicate).length, withKey ? 0 : 1);

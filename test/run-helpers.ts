@@ -1,5 +1,6 @@
 // Helpers for the project's own tests: run a workbook command as a child process and collect its output.
 import { spawn } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
 import { ROOT } from "../lib/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 
@@ -41,4 +42,23 @@ export function runTs(args: string[], options: { timeoutMs?: number; env?: Recor
 export function tableRow(output: string, label: string): string[] | undefined {
   const line = output.split("\n").find((l) => l.trim().startsWith(label) && l.includes("│"));
   return line?.split("│").map((c) => c.trim());
+}
+
+/**
+ * The processes still running whose environment holds `marker` (e.g. "WORKBOOK_RUN_MARK=<id>", given
+ * to a run through `env`: every child it starts inherits it). Linux only: reads /proc.
+ */
+export function processesMarked(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${entry}/environ`, "latin1");
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      if (environ.split("\0").includes(marker) && !/^\d+ \(.*\) Z/.test(stat)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
 }
