@@ -1,0 +1,63 @@
+// Lesson 08 prints the fault matrix it measured (the fenced row all ones), the client's half, the
+// wrong answers next to their cells; one cell with its full trace on request; bad flags exit 2; and
+// no tracker process outlives it.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { test } from "node:test";
+import { processesMarked, runTs, tableRow } from "./run-helpers.ts";
+
+const LESSON = "lessons/08-fault-matrix.ts";
+
+test("lesson 08: the matrix as measured, the fenced row all ones; no process left behind", async () => {
+  const marker = randomUUID();
+  const ran = await runTs([LESSON], { env: { WORKBOOK_RUN_MARK: marker } });
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.equal(ran.stderr, "");
+  const cells = (variant: string) => tableRow(ran.stdout, variant)?.slice(2);
+  assert.deepEqual(cells("naive"), ["2 ✗", "2 ✗", "2 ✗", "2 ✗", "1 –", "2 ✗"]);
+  assert.deepEqual(cells("key-after"), ["1 ✓", "2 ✗", "2 ✗", "2 ✗", "1 –", "2 ✗"]);
+  assert.deepEqual(cells("keyed"), ["1 ✓", "1 ✓", "1 ✓", "1 ✓", "1 ✓", "2 ✗"]);
+  assert.deepEqual(cells("fenced"), ["1 ✓", "1 ✓", "1 ✓", "1 ✓", "1 ✓", "1 ✓"]);
+  assert.match(ran.stdout, /fenced {5}one report in every cell/);
+  // The client's half: fenced under each policy.
+  assert.deepEqual(tableRow(ran.stdout, "blind-retry  │  timeout")?.slice(1, 3), ["timeout → 400", "0"]);
+  assert.deepEqual(tableRow(ran.stdout, "fresh-key")?.slice(1, 3), ["timeout → 201", "2"]);
+  assert.deepEqual(tableRow(ran.stdout, "same-key  ")?.slice(1, 3), ["timeout → 201 replayed", "1"]);
+  // Each wrong answer is next to the run that disproves it (prose is wrapped: match it flattened).
+  const flat = ran.stdout.replace(/\s+/g, " ");
+  const herd = /exponential backoff without jitter needs (\d+) write calls, full jitter (\d+)/.exec(flat);
+  assert.ok(herd, "the herd figures are printed");
+  assert.ok(Number(herd[1]) > Number(herd[2]), `exponential ${herd[1]} should need more calls than full jitter ${herd[2]}`);
+  assert.match(flat, /Cell fenced × lose-response with fresh-key, above: 2 reports/);
+  assert.match(flat, /Cell key-after × crash-between-commits: 2 reports/);
+  assert.match(ran.stdout, /INSERT report 2 · COMMIT \(first commit\)/);
+  assert.match(flat, /Cell keyed × pause-past-lease: 2 reports/);
+  assert.match(flat, /fenced × pause-past-lease: 1\./);
+  assert.deepEqual(processesMarked(`WORKBOOK_RUN_MARK=${marker}`), [], "no tracker process outlives the lesson");
+});
+
+test("lesson 08 --variant --fault runs one cell with its whole trace", async () => {
+  const ran = await runTs([LESSON, "--variant", "keyed", "--fault", "pause-past-lease"]);
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.match(ran.stdout, /keyed × pause-past-lease \(the agent: same-key\)/);
+  assert.match(ran.stdout, /TAKE OVER \(lease ran out\)/);
+  assert.match(ran.stdout, /handler wakes up and carries on, unaware that its key was taken over/);
+  assert.match(ran.stdout, /reports in the database: 2 {2}✗ DUPLICATE \(1 extra\)/);
+  assert.doesNotMatch(ran.stdout, /The matrix:/);
+});
+
+test("lesson 08 --fault alone runs that column, each cell traced, then its small matrix", async () => {
+  const ran = await runTs([LESSON, "--fault", "crash-after-claim"]);
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.match(ran.stdout, /process killed \(SIGKILL\) at "after-claim"/);
+  assert.deepEqual(tableRow(ran.stdout, "naive")?.slice(2), ["1 –"]);
+  assert.deepEqual(tableRow(ran.stdout, "fenced")?.slice(2), ["1 ✓"]);
+});
+
+test("lesson 08: an unknown variant or fault is one line on stderr and exit 2", async () => {
+  for (const args of [["--variant", "quick"], ["--fault", "drop-request"], ["--variant"]]) {
+    const ran = await runTs([LESSON, ...args]);
+    assert.equal(ran.code, 2, args.join(" "));
+    assert.match(ran.stderr, /^error: .* \(try --help\)\n$/);
+  }
+});
