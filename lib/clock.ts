@@ -37,8 +37,13 @@ function ensureHeartbeat(): void {
   heartbeat.unref();
 }
 
-/** Milliseconds since start-up, not counting time spent paused. */
+/**
+ * Milliseconds since start-up, not counting time spent paused. A reading taken just after a stall
+ * already leaves the stall out (it does not wait for the heartbeat to notice), so the clock never
+ * runs backwards.
+ */
 export function nowMs(): number {
+  if (heartbeat) catchUp();
   return performance.now() - pausedTotal;
 }
 
