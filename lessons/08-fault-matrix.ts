@@ -38,7 +38,7 @@ import { scratchDir } from "../lib/narrate.ts";
 import { isVariantName, type VariantName } from "../lib/tracker/variant.ts";
 import type { PolicyName } from "../lib/client.ts";
 
-const { trace, seed, step, values } = lessonSetup(
+const { trace, seed, step, color, values } = lessonSetup(
   {
     title: "The fault matrix",
     run: "npm run lesson 8",
@@ -65,7 +65,7 @@ const only = exitOnUsageError(() => {
   if (f !== undefined && !isMatrixFault(f)) throw new UsageError(`there is no fault "${f}" in the matrix; the faults are ${MATRIX_FAULTS.join(", ")}`);
   return { variant: v as VariantName | undefined, fault: f as MatrixFault | undefined };
 });
-const cellOptions = { dbPath: scratch.path, seed };
+const cellOptions = { dbPath: scratch.path, seed, color };
 
 
 /** The named cells, one after the other, each with its full trace (and, with --step, Enter by Enter). */

@@ -72,6 +72,8 @@ export interface CellOptions {
   policy?: PolicyName;
   /** Where the cell's events go; default: a trace kept in `CellResult.events`. */
   trace?: Trace;
+  /** Colour in the kept trace (default none). */
+  color?: boolean;
   /** The section heading opened on `trace` (default "<variant> × <fault> (the agent: <policy>)"); false: none. */
   heading?: string | false;
   /** The agent's patience, ms, where a timeout is the point (default 150). */
@@ -114,7 +116,7 @@ const report = { title: "Login button does nothing", body: "Clicking 'Log in' on
 export async function runCell(variant: VariantName, fault: CellFault, options: CellOptions): Promise<CellResult> {
   const started = performance.now();
   const events: string[] = [];
-  const trace = options.trace ?? new Trace({ color: false, step: false, write: (line) => events.push(line) });
+  const trace = options.trace ?? new Trace({ color: options.color ?? false, step: false, write: (line) => events.push(line) });
   const policy = options.policy ?? policyFor(variant);
   if (options.trace && options.heading !== false) trace.section(options.heading ?? `${variant} × ${fault} (the agent: ${policy})`);
   const cell: Cell = {
