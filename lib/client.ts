@@ -116,6 +116,11 @@ export interface FileReportOptions {
   backoffMs?: (retry: number) => number;
   /** Source for keys; seeded in lessons so traces repeat. */
   random: Random;
+  /**
+   * same-key only: the key for this logical call, when the caller derives it (e.g. from the
+   * operation's content) instead of drawing a fresh UUID. Default: a UUID from `random`.
+   */
+  key?: string;
   /** `Authorization: Bearer <caller>` when set. */
   caller?: string;
   /**
@@ -146,7 +151,7 @@ export function isRetryable(o: Outcome): boolean {
 /** Files one bug report: one logical call, as many attempts as the policy allows. */
 export async function fileReport(opts: FileReportOptions): Promise<CallResult> {
   const maxAttempts = opts.policy === "no-retry" ? 1 : (opts.maxAttempts ?? 3);
-  const logicalKey = opts.policy === "same-key" ? uuid(opts.random) : undefined;
+  const logicalKey = opts.policy === "same-key" ? (opts.key ?? uuid(opts.random)) : undefined;
   const attempts: Attempt[] = [];
   for (let n = 1; ; n++) {
     const key = opts.policy === "fresh-key" ? uuid(opts.random) : logicalKey;

@@ -37,8 +37,13 @@ function ensureHeartbeat(): void {
   heartbeat.unref();
 }
 
-/** Milliseconds since start-up, not counting time spent paused. */
+/**
+ * Milliseconds since start-up, not counting time spent paused. While timers run, a read first counts
+ * a stall that the heartbeat has not seen yet, so that readings never go backwards (a time read late
+ * in a stall would otherwise exceed the next one, read after the heartbeat caught up).
+ */
 export function nowMs(): number {
+  if (heartbeat) catchUp();
   return performance.now() - pausedTotal;
 }
 
