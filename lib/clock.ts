@@ -38,9 +38,9 @@ function ensureHeartbeat(): void {
 }
 
 /**
- * Milliseconds since start-up, not counting time spent paused. While timers run, a read first counts
- * a stall that the heartbeat has not seen yet, so that readings never go backwards (a time read late
- * in a stall would otherwise exceed the next one, read after the heartbeat caught up).
+ * Milliseconds since start-up, not counting time spent paused. A reading taken just after a stall
+ * already leaves the stall out (it does not wait for the heartbeat to notice), so the clock never
+ * runs backwards.
  */
 export function nowMs(): number {
   if (heartbeat) catchUp();
