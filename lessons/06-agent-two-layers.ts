@@ -37,10 +37,10 @@ import { startTracker, type Tracker } from "../lib/tracker/service.ts";
 import type { Report } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 
-// The tracker behind the keyed cases: `keyed` until the `fenced` variant (keyed plus a fencing
-// token, lesson 05) is merged, then "fenced". Nothing here depends on fencing: these cases are about
-// where the key comes from, not about a lease running out.
-const VARIANT: VariantName = "keyed";
+// The tracker behind the keyed cases: `fenced`, the correct one (keyed plus a fencing token, lesson
+// 05). Nothing here depends on the fence: these cases are about where the key comes from, not about a
+// lease running out, and `keyed` measures the same.
+const VARIANT: VariantName = "fenced";
 
 const { trace, seed } = lessonSetup({
   title: "The agent tried again: two layers of retry",

@@ -128,7 +128,7 @@ async function agentRun(o: {
   tool?: Parameters<typeof createHarness>[0]["tool"];
 }): Promise<Run> {
   const faults = new Faults(o.faults ?? {});
-  const tracker = await startTracker({ variant: o.variant ?? "keyed", faults, leaseMs: 5_000 });
+  const tracker = await startTracker({ variant: o.variant ?? "fenced", faults, leaseMs: 5_000 });
   try {
     const random = seeded(11);
     const harness = createHarness({ url: tracker.url, run: RUN, keys: o.keys, attempts: 2, timeoutMs: 100, wording: o.wording, random, ...(o.tool ? { tool: o.tool } : {}) });
