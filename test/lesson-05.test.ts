@@ -47,9 +47,9 @@ test("lesson 05 measures every case: kill -9 → 1, the paused holder 2 on keyed
     assert.equal(reports("stale failure, fenced"), "1 (the agent was told 409)");
     assert.equal(reports("late holder, nobody took over, fenced"), "1 (201)");
     assert.match(ran.stdout, /#1 process killed \(SIGKILL\) at "after-claim"/);
-    assert.match(ran.stdout, /TAKE OVER \(lease ran out\) key [0-9a-f]{8}… as in_progress, fence 2 \(was 1\)/);
-    assert.match(ran.stdout, /#1 INSERT report 2, UPDATE key [0-9a-f]{8}… completed WHERE fence = 1: 0 rows · ROLLBACK \(report 2 undone\)/);
-    assert.match(ran.stdout, /UPDATE key [0-9a-f]{8}… to the error 500 WHERE fence = 1: 0 rows/);
+    assert.match(ran.stdout, /TAKE OVER \(lease ran out\) key [0-9a-f]{8}…[0-9a-f]{4} as in_progress, fence 2 \(was 1\)/);
+    assert.match(ran.stdout, /#1 INSERT report 2, UPDATE key [0-9a-f]{8}…[0-9a-f]{4} completed WHERE fence = 1: 0 rows · ROLLBACK \(report 2 undone\)/);
+    assert.match(ran.stdout, /UPDATE key [0-9a-f]{8}…[0-9a-f]{4} to the error 500 WHERE fence = 1: 0 rows/);
     assert.match(ran.stdout, /100 ms +│ +150 ms +│ +250 ms +│ +300 ms +│ +yes/);
     const took = Number(/This run took (\d+) ms/.exec(ran.stdout)?.[1]);
     assert.ok(took > 0 && took < 15_000, `the lesson took ${took} ms`);

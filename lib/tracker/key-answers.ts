@@ -59,7 +59,7 @@ export function inProgress(key: string, retryAfterMs: number): HttpError {
   });
 }
 
-/** A key for the trace: the first 8 characters. */
+/** A key for the trace: the first 8 characters and the last 4 (keys of one client often share a prefix). */
 export function shortKey(key: string): string {
-  return key.length > 12 ? `${key.slice(0, 8)}…` : key;
+  return key.length > 14 ? `${key.slice(0, 8)}…${key.slice(-4)}` : key;
 }

@@ -1,0 +1,51 @@
+/**
+ * MCP tool annotations, and the harness's rule for resending a tool call on its own.
+ *
+ * A server lists its tools (`tools/list`) with optional `annotations` (MCP schema 2025-11-25,
+ * `ToolAnnotations`): `readOnlyHint` (default false), `idempotentHint` (default false, meaningful only
+ * when `readOnlyHint` is false), `destructiveHint`, `openWorldHint`. They are hints, and the spec says
+ * a client must treat them as untrusted unless the server is trusted. So a harness may resend a call
+ * without being asked only when it *knows* a resend does no harm (RFC 9110 §9.2.2's "some means to
+ * know"): it sends an idempotency key the server honours, or a server it trusts says the tool is
+ * read-only or idempotent.
+ */
+
+/** The annotations of one tool, as the schema names them. */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** One entry of a `tools/list` result. */
+export interface McpTool {
+  name: string;
+  description?: string;
+  inputSchema: { type: "object"; properties?: Record<string, object>; required?: string[] };
+  annotations?: ToolAnnotations;
+}
+
+export interface RetryContext {
+  /** The harness sends an idempotency key this server is known to honour. */
+  keyed: boolean;
+  annotations?: ToolAnnotations;
+  /** The server is on the harness's own list of trusted servers (configuration, not the server's word). */
+  trustedServer: boolean;
+  /** The mistake: believe the annotations whoever sent them. */
+  believeUntrustedHints?: boolean;
+}
+
+/** Whether the harness may resend a failed call on its own, and why. */
+export function mayAutoRetry(ctx: RetryContext): { retry: boolean; why: string } {
+  if (ctx.keyed) return { retry: true, why: "it sends an idempotency key the server honours: a resend is replayed, not repeated" };
+  const a = ctx.annotations ?? {};
+  const believed = ctx.trustedServer || ctx.believeUntrustedHints === true;
+  const claim = a.readOnlyHint === true ? "readOnlyHint: true" : a.idempotentHint === true ? "idempotentHint: true" : undefined;
+  if (claim && believed) {
+    return { retry: true, why: `the server says ${claim}${ctx.trustedServer ? " and is trusted" : ", and the harness believes it"}` };
+  }
+  if (claim) return { retry: false, why: `the server says ${claim}, but it is not trusted: a hint is not a means to know` };
+  return { retry: false, why: "nothing says a resend is harmless (no key; idempotentHint defaults to false)" };
+}

@@ -1,0 +1,61 @@
+// Lesson 06 prints what it measured: each case's report count, read from its closing table, the
+// judge's flagged pair, the wording table, and the same trace for the same seed.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { runTs, tableRow } from "./run-helpers.ts";
+
+const LESSON = "lessons/06-agent-two-layers.ts";
+
+test("lesson 06 measures every case: red where the key or the words miss, green where they reach", async () => {
+  const ran = await runTs([LESSON]);
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.equal(ran.stderr, "");
+  const reports = (label: string) => tableRow(ran.stdout, label)?.at(-1);
+  assert.equal(reports("harness retry, key per HTTP attempt"), "2");
+  assert.equal(reports("harness retry, key run_id:tool_use_id"), "1");
+  assert.equal(reports("model files again, key run_id:tool_use_id"), "2");
+  assert.equal(reports("model files again, business key"), "1");
+  assert.equal(reports("model rewrites the title, business key"), "2");
+  assert.equal(reports("judge over the stored reports"), "1 pair flagged");
+  assert.equal(reports("tool result says unknown: the model looks first"), "1");
+  assert.equal(reports("still being filed: lookup, tool-call key"), "2");
+  assert.equal(reports("still being filed: lookup, business key"), "1");
+  assert.equal(reports("sampling retry resends the first request"), "2");
+  assert.equal(reports("sampling retry rebuilt from history (Codex)"), "1");
+  assert.equal(reports("MCP idempotentHint believed, no key"), "2");
+  assert.equal(reports("MCP hint from an untrusted server ignored"), "1");
+
+  // The judge flagged the rewritten pair, with the similarity it computed.
+  assert.deepEqual(tableRow(ran.stdout, '#1 "Login button does nothing" / #2 "Login button does nothing when clicked"')?.[1], "0.67");
+  // … and is wrong both ways on the other titles.
+  assert.deepEqual(tableRow(ran.stdout, '"Logout button does nothing"')?.slice(2), ["0.60", "yes"]);
+  assert.deepEqual(tableRow(ran.stdout, '"Login button unresponsive"')?.slice(2), ["0.40", "no"]);
+
+  // The wording: both is_error, different next moves, different counts.
+  assert.match(tableRow(ran.stdout, "submission failed (section 2)")?.[2] ?? "", /^files again/);
+  assert.match(tableRow(ran.stdout, "outcome unknown, look it up first")?.[2] ?? "", /^looks it up/);
+  assert.match(ran.stdout, /is_error true, "Submission failed: no response within 100 ms \(timeout\) after 2 attempts\."/);
+  assert.match(ran.stdout, /is_error true, "Outcome unknown: .* The report may already exist: look it up first \(find_reports, GET \/reports\?title=Login%20button%20does%20nothing\)/);
+
+  // Section 3: three wordings, one key; the fourth another.
+  const keyOf = (title: string) => tableRow(ran.stdout, JSON.stringify(title))?.[2];
+  assert.equal(keyOf("Login Button does nothing."), keyOf("Login button does nothing"));
+  assert.equal(keyOf("  login button -- does NOTHING!"), keyOf("Login button does nothing"));
+  assert.notEqual(keyOf("Login button does nothing when clicked"), keyOf("Login button does nothing"));
+  assert.match(ran.stdout, /422 on the business key/);
+
+  // Codex: more model calls than tool calls when rebuilt from history.
+  assert.deepEqual(tableRow(ran.stdout, "the request as first sent")?.slice(1), ["3", "2", "2"]);
+  assert.deepEqual(tableRow(ran.stdout, "a request rebuilt from history")?.slice(1), ["2", "1", "1"]);
+  // MCP: the untrusted hint allowed one attempt only.
+  assert.match(ran.stdout, /1 attempt allowed \(the server says idempotentHint: true, but it is not trusted/);
+});
+
+test("lesson 06 prints the same trace for the same seed, times aside", async () => {
+  const strip = (s: string) => s.replace(/^\s*\d+ ms/gm, "").replace(/\d+ ms\b/g, "N ms");
+  const [a, b] = await Promise.all([runTs([LESSON, "--seed", "7"]), runTs([LESSON, "--seed", "7"])]);
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(strip(a.stdout), strip(b.stdout));
+  const c = await runTs([LESSON, "--seed", "8"]);
+  assert.notEqual(strip(c.stdout), strip(a.stdout), "another seed draws other run and tool_use ids");
+});
