@@ -12,12 +12,10 @@
  * No child outlives its parent: the parent kills every live child when it exits, and a child whose
  * IPC channel closes (the parent died, even by SIGKILL) exits at once.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FaultName, Stage } from "../faults.ts";
 import { Signals } from "../gate.ts";
+import { spawnTsChild } from "../ts-child.ts";
 import type { TrackerEvent } from "./service.ts";
 import type { VariantName } from "./variant.ts";
 
@@ -92,17 +90,9 @@ export interface ChildTracker {
 }
 
 const ENTRY = fileURLToPath(new URL("./child-entry.ts", import.meta.url));
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
 
 /** Starts a tracker in a child process and resolves once it listens. */
 export async function startChildTracker(options: ChildTrackerOptions): Promise<ChildTracker> {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on("exit", () => {
-      for (const c of live) c.kill("SIGKILL");
-    });
-  }
   const config: ChildConfig = {
     variant: options.variant ?? "naive",
     db: options.db,
@@ -111,15 +101,7 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
   };
-  // Plain `node` runs the child: it strips the types itself, which starts faster than a loader (an
-  // older Node without type stripping gets the tsx loader), and Node's compile cache, in its default
-  // place, spares later children the work of the first.
-  const loader = process.features.typescript ? [] : ["--import", "tsx"];
-  const child = spawn(process.execPath, [...loader, ENTRY, JSON.stringify(config)], {
-    stdio: ["ignore", "inherit", "inherit", "pipe", "ipc"],
-    env: { NODE_COMPILE_CACHE: join(tmpdir(), "node-compile-cache"), ...process.env },
-  });
-  live.add(child);
+  const child = spawnTsChild(ENTRY, [JSON.stringify(config)], ["ignore", "inherit", "inherit", "pipe", "ipc"]);
 
   const stages = new Signals();
   const acks = new Signals();
@@ -134,7 +116,6 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
   const exited = new Promise<ChildExit>((resolve) => {
     // "close" comes after "exit" and after the child's pipes are drained: no message is left unread.
     child.once("close", (code, signal) => {
-      live.delete(child);
       failed?.(`it exited (${signal ?? `code ${code}`})`);
       resolve({ code, signal });
     });
