@@ -168,7 +168,7 @@ export function throughputSvg(bench: IdempotencyBench): string {
       label: r.target.name,
       value: r.perSecond,
       spread: r.spread,
-      ...(naive && r.target.server !== "ceiling" ? { note: `${ratio(r.perSecond / naive.perSecond)}× naive` } : {}),
+      ...(naive && r.target.server !== "ceiling" ? { note: `· ${ratio(r.perSecond / naive.perSecond)}× naive` } : {}),
       ...(r.target.server === "ceiling" ? { color: "#999999" } : {}),
     })),
   });

@@ -54,6 +54,7 @@ if (config.kind === "bare") {
     }
   });
 } else {
+  if (config.synchronous !== "NORMAL" && config.synchronous !== "FULL") throw new Error(`bad synchronous level ${String(config.synchronous)}`);
   const tracker = await startTracker({ variant: config.variant, db: config.db });
   // The store opens with journal_mode=WAL, synchronous=NORMAL; FULL is set here, for its row only.
   tracker.store.db.exec(`PRAGMA synchronous = ${config.synchronous}`);
