@@ -66,6 +66,8 @@ export interface LineSeries {
   name: string;
   /** One y per x of the chart, in the same order. */
   values: readonly number[];
+  /** Default: the palette's colour for the series' place in the list. */
+  color?: string;
 }
 
 export interface LineChartSpec {
@@ -121,8 +123,9 @@ export function lineChartSvg(spec: LineChartSpec): string {
     }),
   );
 
+  const colors = spec.series.map((s, i) => s.color ?? colorAt(i));
   const plot = spec.series.map((s, i) => {
-    const color = colorAt(i);
+    const color = colors[i]!;
     const points = s.values.map((v, j) => ({ x: spec.xs[j]!, y: v })).sort((a, b) => a.x - b.x);
     const d = points.map((p, j) => `${j === 0 ? "M" : "L"}${px(x.map(p.x))} ${px(y.map(p.y))}`).join(" ");
     return element(
@@ -152,8 +155,8 @@ export function lineChartSvg(spec: LineChartSpec): string {
         return element(
           "g",
           {},
-          element("line", { x1: legendX, x2: legendX + 16, y1: ly, y2: ly, stroke: colorAt(i), "stroke-width": 2 }),
-          element("circle", { cx: legendX + 8, cy: ly, r: 2.5, fill: colorAt(i) }),
+          element("line", { x1: legendX, x2: legendX + 16, y1: ly, y2: ly, stroke: colors[i], "stroke-width": 2 }),
+          element("circle", { cx: legendX + 8, cy: ly, r: 2.5, fill: colors[i] }),
           textElement(s.name, { x: legendX + 22, y: ly + 4 }),
         );
       }),
@@ -166,6 +169,8 @@ export interface HistogramRow {
   name: string;
   /** Counts per bucket, from time 0 on. */
   counts: readonly number[];
+  /** Default: the palette's colour for the row's place in the list. */
+  color?: string;
 }
 
 export interface HistogramSpec {
@@ -212,7 +217,7 @@ export function histogramSvg(spec: HistogramSpec): string {
     const peak = Math.max(0, ...row.counts);
     const max = spec.sharedScale === true ? sharedMax : peak;
     const y = makeScale(spec.sqrt === true ? "sqrt" : "linear", [0, max > 0 ? max : 1], [panelBottom, panelTop]);
-    const color = colorAt(i);
+    const color = row.color ?? colorAt(i);
     const bars = row.counts.flatMap((count, b) => {
       if (count <= 0) return [];
       const x0 = x.map(b * bucketMs);

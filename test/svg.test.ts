@@ -186,6 +186,13 @@ describe("the herd's SVG files", () => {
         assert.equal(points[0]!.plot.attrs["data-y-scale"], "log");
       }
       const histogram = parseXml(readFileSync(join(dir, "new", HERD_SVG_FILES.writeTimes), "utf8"));
+      // A strategy has one colour in every file, and no two strategies share one.
+      const calls = parseXml(readFileSync(join(dir, "new", HERD_SVG_FILES.calls), "utf8"));
+      const colorIn = (root: XmlElement, name: string): string | undefined =>
+        allElements(root).find((e) => e.attrs["data-series"] === name)?.attrs.fill;
+      const colors = writeTimes.series.map((s) => colorIn(calls, s.name));
+      assert.deepEqual(writeTimes.series.map((s) => colorIn(histogram, s.name)), colors);
+      assert.equal(new Set(colors).size, colors.length);
       for (const s of writeTimes.series) {
         const counts = bucketCounts(s.timesMs, writeTimes.untilMs, writeTimes.buckets);
         const plot = allElements(histogram).find((e) => e.attrs.class === "plot" && e.attrs["data-series"] === s.name)!;

@@ -7,6 +7,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { histogramSvg, lineChartSvg } from "../charts-svg.ts";
+import { colorAt } from "../svg.ts";
+import { HERD_STRATEGIES } from "./simulator.ts";
 import { bucketCounts, formatNumber, sweepSeries, type SweepMetric, type SweepRow } from "./charts.ts";
 import type { HerdWriteTimes } from "./write-times.ts";
 
@@ -48,8 +50,15 @@ export function writeHerdSvgs(dir: string, rows: readonly SweepRow[], writeTimes
   });
 }
 
+/** A strategy's colour, the same in every chart whichever strategies it shows. */
+function strategyColor(name: string, index: number): string {
+  const known = (HERD_STRATEGIES as readonly string[]).indexOf(name);
+  return colorAt(known >= 0 ? known : HERD_STRATEGIES.length + index);
+}
+
 function sweepLines(rows: readonly SweepRow[], metric: SweepMetric): string {
-  const { clients, series } = sweepSeries(rows, metric);
+  const { clients, series: plain } = sweepSeries(rows, metric);
+  const series = plain.map((s, i) => ({ ...s, color: strategyColor(s.name, i) }));
   const calls = metric === "calls";
   return lineChartSvg({
     title: calls ? "Write calls per run versus clients" : "Completion time versus clients",
@@ -71,7 +80,7 @@ function writeTimesSvg(w: HerdWriteTimes): string {
     subtitle:
       `Writes per ${formatNumber(bucketMs)} ms bucket over ${w.runs} run${w.runs === 1 ? "" : "s"}, first ` +
       `${formatNumber(w.untilMs)} ms; each row scaled to its own peak; height by square root`,
-    rows: w.series.map((s) => ({ name: s.name, counts: bucketCounts(s.timesMs, w.untilMs, w.buckets) })),
+    rows: w.series.map((s, i) => ({ name: s.name, counts: bucketCounts(s.timesMs, w.untilMs, w.buckets), color: strategyColor(s.name, i) })),
     untilMs: w.untilMs,
     runs: w.runs,
     sqrt: true,
