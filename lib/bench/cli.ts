@@ -21,7 +21,7 @@ const FULL = {
   sweepRuns: 100,
   sweepRounds: 3,
   literal: { clients: 100, runs: 10 },
-  http: { concurrency: 16, warmupMs: 500, roundMs: 600, rounds: 5 } satisfies RoundsSpec,
+  http: { concurrency: 16, warmupMs: 500, roundMs: 300, rounds: 10 } satisfies RoundsSpec,
 };
 const QUICK = {
   sweepRuns: 5,
