@@ -138,7 +138,7 @@ describe("npm run bench", () => {
       assert.match(out, /Checked afterwards: every answer was a 201/);
 
       const num = (s: string | undefined): number => Number((s ?? "").replace(/,/g, ""));
-      // Table rows: [label, requests/s, × ceiling, × naive, p50, p99, cpu, rounds] (split on two spaces).
+      // Table rows: [label, requests/s, × ceiling, × naive, p50, p99, cpu, cpu × naive, rounds] (split on two spaces).
       const row = (label: string): string[] => {
         const line = out.split("\n").find((l) => l.startsWith(label));
         assert.ok(line, `no row ${label}`);
@@ -156,7 +156,10 @@ describe("npm run bench", () => {
         assert.ok(Math.abs(num(r[1]) - perSecond / num(ceiling[0])) <= 0.006, `× ceiling in ${r.join(" | ")}`);
         assert.ok(Math.abs(num(r[2]) - perSecond / num(naive[0])) <= 0.006, `× naive in ${r.join(" | ")}`);
       }
-      assert.match(out, /^Goal, keyed fresh keys ≥ 0\.85× naive: \d\.\d\d×: (met|MISSED)\.$/m);
+      assert.match(out, /^Goal, keyed fresh keys ≥ 0\.85× naive: \d\.\d\d×: (met|MISSED) \(by CPU per request: \d\.\d\d×\)\.$/m);
+      // CPU × naive: naive's CPU per request over the row's.
+      for (const r of [naive, keyed]) assert.ok(Math.abs(num(r[6]) - num(naive[5]) / num(r[5])) <= 0.006 + 0.01 * num(r[6]), `CPU × naive in ${r.join(" | ")}`);
+      assert.equal(naive[6], "1.00");
       assert.match(out, /^Goal, the sweep well under 2 s: [\d,.]+ ms on \d+ threads?: (met|MISSED)\.$/m);
 
       const svg = readFileSync(join(dir, "bench-throughput.svg"), "utf8");
