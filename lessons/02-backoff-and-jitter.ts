@@ -29,6 +29,7 @@ import {
 } from "../lib/backoff.ts";
 import { exitOnUsageError, intFlag, intListFlag, lessonSetup } from "../lib/cli.ts";
 import { bucketCounts, formatNumber, sparkline, sweepChart, sweepTable, writeTimeHistogram } from "../lib/herd/charts.ts";
+import { writeHerdSvgs } from "../lib/herd/svg.ts";
 import { simulateManyParallel } from "../lib/herd/parallel.ts";
 import { HERD_STRATEGIES, LATENCY_MEAN_MS, LATENCY_SD_MS, simulatePoint, type HerdStrategy, type PointResult } from "../lib/herd/simulator.ts";
 import { refusedPerService, runLiveHerd, type LiveHerdResult } from "../lib/live-herd.ts";
@@ -43,8 +44,9 @@ const { trace, seed, values } = lessonSetup(
     summary: "exponential backoff slows one client down; only large jitter breaks up a herd",
   },
   {
-    options: { clients: { type: "string" }, runs: { type: "string" } },
+    options: { clients: { type: "string" }, runs: { type: "string" }, svg: { type: "string" } },
     optionHelp: {
+      svg: "also write the charts as SVG files into this folder (herd-calls, herd-completion, herd-write-times)",
       clients: `client counts for the herd simulator, comma-separated (default ${DEFAULT_CLIENTS.join(",")}; the blog's sweep is 10,20,...,190)`,
       runs: `simulated runs per strategy and client count, averaged (default ${DEFAULT_RUNS})`,
     },
@@ -241,6 +243,12 @@ const silent = writes.map((w) => {
   return { name: w.name, silent: counts.slice(0, last + 1).filter((c) => c === 0).length, active: last + 1 };
 });
 const sOf = (name: string) => silent.find((s) => s.name === name)!;
+
+// With `--svg <dir>` the same three charts are also written as SVG files, for a browser.
+if (values.svg !== undefined) {
+  const files = writeHerdSvgs(values.svg, rows, { clients: N, runs: 1, untilMs: HIST_MS, buckets: HIST_BUCKETS, series: writes });
+  indent(`SVG charts written: ${files.join(", ")}`);
+}
 trace.prose(`Without jitter the herd moves in waves: everyone who failed together sleeps the same 10, 20, 40, … ms
   and comes back together, and between the waves the server sits idle (exponential: ${sOf("exponential").silent} of its first
   ${sOf("exponential").active} buckets had no write at all; codex-capped: ${sOf("codex-capped").silent} of ${sOf("codex-capped").active}). Each wave is a small herd again, so

@@ -8,10 +8,9 @@
  * - no child outlives its parent: the parent kills every live child when it exits, and a child
  *   should exit when its IPC channel closes (`process.on("disconnect", …)`).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { writeSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { spawnTsChild } from "./ts-child.ts";
 
 export interface ChildExit {
   code: number | null;
@@ -25,36 +24,16 @@ export interface SpawnedChild {
 }
 
 const EVENTS_FD = 3;
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
 
 /**
  * Starts `entry` (a .ts file) with one command-line argument, `arg`, and calls `onMessage` with
  * each JSON line the child tells, in order.
  */
 export function spawnEntry<M>(entry: string, arg: string, onMessage: (message: M) => void): SpawnedChild {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on("exit", () => {
-      for (const c of live) c.kill("SIGKILL");
-    });
-  }
-  // Plain `node` runs the child: it strips the types itself, which starts faster than a loader (an
-  // older Node without type stripping gets the tsx loader), and Node's compile cache, in its default
-  // place, spares later children the work of the first.
-  const loader = process.features.typescript ? [] : ["--import", "tsx"];
-  const child = spawn(process.execPath, [...loader, entry, arg], {
-    stdio: ["ignore", "inherit", "inherit", "pipe", "ipc"],
-    env: { NODE_COMPILE_CACHE: join(tmpdir(), "node-compile-cache"), ...process.env },
-  });
-  live.add(child);
-
+  const child = spawnTsChild(entry, [arg], ["ignore", "inherit", "inherit", "pipe", "ipc"]);
   const exited = new Promise<ChildExit>((resolve) => {
     // "close" comes after "exit" and after the child's pipes are drained: no message is left unread.
-    child.once("close", (code, signal) => {
-      live.delete(child);
-      resolve({ code, signal });
-    });
+    child.once("close", (code, signal) => resolve({ code, signal }));
   });
 
   let buffered = "";
@@ -72,10 +51,7 @@ export function spawnEntry<M>(entry: string, arg: string, onMessage: (message: M
   return { child, exited };
 }
 
-/** How many children this process started are still running (tests check that none is left). */
-export function liveChildren(): number {
-  return live.size;
-}
+export { liveChildren } from "./ts-child.ts";
 
 /**
  * The child's side: writes one message synchronously, so it is in the pipe before anything else

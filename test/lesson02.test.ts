@@ -94,3 +94,23 @@ test("lesson 02: --clients and --runs are checked; bad values exit 2 with one li
   assert.match(small.stdout, /10, 20 clients; 5 runs per point/);
   assert.match(small.stdout, /conclusions, checked against this run \(20 clients\)/);
 });
+
+test("lesson 02 --svg writes the three herd charts, well-formed, with the plotted points", async () => {
+  const { mkdtempSync, readFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { parseXml, allElements } = await import("./xml.ts");
+  const dir = mkdtempSync(join(tmpdir(), "retry-workbook-svg-"));
+  try {
+    const r = await runTs([LESSON, "--clients", "10,20", "--runs", "3", "--svg", dir], { timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr);
+    for (const name of ["herd-calls.svg", "herd-completion.svg", "herd-write-times.svg"]) {
+      const svg = readFileSync(join(dir, name), "utf8");
+      const root = parseXml(svg); // throws on anything that is not well-formed XML
+      assert.equal(root.name, "svg", name);
+      assert.ok(allElements(root).some((e) => e.attrs["data-y"] !== undefined || e.attrs["data-value"] !== undefined), `${name} has no plotted points`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -220,13 +220,19 @@ export function sweepTable(rows: readonly SweepRow[], metric: SweepMetric, decim
   return table(["clients", ...strategies], body);
 }
 
-/** `seriesChart` of one metric: a line per strategy across the client counts. */
-export function sweepChart(rows: readonly SweepRow[], metric: SweepMetric, unit = ""): string {
+/** One metric of a sweep as series: a series per strategy, a value per client count (0 if missing). */
+export function sweepSeries(rows: readonly SweepRow[], metric: SweepMetric): { clients: number[]; series: Series[] } {
   const { strategies, clients } = sweepAxes(rows);
   const series = strategies.map((name) => ({
     name,
     values: clients.map((n) => lookup(rows, name, n, metric) ?? 0),
   }));
+  return { clients, series };
+}
+
+/** `seriesChart` of one metric: a line per strategy across the client counts. */
+export function sweepChart(rows: readonly SweepRow[], metric: SweepMetric, unit = ""): string {
+  const { clients, series } = sweepSeries(rows, metric);
   return seriesChart(series, { xLabel: "clients", xs: clients, unit, cellsPerPoint: clients.length <= 10 ? 3 : 1 });
 }
 

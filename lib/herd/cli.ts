@@ -5,9 +5,11 @@
  */
 
 import { parseArgs } from "node:util";
-import { HERD_STRATEGIES, isHerdStrategy, simulatePoint, type HerdStrategy, type PointResult } from "./simulator.ts";
+import { HERD_STRATEGIES, isHerdStrategy, type HerdStrategy, type PointResult } from "./simulator.ts";
 import { simulateManyParallel } from "./parallel.ts";
 import { formatNumber, sweepBars, sweepChart, sweepTable, writeTimeHistogram } from "./charts.ts";
+import { writeHerdSvgs } from "./svg.ts";
+import { herdWriteTimes, type HerdWriteTimes } from "./write-times.ts";
 
 const DEFAULT_CLIENTS = [10, 50, 100];
 const DEFAULT_RUNS = 100;
@@ -30,6 +32,9 @@ Options:
                         ${HERD_STRATEGIES.slice(3).join(", ")}
   --threads <n>         threads to use (default: one per core)
   --csv                 print CSV: strategy,clients,calls,completion_ms
+  --svg <dir>           also write the charts as SVG files into <dir> (created if
+                        missing): herd-calls.svg, herd-completion.svg,
+                        herd-write-times.svg
   --help                this text
 `;
 
@@ -43,6 +48,7 @@ interface Options {
   strategies: HerdStrategy[];
   threads: number | undefined;
   csv: boolean;
+  svg: string | undefined;
   help: boolean;
 }
 
@@ -67,6 +73,7 @@ function parseOptions(argv: string[]): Options {
         strategies: { type: "string" },
         threads: { type: "string" },
         csv: { type: "boolean" },
+        svg: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -74,7 +81,7 @@ function parseOptions(argv: string[]): Options {
     const first = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.replace(/\.$/, "");
     const message = first.charAt(0).toLowerCase() + first.slice(1);
     throw new UsageError(
-      `${message} (valid: --clients, --runs, --seed, --strategies, --threads, --csv, --help)`,
+      `${message} (valid: --clients, --runs, --seed, --strategies, --threads, --csv, --svg, --help)`,
     );
   }
 
@@ -118,6 +125,7 @@ function parseOptions(argv: string[]): Options {
     strategies: [...new Set(strategies)],
     threads: values.threads === undefined ? undefined : positiveInteger("--threads", values.threads, 256),
     csv: values.csv === true,
+    svg: svgDir(values.svg),
     help: values.help === true,
   };
 }
@@ -127,20 +135,27 @@ function csvNumber(value: number): string {
   return String(Math.round(value * 10) / 10);
 }
 
+/** The --svg value: a directory name (it need not exist yet). */
+function svgDir(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === "" || value.startsWith("-")) throw new UsageError(`--svg takes a directory, got '${value}'`);
+  return value;
+}
+
 function csv(rows: readonly PointResult[]): string {
   const lines = ["strategy,clients,calls,completion_ms"];
   for (const r of rows) lines.push(`${r.strategy},${r.clients},${csvNumber(r.calls)},${csvNumber(r.completionMs)}`);
   return lines.join("\n") + "\n";
 }
 
-/** A round number at or above `ms` (1, 2 or 5 times a power of ten). */
-function niceCeil(ms: number): number {
-  const p = 10 ** Math.floor(Math.log10(ms));
-  for (const m of [1, 2, 5, 10]) if (m * p >= ms) return m * p;
-  return 10 * p;
+/** The data of the histogram: a few runs at the largest client count, every write time kept. */
+function writeTimesFor(options: Options, rows: readonly PointResult[]): HerdWriteTimes {
+  const clients = Math.max(...options.clients);
+  const runs = Math.min(options.runs, 20);
+  return herdWriteTimes({ strategies: options.strategies, clients, runs, seed: options.seed, rows });
 }
 
-function report(options: Options, rows: readonly PointResult[], elapsedMs: number): string {
+function report(options: Options, rows: readonly PointResult[], writeTimes: HerdWriteTimes, elapsedMs: number): string {
   const out: string[] = [];
   const largest = Math.max(...options.clients);
   out.push(
@@ -157,21 +172,15 @@ function report(options: Options, rows: readonly PointResult[], elapsedMs: numbe
   out.push("", `Completion time at ${largest} clients`, sweepBars(rows, "completionMs", largest, " ms"));
 
   // When the writes reach the server: waves without jitter, a spread with it.
-  const histogramRuns = Math.min(options.runs, 20);
-  const series = options.strategies.map((strategy) => ({
-    name: strategy,
-    timesMs:
-      simulatePoint({ strategy, clients: largest, runs: histogramRuns, seed: options.seed, recordWriteTimes: true })
-        .writeTimesMs ?? [],
-  }));
-  const reference =
-    rows.find((r) => r.strategy === "full" && r.clients === largest)?.completionMs ??
-    Math.min(...rows.filter((r) => r.clients === largest).map((r) => r.completionMs));
-  const untilMs = niceCeil(Math.max(100, reference));
   out.push(
     "",
-    `When the write calls reach the server, ${largest} clients, first ${formatNumber(untilMs)} ms`,
-    writeTimeHistogram(series, { untilMs, buckets: 50, runs: histogramRuns, sqrt: true }),
+    `When the write calls reach the server, ${writeTimes.clients} clients, first ${formatNumber(writeTimes.untilMs)} ms`,
+    writeTimeHistogram(writeTimes.series, {
+      untilMs: writeTimes.untilMs,
+      buckets: writeTimes.buckets,
+      runs: writeTimes.runs,
+      sqrt: true,
+    }),
   );
   return out.join("\n") + "\n";
 }
@@ -195,7 +204,15 @@ async function main(argv: string[]): Promise<number> {
   const spec = { strategies: options.strategies, clients: options.clients, runs: options.runs, seed: options.seed };
   const rows = await simulateManyParallel(spec, options.threads === undefined ? {} : { threads: options.threads });
   const elapsedMs = performance.now() - started;
-  process.stdout.write(options.csv ? csv(rows) : report(options, rows, elapsedMs));
+  let writeTimes: HerdWriteTimes | undefined;
+  if (options.csv) process.stdout.write(csv(rows));
+  else process.stdout.write(report(options, rows, (writeTimes = writeTimesFor(options, rows)), elapsedMs));
+  if (options.svg !== undefined) {
+    const written = writeHerdSvgs(options.svg, rows, writeTimes ?? writeTimesFor(options, rows));
+    // With --csv, stdout is the CSV alone; the list of files goes to stderr.
+    const note = `\nSVG files written:\n${written.map((p) => `  ${p}\n`).join("")}`;
+    (options.csv ? process.stderr : process.stdout).write(note);
+  }
   return 0;
 }
 

@@ -65,6 +65,8 @@ export interface RunResult {
   completionMs: number;
   /** When each write reached the server, in order, if asked for. */
   writeTimesMs?: number[];
+  /** Messages delivered (reads, read replies, writes, write replies): the literal loop only. */
+  messages?: number;
 }
 
 export interface SimulateOptions {
@@ -315,6 +317,7 @@ export function simulateOnceLiteral(
   let version = 0; // the row
   let calls = 0;
   let failures = 0;
+  let messages = 0;
   let now = 0;
 
   while (queue.size > 0) {
@@ -322,6 +325,7 @@ export function simulateOnceLiteral(
     const message = queue.peekValue();
     if (t < now) throw new Error(`time went backwards: ${t} < ${now}`);
     now = t;
+    messages++;
     const c = message >> 2;
     switch (message & 3) {
       case READ_AT_SERVER: // the server answers with the version as it stands now
@@ -357,7 +361,7 @@ export function simulateOnceLiteral(
     }
   }
 
-  return finish(clients, calls, failures, now, writeTimes);
+  return { ...finish(clients, calls, failures, now, writeTimes), messages };
 }
 
 /** Means over the runs of one (strategy, clients) point. */

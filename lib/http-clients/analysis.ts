@@ -5,6 +5,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { LoggedAttempt } from "./server.ts";
+import { median } from "../stats.ts";
 
 /** How an observation of one logical call ended. */
 export interface Observation {
@@ -34,12 +35,8 @@ export function gapsMs(log: readonly LoggedAttempt[]): number[] {
   return gaps;
 }
 
-export function median(values: readonly number[]): number {
-  if (values.length === 0) throw new RangeError("median of nothing");
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
+/** The median, kept here too for the callers that import it from this module. */
+export { median };
 
 /** Per retry index, the gaps seen in each of several runs of the same case. */
 export function gapsByRetry(runs: readonly (readonly LoggedAttempt[])[]): number[][] {

@@ -51,6 +51,10 @@ export class ReportStore {
   readonly #list: StatementSync;
   readonly #byTitle: StatementSync;
   readonly #count: StatementSync;
+  // BEGIN, COMMIT and ROLLBACK prepared once: `exec` would parse them again for every request.
+  readonly #begin: StatementSync;
+  readonly #commit: StatementSync;
+  readonly #rollback: StatementSync;
   #inTransaction = false;
   #afterInsert: ((report: Report) => void) | undefined;
 
@@ -91,6 +95,9 @@ export class ReportStore {
     this.#list = this.db.prepare(`SELECT ${cols} FROM reports ORDER BY id`);
     this.#byTitle = this.db.prepare(`SELECT ${cols} FROM reports WHERE title_norm = ? ORDER BY id`);
     this.#count = this.db.prepare("SELECT count(*) AS n FROM reports");
+    this.#begin = this.db.prepare("BEGIN IMMEDIATE");
+    this.#commit = this.db.prepare("COMMIT");
+    this.#rollback = this.db.prepare("ROLLBACK");
   }
 
   /**
@@ -100,17 +107,17 @@ export class ReportStore {
    */
   transaction<T>(work: () => T): T {
     if (this.#inTransaction) throw new Error("transactions do not nest");
-    this.db.exec("BEGIN IMMEDIATE");
+    this.#begin.run();
     this.#inTransaction = true;
     try {
       const result = work();
       if (result instanceof Promise || (typeof result === "object" && result !== null && "then" in result)) {
         throw new Error("a transaction must not span an await: pass a synchronous function");
       }
-      this.db.exec("COMMIT");
+      this.#commit.run();
       return result;
     } catch (err) {
-      this.db.exec("ROLLBACK");
+      this.#rollback.run();
       throw err;
     } finally {
       this.#inTransaction = false;

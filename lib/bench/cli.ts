@@ -1,0 +1,101 @@
+/**
+ * `npm run bench`: how fast the herd simulator runs the original's sweep, and what idempotency costs
+ * the tracker per POST, measured in one run on this machine and printed as tables (`--svg <dir>`
+ * also writes the throughput bars). `--quick` is a short run that checks the machinery, not the
+ * machine: its numbers are too short-lived to quote.
+ */
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { UsageError, parseCommand, runMain } from "../cli.ts";
+import { availableVariants } from "../tracker/variants/index.ts";
+import { originalSweep, timeLiteralSample, timeParallelSweep, timeSerialSweep } from "./herd-speed.ts";
+import { benchIdempotency, benchTargets, type RoundsSpec } from "./idempotency.ts";
+import { durabilityReport, herdSpeedReport, idempotencyReport, throughputSvg } from "./report.ts";
+
+/** The file `--svg` writes. */
+export const THROUGHPUT_SVG = "bench-throughput.svg";
+
+const FULL = {
+  sweepRuns: 100,
+  sweepRounds: 3,
+  literal: { clients: 100, runs: 10 },
+  http: { concurrency: 16, warmupMs: 500, roundMs: 300, rounds: 10 } satisfies RoundsSpec,
+};
+const QUICK = {
+  sweepRuns: 5,
+  sweepRounds: 1,
+  literal: { clients: 20, runs: 2 },
+  http: { concurrency: 16, warmupMs: 100, roundMs: 150, rounds: 1 } satisfies RoundsSpec,
+};
+
+const spec = {
+  usage: "npm run bench -- [--quick] [--svg <dir>]",
+  description:
+    "Benchmarks, measured in one run on this machine: the herd simulator on the AWS original's sweep " +
+    "(wall time, events per second), and POST /reports throughput and latency for each tracker variant " +
+    "against a bare node:http server, with synchronous=FULL against NORMAL. About a minute.",
+  options: {
+    quick: { type: "boolean" },
+    svg: { type: "string" },
+  },
+  optionHelp: {
+    quick: "a short run of every part (seconds; checks the machinery, numbers not worth quoting)",
+    svg: `also write the throughput bars as ${THROUGHPUT_SVG} into <dir> (created if missing)`,
+  },
+} as const;
+
+function progress(line: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r${line}\x1b[K`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseCommand(spec);
+  if (values.svg !== undefined && (values.svg.trim() === "" || values.svg.startsWith("-"))) {
+    throw new UsageError(`--svg takes a directory, got "${values.svg}"`);
+  }
+  const plan = values.quick === true ? QUICK : FULL;
+  const threads = availableParallelism();
+  const sqlite = (new DatabaseSync(":memory:").prepare("SELECT sqlite_version() AS v").get() as { v: string }).v;
+  const out = (text = ""): boolean => process.stdout.write(`${text}\n`);
+
+  out(
+    `npm run bench${values.quick === true ? " --quick (a short run: do not quote these numbers)" : ""}: ` +
+      `Node ${process.version}, SQLite ${sqlite}, ${threads} CPU${threads === 1 ? "" : "s"} (${cpus()[0]?.model.trim() ?? "unknown"}), ` +
+      `load average ${loadavg()[0]!.toFixed(2)} at the start`,
+  );
+
+  // 1. The herd simulator.
+  progress("herd simulator: the sweep on every core");
+  const sweep = originalSweep(plan.sweepRuns);
+  const herd = [
+    await timeParallelSweep(sweep, threads, plan.sweepRounds),
+    // This thread computed points of the parallel sweeps: it is warm already.
+    await (progress("herd simulator: the sweep on one thread"), timeSerialSweep(sweep, plan.sweepRounds, 0)),
+    await (progress("herd simulator: the literal loop"), timeLiteralSample(plan.literal.clients, plan.literal.runs, plan.sweepRounds)),
+  ];
+  progress("");
+  out();
+  out(herdSpeedReport(herd, plan.sweepRounds));
+
+  // 2. What idempotency costs.
+  const variants = availableVariants();
+  const bench = await benchIdempotency(benchTargets(variants), plan.http, progress);
+  progress("");
+  out();
+  out(idempotencyReport(bench, variants));
+  out();
+  out(durabilityReport(bench));
+
+  if (values.svg !== undefined) {
+    mkdirSync(values.svg, { recursive: true });
+    const path = join(values.svg, THROUGHPUT_SVG);
+    writeFileSync(path, throughputSvg(bench));
+    out();
+    out(`SVG written: ${path}`);
+  }
+  if (bench.results.some((r) => r.problems.length > 0)) process.exitCode = 1;
+}
+
+runMain(main);

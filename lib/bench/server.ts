@@ -1,0 +1,80 @@
+/**
+ * A server to benchmark, in a child process of its own: the load generator runs in this process,
+ * the server in the child, so the two never share an event loop. They talk over Node's IPC
+ * channel (the child's "listening" message with its port; "count" and "close" from here) and,
+ * for the measurement itself, only over HTTP on 127.0.0.1.
+ */
+import { fileURLToPath } from "node:url";
+import { spawnTsChild } from "../ts-child.ts";
+import type { VariantName } from "../tracker/variant.ts";
+
+/** What the child serves. */
+export type BenchServerConfig =
+  | { kind: "bare" }
+  | { kind: "tracker"; variant: VariantName; db: string; synchronous: "NORMAL" | "FULL" };
+
+export type ToBenchServer = { type: "count" } | { type: "cpu" } | { type: "close" };
+
+export type FromBenchServer =
+  | { type: "listening"; port: number; journalMode?: string; synchronous?: string }
+  | { type: "count"; reports: number }
+  | { type: "cpu"; micros: number }
+  | { type: "closed" };
+
+export interface BenchServer {
+  readonly port: number;
+  readonly pid: number;
+  /** The pragmas in effect, read back from SQLite (tracker only). */
+  readonly journalMode: string | undefined;
+  readonly synchronous: string | undefined;
+  /** How many reports the server's database holds. */
+  countReports(): Promise<number>;
+  /** CPU time the server process has used so far (user + system), µs. */
+  cpuMicros(): Promise<number>;
+  /** Stops the server (SIGKILL if it does not stop within 5 s). */
+  close(): Promise<void>;
+}
+
+const ENTRY = fileURLToPath(new URL("./server-entry.ts", import.meta.url));
+
+export async function startBenchServer(config: BenchServerConfig): Promise<BenchServer> {
+  const child = spawnTsChild(ENTRY, [JSON.stringify(config)], ["ignore", "inherit", "inherit", "ipc"]);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+
+  /** The next message of this type from the child; rejects if it exits first. */
+  const next = <T extends FromBenchServer["type"]>(type: T): Promise<Extract<FromBenchServer, { type: T }>> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (m: FromBenchServer): void => {
+        if (m.type !== type) return;
+        child.off("message", onMessage);
+        resolve(m as Extract<FromBenchServer, { type: T }>);
+      };
+      child.on("message", onMessage);
+      void exited.then(() => reject(new Error(`the benchmark server exited before saying "${type}"`)));
+    });
+
+  const listening = await next("listening");
+  return {
+    port: listening.port,
+    pid: child.pid!,
+    journalMode: listening.journalMode,
+    synchronous: listening.synchronous,
+    async countReports() {
+      const answer = next("count");
+      child.send({ type: "count" } satisfies ToBenchServer);
+      return (await answer).reports;
+    },
+    async cpuMicros() {
+      const answer = next("cpu");
+      child.send({ type: "cpu" } satisfies ToBenchServer);
+      return (await answer).micros;
+    },
+    async close() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const stopper = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      child.send({ type: "close" } satisfies ToBenchServer, () => {});
+      await exited;
+      clearTimeout(stopper);
+    },
+  };
+}
