@@ -40,16 +40,18 @@ export function isFaultName(s: string): s is FaultName {
  * The stages a request goes through, in order. Not every request reaches every stage: a dropped
  * request stops at "dropped", a lost response ends at "lost".
  */
-export type Stage =
-  | "arrived" // the server has read the request line and headers
-  | "dropped" // drop-request: swallowed, no handler ran
-  | "held" // slow or pause-past-lease: the handler is stopped at its gate
-  | "taken-over" // pause-past-lease: another request has taken over the key this one holds
-  | "committed" // the handler's transaction committed
-  | "handled" // the handler is done, its answer decided, whether or not the client is still there
-  | "answered" // the answer was written to the socket
-  | "lost" // lose-response: the answer was thrown away
-  | "finished"; // the request is over, whatever happened (answered, lost, dropped, failed)
+export const STAGES = [
+  "arrived", // the server has read the request line and headers
+  "dropped", // drop-request: swallowed, no handler ran
+  "held", // slow or pause-past-lease: the handler is stopped at its gate
+  "taken-over", // pause-past-lease: another request has taken over the key this one holds
+  "committed", // the handler's transaction committed
+  "handled", // the handler is done, its answer decided, whether or not the client is still there
+  "answered", // the answer was written to the socket
+  "lost", // lose-response: the answer was thrown away
+  "finished", // the request is over, whatever happened (answered, lost, dropped, failed)
+] as const;
+export type Stage = (typeof STAGES)[number];
 
 /**
  * How a held request goes on: let go by the lesson or test (`release`), woken because another request
@@ -63,7 +65,12 @@ export class Faults {
   readonly #releases = new Signals<Wake>();
   /** Fencing token → the request that claimed a key with it (for pause-past-lease). */
   readonly #claims = new Map<number, number>();
+  /** Request → the fencing token it claimed with (to forget it). */
+  readonly #fenceOf = new Map<number, number>();
   #rule: ((requestNo: number) => FaultName | undefined) | undefined;
+  #keepLast = Infinity;
+  /** Finished requests, oldest first, while keepLast is in force. */
+  readonly #finished: number[] = [];
 
   /** `new Faults({ 1: "lose-response" })`: request 1 loses its response. */
   constructor(plan: Record<number, FaultName> = {}) {
@@ -79,6 +86,15 @@ export class Faults {
   /** A rule for requests without a planned fault (e.g. every request, for the standalone tracker). */
   otherwise(rule: (requestNo: number) => FaultName | undefined): this {
     this.#rule = rule;
+    return this;
+  }
+
+  /**
+   * Remember only the last `count` requests' stages once they finish. Lessons and tests keep them all
+   * (the default); a server that runs for hours (npm run tracker, the chaos run) must not.
+   */
+  keepLast(count: number): this {
+    this.#keepLast = count;
     return this;
   }
 
@@ -111,6 +127,20 @@ export class Faults {
   /** The server reports that a request reached a stage. */
   mark(requestNo: number, stage: Stage): void {
     this.#signals.fire(`${requestNo}:${stage}`);
+    if (stage === "finished" && Number.isFinite(this.#keepLast)) {
+      this.#finished.push(requestNo);
+      // Only a finished request is forgotten: nothing waits on its gates any more.
+      if (this.#finished.length > this.#keepLast) this.#forget(this.#finished.shift()!);
+    }
+  }
+
+  #forget(requestNo: number): void {
+    for (const stage of STAGES) this.#signals.delete(`${requestNo}:${stage}`);
+    this.#releases.delete(String(requestNo));
+    this.#plan.delete(requestNo);
+    const fence = this.#fenceOf.get(requestNo);
+    if (fence !== undefined) this.#claims.delete(fence);
+    this.#fenceOf.delete(requestNo);
   }
 
   /**
@@ -121,6 +151,7 @@ export class Faults {
    */
   claimed(requestNo: number, fence: number, takenFrom?: number): void {
     this.#claims.set(fence, requestNo);
+    this.#fenceOf.set(requestNo, fence);
     const holder = takenFrom === undefined ? undefined : this.#claims.get(takenFrom);
     if (holder === undefined || holder === requestNo || this.faultFor(holder) !== "pause-past-lease") return;
     this.mark(holder, "taken-over");

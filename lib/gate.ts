@@ -50,4 +50,9 @@ export class Signals<T = void> {
   fired(name: string): boolean {
     return this.#gates.get(name)?.isOpen ?? false;
   }
+
+  /** Forgets a gate (a long-running server must not keep them all). */
+  delete(name: string): void {
+    this.#gates.delete(name);
+  }
 }

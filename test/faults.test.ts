@@ -109,3 +109,17 @@ test("stages resolve for waiters that come before or after the event", async () 
   assert.equal(faults.faultFor(4), "lose-response");
   assert.equal(faults.faultFor(5), "none");
 });
+
+test("keepLast(n) forgets finished requests beyond the last n, and only finished ones", () => {
+  const faults = new Faults().keepLast(2);
+  faults.mark(1, "arrived"); // request 1 never finishes (held, say)
+  for (const n of [2, 3, 4, 5]) {
+    faults.mark(n, "arrived");
+    faults.mark(n, "finished");
+  }
+  assert.equal(faults.hasReached(1, "arrived"), true, "an unfinished request is kept");
+  assert.equal(faults.hasReached(2, "finished"), false, "request 2 was forgotten");
+  assert.equal(faults.hasReached(3, "finished"), false, "request 3 was forgotten");
+  assert.equal(faults.hasReached(4, "finished"), true);
+  assert.equal(faults.hasReached(5, "arrived"), true);
+});

@@ -110,7 +110,7 @@ runMain(async () => {
   const db = values.db ?? ":memory:";
   if (db.trim() === "") throw new UsageError("--db needs a file name");
   const { plan, every } = parseFaults(values.fault ?? []);
-  const faults = new TimedFaults(holdMs);
+  const faults = new TimedFaults(holdMs).keepLast(1000); // it may run for hours: keep memory flat
   for (const [n, f] of plan) faults.at(n, f);
   if (every) faults.otherwise(() => every);
 
