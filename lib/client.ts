@@ -119,6 +119,11 @@ export interface FileReportOptions {
   /** `Authorization: Bearer <caller>` when set. */
   caller?: string;
   /**
+   * same-key: the logical operation's key (default: a new UUID from `random`). Pass it to keep one key
+   * across calls, as an agent must when it tries again after a call that gave up.
+   */
+  key?: string;
+  /**
    * Awaited before each retry, after the wait: a gate for lessons and tests ("the agent retries once
    * the server has been restarted"). Default: none.
    */
@@ -146,7 +151,7 @@ export function isRetryable(o: Outcome): boolean {
 /** Files one bug report: one logical call, as many attempts as the policy allows. */
 export async function fileReport(opts: FileReportOptions): Promise<CallResult> {
   const maxAttempts = opts.policy === "no-retry" ? 1 : (opts.maxAttempts ?? 3);
-  const logicalKey = opts.policy === "same-key" ? uuid(opts.random) : undefined;
+  const logicalKey = opts.policy === "same-key" ? (opts.key ?? uuid(opts.random)) : undefined;
   const attempts: Attempt[] = [];
   for (let n = 1; ; n++) {
     const key = opts.policy === "fresh-key" ? uuid(opts.random) : logicalKey;
