@@ -22,7 +22,7 @@ import { fileReport, httpCall, describeOutcome, type Attempt, type Outcome, type
 import { lessonSetup } from "../lib/cli.ts";
 import { nowMs } from "../lib/clock.ts";
 import { Faults } from "../lib/faults.ts";
-import { agentLog, scratchDir, serverLog } from "../lib/narrate.ts";
+import { agentLog, agentLogAfter, scratchDir, serverLog } from "../lib/narrate.ts";
 import { seeded, uuid } from "../lib/random.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
 import { DEFAULT_TTL_MS, startTracker } from "../lib/tracker/service.ts";
@@ -222,6 +222,8 @@ async function killedBetweenCommits(variant: VariantName): Promise<{ reports: nu
     onEvent: (e, generation) => log({ ...e, text: `${generation > 1 ? "[restarted] " : ""}${e.text}` }),
   });
   trace.event("lesson", `tracker process started (${variant}) over ${basename(db)}`);
+  // The process's events come through a pipe and may trail the answer: the agent's lines wait for them.
+  const agent = agentLogAfter(trace, () => tracker.current.flush());
   let attempts: Attempt[];
   try {
     const result = await fileReport({
@@ -231,14 +233,16 @@ async function killedBetweenCommits(variant: VariantName): Promise<{ reports: nu
       maxAttempts: 2,
       timeoutMs: 5_000,
       random,
-      onAttempt: agentLog(trace),
+      onAttempt: agent.onAttempt,
       // The agent's retry waits at this gate until the supervisor has the new process listening.
       beforeRetry: async () => {
+        await agent.settled();
         const exit = await tracker.restartAfterExit();
         trace.event("lesson", `the tracker process is gone (${exit.signal ?? `exit code ${exit.code}`}); a new one is listening on the same file and port`, "warn");
       },
     });
     attempts = result.attempts;
+    await agent.settled();
   } finally {
     await tracker.close();
   }

@@ -124,10 +124,11 @@ export interface FileReportOptions {
    */
   key?: string;
   /**
-   * Awaited before each retry, after the wait: a gate for lessons and tests ("the agent retries once
-   * the server has been restarted"). Default: none.
+   * Awaited before each retry, after the wait (`waitedMs`: the backoff or the wait the server asked
+   * for): a gate for lessons and tests ("the agent retries once the server has been restarted").
+   * Default: none.
    */
-  beforeRetry?: (retry: number, last: Attempt) => Promise<void>;
+  beforeRetry?: (retry: number, last: Attempt, waitedMs: number) => Promise<void>;
   /** The longest server-asked wait (retry-after-ms / Retry-After) honoured; default 60 s. */
   maxRetryAfterMs?: number;
   /** Called as each attempt starts and ends. */
@@ -169,7 +170,7 @@ export async function fileReport(opts: FileReportOptions): Promise<CallResult> {
     const asked = opts.policy === "same-key" && outcome.kind === "response" && outcome.status === 409 ? retryAfterMs(outcome) : undefined;
     const waitMs = asked !== undefined ? Math.min(asked, opts.maxRetryAfterMs ?? 60_000) : (opts.backoffMs?.(n) ?? 0);
     if (waitMs > 0) await sleep(waitMs);
-    await opts.beforeRetry?.(n, attempt);
+    await opts.beforeRetry?.(n, attempt, waitMs);
   }
 }
 

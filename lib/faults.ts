@@ -26,7 +26,7 @@ export const FAULT_HELP: Record<FaultName, string> = {
   slow: "the handler stops before its work until released, outliving the client's timeout",
   "crash-between-commits": "the server process is killed (SIGKILL) between two commits",
   "crash-after-claim": "the server process is killed (SIGKILL) after claiming the key",
-  "pause-past-lease": "the holder stops until another request has taken its key over, then goes on",
+  "pause-past-lease": "the holder stops until another request has taken its key over and is done, then goes on",
   "internal-error": "the handler's work fails after it began: the server answers 500",
 };
 
@@ -42,15 +42,25 @@ export type Stage =
   | "arrived" // the server has read the request line and headers
   | "dropped" // drop-request: swallowed, no handler ran
   | "held" // slow or pause-past-lease: the handler is stopped at its gate
+  | "taken-over" // pause-past-lease: another request has taken over the key this one holds
   | "committed" // the handler's transaction committed
+  | "handled" // the handler is done, its answer decided, whether or not the client is still there
   | "answered" // the answer was written to the socket
   | "lost" // lose-response: the answer was thrown away
   | "finished"; // the request is over, whatever happened (answered, lost, dropped, failed)
 
+/**
+ * How a held request goes on: let go by the lesson or test (`release`), woken because another request
+ * took its key over (pause-past-lease), or let go to fail (`fail`: its work then throws).
+ */
+export type Wake = "released" | "taken-over" | "fail";
+
 export class Faults {
   readonly #plan = new Map<number, FaultName>();
   readonly #signals = new Signals();
-  readonly #releases = new Signals();
+  readonly #releases = new Signals<Wake>();
+  /** Fencing token → the request that claimed a key with it (for pause-past-lease). */
+  readonly #claims = new Map<number, number>();
   #rule: ((requestNo: number) => FaultName | undefined) | undefined;
 
   /** `new Faults({ 1: "lose-response" })`: request 1 loses its response. */
@@ -86,7 +96,12 @@ export class Faults {
 
   /** Lets a held request (slow, pause-past-lease) go on. */
   release(requestNo: number): void {
-    this.#releases.fire(String(requestNo));
+    this.#releases.fire(String(requestNo), "released");
+  }
+
+  /** Lets a held request go on to fail: its work throws after the pause, as `internal-error` would. */
+  fail(requestNo: number): void {
+    this.#releases.fire(String(requestNo), "fail");
   }
 
   // ---- called by the server ----
@@ -96,9 +111,23 @@ export class Faults {
     this.#signals.fire(`${requestNo}:${stage}`);
   }
 
-  /** The server waits here, in a held request, until `release(requestNo)`. */
-  async hold(requestNo: number): Promise<void> {
+  /**
+   * The server reports that request `requestNo` claimed a key with fencing token `fence`, taking it
+   * over from the claim with token `takenFrom` if given. A pause-past-lease request whose claim is
+   * taken over is marked "taken-over" and wakes once the request that took it over is handled: the
+   * worst moment for it, with the new holder's work done and stored.
+   */
+  claimed(requestNo: number, fence: number, takenFrom?: number): void {
+    this.#claims.set(fence, requestNo);
+    const holder = takenFrom === undefined ? undefined : this.#claims.get(takenFrom);
+    if (holder === undefined || holder === requestNo || this.faultFor(holder) !== "pause-past-lease") return;
+    this.mark(holder, "taken-over");
+    void this.reached(requestNo, "handled").then(() => this.#releases.fire(String(holder), "taken-over"));
+  }
+
+  /** The server waits here, in a held request, until it is let go; says how it was. */
+  hold(requestNo: number): Promise<Wake> {
     this.mark(requestNo, "held");
-    await this.#releases.when(String(requestNo));
+    return this.#releases.when(String(requestNo));
   }
 }

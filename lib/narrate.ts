@@ -27,6 +27,27 @@ export function agentLog(trace: Trace, what = "POST /reports"): NonNullable<File
   };
 }
 
+/**
+ * agentLog for a tracker in another process, whose events arrive through a pipe and may trail the
+ * answer the agent already has: each attempt's end is printed once `flush()` has delivered every
+ * event the process wrote before it answered, so the trace keeps the order things happened in.
+ * Await `settled()` before the next attempt starts and before printing anything after the call.
+ */
+export function agentLogAfter(
+  trace: Trace,
+  flush: () => Promise<void>,
+): { onAttempt: NonNullable<FileReportOptions["onAttempt"]>; settled: () => Promise<void> } {
+  const log = agentLog(trace);
+  let pending = Promise.resolve();
+  return {
+    onAttempt: (e) => {
+      if (e.phase === "start") log(e);
+      else pending = pending.then(flush).then(() => log(e));
+    },
+    settled: () => pending,
+  };
+}
+
 /** A temporary folder for SQLite files, removed by `remove()`. */
 export function scratchDir(): { path: (name: string) => string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "retry-workbook-"));

@@ -127,6 +127,32 @@ test("tracker --fault slow@1 --verbose: 409 with Retry-After while request #1 is
   }
 });
 
+test("tracker --variant fenced --fault pause-past-lease@1: the retry takes the key over; the paused holder wakes, stores nothing, replays", async () => {
+  // A 1 ms lease on the real clock: the retries get 409 until it has run out (a condition the loop
+  // waits for, whatever the machine's speed), then one takes over. #1 is held for a minute, unless
+  // the take-over wakes it: the test ending in seconds is the proof that it did.
+  const t = await startCli(["--variant", "fenced", "--fault", "pause-past-lease@1", "--hold-ms", "60000", "--lease-ms", "1", "--verbose"]);
+  try {
+    const holder = post(t.url, report, { "idempotency-key": "k" });
+    await waitFor(() => /#1 server +handler started, then stalls/.test(t.stdout()));
+    let retry: Response;
+    do retry = await post(t.url, report, { "idempotency-key": "k" });
+    while (retry.status === 409);
+    assert.equal(retry.status, 201);
+    assert.equal(retry.headers["idempotent-replayed"], undefined, "the take-over did the work");
+    const late = await holder;
+    assert.equal(late.status, 201);
+    assert.equal(late.headers["idempotent-replayed"], "true");
+    assert.deepEqual(late.body, retry.body);
+    assert.match(t.stdout(), /TAKE OVER \(lease ran out\) key k as in_progress, fence 2 \(was 1\)/);
+    assert.match(t.stdout(), /#1 database +INSERT report \d+, UPDATE key k completed WHERE fence = 1: 0 rows · ROLLBACK/);
+    const list = await httpCall({ method: "GET", url: `${t.url}/reports`, timeoutMs: 10_000 });
+    assert.equal(list.kind === "response" && (list.body as unknown[]).length, 1);
+  } finally {
+    await stopCli(t);
+  }
+});
+
 /** Checks `cond` every 10 ms until it holds (a condition, not a guess at how long something takes). */
 async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -162,7 +188,6 @@ test("tracker --help documents the limits; bad flags exit 2 with one line", asyn
   const bad: Array<[string[], RegExp]> = [
     [[], /--variant is required/],
     [["--variant", "nope"], /unknown variant "nope"/],
-    [["--variant", "fenced"], /"fenced" is not built yet/],
     [["--variant", "keyed", "--port", "x"], /--port takes a whole number/],
     [["--variant", "keyed", "--port", "70000"], /--port must be between 0 and 65535/],
     [["--variant", "keyed", "--lease-ms", "0"], /--lease-ms must be between 1/],

@@ -1,7 +1,7 @@
 // `npm run tracker -- --variant <name> [...]`: the bug tracker as a standalone server on 127.0.0.1,
 // to explore with curl. One log line per request; stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
 import { writeSync } from "node:fs";
-import { FAULT_HELP, FAULT_NAMES, Faults, isFaultName, type FaultName } from "../faults.ts";
+import { FAULT_HELP, FAULT_NAMES, Faults, isFaultName, type FaultName, type Wake } from "../faults.ts";
 import { UsageError, intFlag, parseCommand, runMain } from "../cli.ts";
 import { MAX_BODY_BYTES, MAX_TITLE_CHARS } from "../tracker/http.ts";
 import { MAX_KEY_CHARS } from "../tracker/idempotency-key.ts";
@@ -22,7 +22,7 @@ API: POST /reports (JSON {"title": string, "body"?, "module"?, "run"?}) → 201 
 Limits: a body of at most ${MAX_BODY_BYTES / 1024} KiB (413 beyond), application/json only (415), a title of at most
 ${MAX_TITLE_CHARS} characters, malformed JSON 400. Nothing is stored for a rejected request.
 
-Idempotency (key-after, keyed; naive ignores the header): POST /reports requires an Idempotency-Key,
+Idempotency (key-after, keyed, fenced; naive ignores it): POST /reports requires an Idempotency-Key,
 either the IETF draft's quoted sf-string ("8e03…", escapes \\" and \\\\) or Stripe's bare value (8e03…);
 both name the same key. A key is 1 to ${MAX_KEY_CHARS} characters of printable ASCII; a bare key has no space,
 " or comma; a quoted key takes no parameters; a missing, empty, longer, non-printable, unparseable or
@@ -31,13 +31,15 @@ anonymous caller). The same key and request after completion replays the stored 
 included, with Idempotent-Replayed: true; the same key with another request (method, route or body as
 canonical JSON) is 422, checked first; the same key while in progress within its lease (--lease-ms,
 default ${DEFAULT_LEASE_MS} ms) is 409 with Retry-After (whole seconds) and retry-after-ms; an expired lease may
-be taken over. Keys are kept for --ttl-ms (default ${DEFAULT_TTL_MS} ms = 24 h) from their claim; after
-that the key is new.
+be taken over, with the next fencing token; fenced completes a key only while that token still holds
+it (keyed does not check), so a holder that was taken over stores nothing and answers from the key.
+Keys are kept for --ttl-ms (default ${DEFAULT_TTL_MS} ms = 24 h) from their claim; after that the key is new.
 
 Faults (--fault <name> for every request, <name>@<n> for request n only; may be repeated):
 ${FAULT_NAMES.map((f) => `  ${f.padEnd(22)} ${FAULT_HELP[f]}`).join("\n")}
-Here slow and pause-past-lease hold a request for --hold-ms; a crash fault kills this very process
-(SIGKILL): start it again with the same --db to see what survived.`,
+Here slow and pause-past-lease hold a request for --hold-ms (pause-past-lease goes on sooner if its
+key is taken over); a crash fault kills this very process (SIGKILL): start it again with the same
+--db to see what survived.`,
   options: {
     variant: { type: "string" },
     port: { type: "string" },
@@ -80,7 +82,7 @@ class TimedFaults extends Faults {
     super();
     this.#holdMs = holdMs;
   }
-  hold(requestNo: number): Promise<void> {
+  hold(requestNo: number): Promise<Wake> {
     setTimeout(() => this.release(requestNo), this.#holdMs).unref();
     return super.hold(requestNo);
   }

@@ -40,6 +40,8 @@ process.on("disconnect", () => process.exit(0));
 
 const config = JSON.parse(process.argv[2] ?? "{}") as ChildConfig;
 const faults = new ForwardingFaults(config.faults);
+// The parent's clock, when it keeps one: it moves only when the parent says so.
+let clock = config.clockMs;
 try {
   const tracker = await startTracker({
     variant: config.variant,
@@ -48,6 +50,7 @@ try {
     faults,
     ...(config.leaseMs !== undefined ? { leaseMs: config.leaseMs } : {}),
     ...(config.ttlMs !== undefined ? { ttlMs: config.ttlMs } : {}),
+    ...(clock !== undefined ? { now: () => clock! } : {}),
     onEvent: (event) => tell({ type: "event", event }),
     // The crash: no unwinding, no closing, no answer; the event saying so is already in the pipe.
     crash: () => process.kill(process.pid, "SIGKILL"),
@@ -59,6 +62,9 @@ try {
         break;
       case "release":
         faults.release(m.requestNo);
+        break;
+      case "clock":
+        clock = m.ms;
         break;
       case "ping":
         break;

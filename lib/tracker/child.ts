@@ -8,7 +8,7 @@
  * - child → parent: one JSON line per message on a pipe (fd 3), written synchronously, so every
  *   event the child wrote before it died reaches the parent: "listening" (its URL), each
  *   TrackerEvent (for the trace), each stage a request reaches (for `reached`), acknowledgements;
- * - parent → child: IPC messages: set a fault, release a held request, ping, close.
+ * - parent → child: IPC messages: set a fault, release a held request, set the clock, ping, close.
  * No child outlives its parent: the parent kills every live child when it exits, and a child whose
  * IPC channel closes (the parent died, even by SIGKILL) exits at once.
  */
@@ -28,6 +28,8 @@ export interface ChildConfig {
   port: number;
   leaseMs?: number;
   ttlMs?: number;
+  /** A clock the parent sets (ms), starting here; absent: the real clock (Date.now). */
+  clockMs?: number;
   faults: Record<number, FaultName>;
 }
 
@@ -35,6 +37,7 @@ export interface ChildConfig {
 export type ToChild =
   | { type: "fault"; id: number; requestNo: number; fault: FaultName }
   | { type: "release"; id: number; requestNo: number }
+  | { type: "clock"; id: number; ms: number }
   | { type: "ping"; id: number }
   | { type: "close"; id: number };
 
@@ -57,6 +60,12 @@ export interface ChildTrackerOptions {
   port?: number;
   leaseMs?: number;
   ttlMs?: number;
+  /**
+   * Gives the child a clock that only the parent moves (`setClock`), starting at this value in ms,
+   * so that a lease runs out exactly when the parent says, not when a busy machine gets round to it.
+   * Absent: the real clock.
+   */
+  clockMs?: number;
   /** Faults by request number, known from the start. */
   faults?: Record<number, FaultName>;
   /** Receives the child's events, in the order it wrote them. */
@@ -80,6 +89,8 @@ export interface ChildTracker {
   setFault(requestNo: number, fault: FaultName): Promise<void>;
   /** Lets a held request go on. */
   release(requestNo: number): Promise<void>;
+  /** Sets the child's clock (started with `clockMs`) to `ms`; resolves once the child has it. */
+  setClock(ms: number): Promise<void>;
   /** Resolves when request `requestNo` reaches `stage`; rejects if the child dies first. */
   reached(requestNo: number, stage: Stage): Promise<void>;
   hasReached(requestNo: number, stage: Stage): boolean;
@@ -110,6 +121,7 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     faults: options.faults ?? {},
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
+    ...(options.clockMs !== undefined ? { clockMs: options.clockMs } : {}),
   };
   // Plain `node` runs the child: it strips the types itself, which starts faster than a loader (an
   // older Node without type stripping gets the tsx loader), and Node's compile cache, in its default
@@ -210,6 +222,10 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     exited,
     setFault: (requestNo, fault) => ask({ type: "fault", requestNo, fault }),
     release: (requestNo) => ask({ type: "release", requestNo }),
+    setClock(ms) {
+      if (options.clockMs === undefined) throw new Error("setClock needs a tracker started with clockMs");
+      return ask({ type: "clock", ms });
+    },
     reached(requestNo, stage) {
       const name = `${requestNo}:${stage}`;
       return Promise.race([

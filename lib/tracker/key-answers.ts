@@ -1,5 +1,5 @@
 /**
- * The pieces the keyed variants (key-after, keyed) share: reading the request's key and fingerprint,
+ * The pieces the keyed variants (key-after, keyed, fenced) share: reading the request's key and fingerprint,
  * and the answers they give that the naive variant never does (replay, 409, 422).
  */
 import { HttpError, type Answer } from "./http.ts";

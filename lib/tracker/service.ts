@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Faults, type FaultName } from "../faults.ts";
+import { Faults, type FaultName, type Wake } from "../faults.ts";
 import { HttpError, answerFromError, parseReport, problem, readBody, send, type Answer } from "./http.ts";
 import { keyHeaderValues } from "./idempotency-key.ts";
 import { ReportStore } from "./store.ts";
@@ -150,6 +150,8 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       answer = answerFromError(err);
+    } finally {
+      faults.mark(requestNo, "handled");
     }
 
     if (fault === "lose-response") {
@@ -192,14 +194,16 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
           work: async () => {
             if (fault === "slow" || fault === "pause-past-lease") {
               emit({ actor: "server", requestNo, text: `handler started, then stalls (fault: ${fault})`, mark: "warn" });
-              await faults.hold(requestNo);
-              emit({ actor: "server", requestNo, text: "handler wakes up and carries on" });
+              const wake = await faults.hold(requestNo);
+              emit({ actor: "server", requestNo, text: WAKE_TEXT[wake], ...(wake === "released" ? {} : { mark: "warn" as const }) });
+              if (wake === "fail") throw new Error("the work failed after the pause (injected)");
             }
             if (fault === "internal-error") {
               emit({ actor: "server", requestNo, text: "the handler's work fails (fault: internal-error)", mark: "bad" });
               throw new Error("the work failed (injected fault: internal-error)");
             }
           },
+          claimed: (fence, takenFrom) => faults.claimed(requestNo, fence, takenFrom),
           crashPoint: (point) => {
             if ((point === "after-claim" && fault === "crash-after-claim") || (point === "between-commits" && fault === "crash-between-commits")) {
               emit({ actor: "server", requestNo, text: `process killed (SIGKILL) at "${point}"`, mark: "bad" });
@@ -269,6 +273,13 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
     },
   };
 }
+
+/** What the trace says when a held handler goes on. */
+const WAKE_TEXT: Record<Wake, string> = {
+  released: "handler wakes up and carries on",
+  "taken-over": "handler wakes up and carries on, unaware that its key was taken over meanwhile",
+  fail: "handler wakes up, and its work fails",
+};
 
 /** The answers that were replays of a stored response (for RequestRecord.replayed). */
 const replays = new WeakSet<ServerResponse>();

@@ -4,7 +4,9 @@
  * same, so the agent's retry needs no new address, only to wait until the new process listens.
  *
  * The fault plan applies to the first process only: the restarted one starts clean, with its own
- * request numbers from #1.
+ * request numbers from #1. A clock the parent keeps (`clockMs`, `setClock`) carries over: the new
+ * process starts at the time the last one was told, so a lease claimed before the crash runs out
+ * when it would have.
  */
 import { startChildTracker, type ChildExit, type ChildTracker, type ChildTrackerOptions } from "./child.ts";
 import type { TrackerEvent } from "./service.ts";
@@ -21,6 +23,8 @@ export interface SupervisedTracker {
   readonly current: ChildTracker;
   /** 1 for the first process, 2 after one restart, … */
   readonly generation: number;
+  /** Sets the clock of the current process and of every later one (needs `clockMs`). */
+  setClock(ms: number): Promise<void>;
   /** Waits until the current process has died, starts the next, and says how the last one ended. */
   restartAfterExit(): Promise<ChildExit>;
   /** Stops the current process. */
@@ -30,8 +34,15 @@ export interface SupervisedTracker {
 export async function superviseTracker(options: SupervisedOptions): Promise<SupervisedTracker> {
   const { onEvent, faults, ...rest } = options;
   let generation = 1;
+  let clockMs = options.clockMs;
   const start = (g: number, port: number, plan: ChildTrackerOptions["faults"]): Promise<ChildTracker> =>
-    startChildTracker({ ...rest, port, ...(plan ? { faults: plan } : {}), ...(onEvent ? { onEvent: (e: TrackerEvent) => onEvent(e, g) } : {}) });
+    startChildTracker({
+      ...rest,
+      port,
+      ...(clockMs !== undefined ? { clockMs } : {}),
+      ...(plan ? { faults: plan } : {}),
+      ...(onEvent ? { onEvent: (e: TrackerEvent) => onEvent(e, g) } : {}),
+    });
   let current = await start(1, 0, faults);
   const port = current.port;
   return {
@@ -41,6 +52,11 @@ export async function superviseTracker(options: SupervisedOptions): Promise<Supe
     },
     get generation() {
       return generation;
+    },
+    setClock(ms) {
+      if (clockMs === undefined) throw new Error("setClock needs a tracker started with clockMs");
+      clockMs = ms;
+      return current.setClock(ms);
     },
     async restartAfterExit() {
       const exit = await current.exited;

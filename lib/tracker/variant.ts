@@ -35,6 +35,11 @@ export interface CreateContext {
   store: ReportStore;
   /** The handler's own work happens here; a `slow` or `pause-past-lease` fault holds it. */
   work(): Promise<void>;
+  /**
+   * Tells the service that this request claimed its key with fencing token `fence`, taking it over
+   * from the claim with token `takenFrom` if given (a pause-past-lease holder wakes on that).
+   */
+  claimed(fence: number, takenFrom?: number): void;
   /** A point where a crash fault may kill the process. */
   crashPoint(point: CrashPoint): void;
   /** Tells the trace what the database did, and marks the request "committed" if `committed`. */
