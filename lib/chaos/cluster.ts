@@ -72,12 +72,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     }
   };
 
-  // One at a time: the first process creates the tables, the next ones find them.
-  const slots: Slot[] = [];
-  for (let index = 0; index < options.processes; index++) {
-    const tracker = await start(0);
-    slots.push({ index, port: tracker.port, current: tracker, generation: 1, loop: Promise.resolve() });
-  }
+  // The first process alone creates what is missing of the schema; the others then start together.
+  const first = await start(0);
+  const rest = await Promise.all(Array.from({ length: options.processes - 1 }, () => start(0)));
+  const slots: Slot[] = [first, ...rest].map((tracker, index) => ({ index, port: tracker.port, current: tracker, generation: 1, loop: Promise.resolve() }));
 
   async function supervise(slot: Slot): Promise<void> {
     for (;;) {

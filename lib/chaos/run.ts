@@ -70,6 +70,11 @@ export interface ChaosResult {
   timeoutMs: number;
   leaseMs: number;
   tally: Tally;
+  /**
+   * Acknowledged operations whose key now holds another answer than the one its client was told
+   * (a replay would name another report). Always 0 for naive, which keeps no keys.
+   */
+  changedAnswers: number;
   planned: Record<ChaosFault, number>;
   /** Faults that struck a request (it reached the process with its fault set). */
   injected: Record<ChaosFault, number>;
@@ -227,6 +232,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
   const store = new ReportStore(db);
   const rows = store.listReports();
+  // What each key would replay now, beside what its client was told.
+  const keys = keyStoreOf(store);
+  const changedAnswers = states.filter((s) => {
+    const stored = keys.get(s.op.caller, s.op.key)?.response;
+    return s.acked !== undefined && stored !== undefined && (stored.body as { id?: unknown }).id !== s.acked;
+  }).length;
   store.close();
   rmSync(dir, { recursive: true, force: true });
 
@@ -244,6 +255,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     timeoutMs,
     leaseMs,
     tally: t,
+    changedAnswers,
     planned: plan.planned,
     injected,
     restarts: cluster.restarts,

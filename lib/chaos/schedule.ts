@@ -33,10 +33,10 @@ export const CHAOS_FAULT_HELP: Record<ChaosFault, string> = {
   "lose-response": "the work is committed, the answer never leaves",
   "drop-request": "the request is swallowed before any handler runs",
   slow: "the handler stalls until the client has given up on that attempt",
-  "pause-past-lease": "the handler stalls after claiming the key, until its operation has been answered through another request",
-  "crash-after-claim": "the serving process kills itself (SIGKILL) right after claiming the key (keyed variants)",
-  "crash-between-commits": "the serving process kills itself (SIGKILL) after its first commit (key-after, keyed variants)",
-  kill: "the run kills the serving process (SIGKILL) as soon as the request has arrived",
+  "pause-past-lease": "the handler stalls after its claim until another request answered its operation",
+  "crash-after-claim": "the serving process kills itself (SIGKILL) after claiming the key",
+  "crash-between-commits": "the serving process kills itself (SIGKILL) after its first commit",
+  kill: "the run kills the serving process (SIGKILL) once the request has arrived",
 };
 
 export function isChaosFault(s: string): s is ChaosFault {
