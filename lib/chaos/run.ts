@@ -56,8 +56,9 @@ export const CHAOS_DEFAULTS = { agents: 50, processes: 3, timeoutMs: 400, leaseM
 const ATTEMPTS = 4;
 /** Calls an agent makes for one operation while faults strike, before it leaves it to the settle phase. */
 const MAIN_CALLS = 4;
-/** Calls for one operation in the settle phase, with every fault stopped. */
+/** Calls for one operation in the settle phase, with every fault stopped, and their attempts' timeout. */
 const SETTLE_CALLS = 10;
+const SETTLE_TIMEOUT_MS = 2_000;
 const BACKOFF: BackoffParams = { baseMs: 20, capMs: 300 };
 
 export interface ChaosResult {
@@ -224,7 +225,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     await cluster.allLive();
     const pending = states.filter((s) => s.acked === undefined && s.refused === undefined);
     for (const s of pending) s.settled = true;
-    await inParallel(pending, agents, (s) => keepCalling(s, SETTLE_CALLS, timeoutMs * 5));
+    await inParallel(pending, agents, (s) => keepCalling(s, SETTLE_CALLS, Math.max(SETTLE_TIMEOUT_MS, timeoutMs)));
   } finally {
     await proxy?.close();
     await cluster.close();
@@ -288,5 +289,16 @@ function example(s: OpState, ids: number[]): string {
   const faults = s.op.faults.map((f, i) => (f ? `${ORDINAL[i] ?? `${i + 1}th`} request ${f}` : undefined)).filter(Boolean);
   const stored = ids.length === 0 ? "no report" : `${ids.length} report${ids.length === 1 ? "" : "s"} (#${ids.join(", #")})`;
   const acked = s.acked === undefined ? "never acknowledged" : `acknowledged as #${s.acked}`;
-  return `op ${s.op.index} (${s.op.caller}, key ${s.op.key.slice(0, 8)}…): ${stored}, ${acked}; faults: ${faults.join(", ") || "none"}; attempts: ${s.log.join(", ")}`;
+  return `op ${s.op.index} (${s.op.caller}, key ${s.op.key.slice(0, 8)}…): ${stored}, ${acked}; faults: ${faults.join(", ") || "none"}; attempts: ${runs(s.log).join(", ")}`;
+}
+
+/** Repeats folded: ["timeout", "timeout", "201"] → ["timeout ×2", "201"]. */
+function runs(items: readonly string[]): string[] {
+  const out: Array<{ item: string; n: number }> = [];
+  for (const item of items) {
+    const last = out.at(-1);
+    if (last?.item === item) last.n += 1;
+    else out.push({ item, n: 1 });
+  }
+  return out.map(({ item, n }) => (n === 1 ? item : `${item} ×${n}`));
 }
