@@ -85,15 +85,21 @@ runMain(async () => {
     leaseMs: intFlag("lease-ms", values["lease-ms"], CHAOS_DEFAULTS.leaseMs, 10, 600_000),
     ...(values.faults !== undefined ? { faults: parseFaults(values.faults) } : {}),
   };
-  const trace = new Trace({ color: colorWanted(values["no-color"] === true), step: false });
-  const results: ChaosResult[] = [];
-  for (const variant of variants) results.push(await runChaos({ variant, ...options }));
   // The command that replays one variant: the same plan and flags, the other variants left out.
   const given = (["agents", "processes", "faults", "fault-rate", "timeout-ms", "lease-ms"] as const).flatMap((name) =>
     values[name] === undefined ? [] : [`--${name}`, String(values[name])],
   );
   const replay = (variant: VariantName): string =>
     ["npm run chaos --", "--variant", variant, "--ops", String(options.ops), "--seed", String(options.seed), ...given].join(" ");
+  const trace = new Trace({ color: colorWanted(values["no-color"] === true), step: false });
+  const results: ChaosResult[] = [];
+  for (const variant of variants) {
+    try {
+      results.push(await runChaos({ variant, ...options }));
+    } catch (err) {
+      throw new Error(`the ${variant} run failed: ${err instanceof Error ? err.message : String(err)} (seed ${options.seed}; replay: ${replay(variant)})`);
+    }
+  }
   printSummary(trace, results, replay);
   if (failed(results).length > 0) process.exitCode = 1;
 });

@@ -29,7 +29,7 @@ import { ReportStore } from "../tracker/store.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import { startCluster } from "./cluster.ts";
 import { startProxy, type Target } from "./proxy.ts";
-import { CHAOS_FAULTS, FAULTED_ARRIVALS, planChaos, type ChaosFault, type LogicalOp } from "./schedule.ts";
+import { CHAOS_FAULTS, FAULTED_ARRIVALS, operationSeed, planChaos, type ChaosFault, type LogicalOp } from "./schedule.ts";
 import { tally, type Tally } from "./tally.ts";
 
 export interface ChaosOptions {
@@ -201,7 +201,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
     /** Calls until the system answers, at most `calls` times, with a growing pause between calls. */
     const keepCalling = async (s: OpState, calls: number, attemptTimeoutMs: number): Promise<void> => {
-      const random = seeded(options.seed * 7919 + s.op.index);
+      // The client's own draws (jitter) come from a stream apart from the plan's.
+      const random = seeded(operationSeed(options.seed, s.op.index) ^ 0x5bd1e995);
       for (let c = 1; c <= calls; c++) {
         if ((await call(s, attemptTimeoutMs, random)) === "done") return;
         await sleep(fullJitterMs(c + 2, BACKOFF, random));

@@ -101,7 +101,7 @@ export function planChaos(options: ChaosPlanOptions): ChaosPlan {
   const planned = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<ChaosFault, number>;
   const ops: LogicalOp[] = [];
   for (let index = 1; index <= options.ops; index++) {
-    const random = seeded(opSeed(options.seed, index));
+    const random = seeded(operationSeed(options.seed, index));
     const agent = ((index - 1) % options.agents) + 1;
     const key = uuid(random);
     const faults: (ChaosFault | undefined)[] = [];
@@ -119,8 +119,8 @@ export function planChaos(options: ChaosPlanOptions): ChaosPlan {
   return { seed: options.seed, ops, digest, planned };
 }
 
-/** The stream of operation `index`: a 32-bit mix of the run's seed and the number. */
-function opSeed(seed: number, index: number): number {
+/** The seed of operation `index`'s own stream: a 32-bit mix of the run's seed and the number. */
+export function operationSeed(seed: number, index: number): number {
   let h = (Math.imul(index, 0x9e3779b9) ^ (seed >>> 0) ^ Math.floor(seed / 0x100000000)) >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
