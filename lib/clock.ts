@@ -38,7 +38,11 @@ function ensureHeartbeat(): void {
   heartbeat.unref();
 }
 
-/** Milliseconds since start-up, not counting time spent paused. Never goes backwards. */
+/**
+ * Milliseconds since start-up, not counting time spent paused. A reading taken just after a stall
+ * already leaves the stall out (it does not wait for the heartbeat to notice), so the clock never
+ * runs backwards.
+ */
 export function nowMs(): number {
   catchUp(); // a stall not yet recorded must not be counted now and taken back later
   return performance.now() - pausedTotal;

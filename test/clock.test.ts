@@ -23,6 +23,22 @@ test("a stall of the whole process is not counted against a pending timer", asyn
   assert.ok(wall >= 250 + 40, `fired ${wall} ms after start: the stall ate the timeout`);
 });
 
+test("the clock never runs backwards: a reading just after a stall already leaves the stall out", async () => {
+  const cancel = after(10_000, () => {}); // the heartbeat runs
+  try {
+    const before = nowMs();
+    stall(150);
+    const justAfter = nowMs();
+    await sleep(30); // the heartbeat has looked again meanwhile
+    const later = nowMs();
+    assert.ok(justAfter >= before, `${justAfter} < ${before}`);
+    assert.ok(later >= justAfter, `the clock went back from ${justAfter} to ${later}`);
+    assert.ok(justAfter - before < 100, `the stall was counted as running time: ${justAfter - before} ms`);
+  } finally {
+    cancel();
+  }
+});
+
 test("without a stall a timer fires after its time", async () => {
   const wall0 = performance.now();
   await sleep(30);

@@ -141,6 +141,31 @@ for (const variant of ["keyed", "fenced"] as const) {
     }));
 }
 
+test("fenced, with nobody taken over, answers as keyed does: 409 in progress, 422 misuse, replay, a stored 500 replayed", async () => {
+  const faults = new Faults({ 1: "slow", 5: "internal-error" });
+  const t = await startTracker({ variant: "fenced", faults, leaseMs: LEASE_MS, now: () => 0 });
+  try {
+    const first = post(t);
+    await faults.reached(1, "held");
+    assert.equal((await post(t)).status, 409);
+    assert.equal((await post(t, { title: "another report" })).status, 422);
+    faults.release(1);
+    const done = await first;
+    assert.deepEqual([done.status, replayed(done)], [201, false]);
+    const again = await post(t);
+    assert.deepEqual([again.status, replayed(again), again.body], [201, true, done.body]);
+    const failing = (): Promise<Outcome> =>
+      httpCall({ method: "POST", url: `${t.url}/reports`, body: report, headers: { "idempotency-key": "other" }, timeoutMs: 10_000 });
+    const failed = (await failing()) as Response;
+    assert.equal(failed.status, 500);
+    const failedAgain = (await failing()) as Response;
+    assert.deepEqual([failedAgain.status, replayed(failedAgain)], [500, true]);
+    assert.equal(t.store.countReports(), 1);
+  } finally {
+    await t.close();
+  }
+});
+
 test("fenced: a late holder whose lease ran out but whom nobody took over still commits (the lease is for liveness)", async () => {
   let clock = 0;
   const faults = new Faults({ 1: "pause-past-lease" });
