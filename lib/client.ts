@@ -117,8 +117,9 @@ export interface FileReportOptions {
   /** Source for keys; seeded in lessons so traces repeat. */
   random: Random;
   /**
-   * same-key only: the key for this logical call, when the caller derives it (e.g. from the
-   * operation's content) instead of drawing a fresh UUID. Default: a UUID from `random`.
+   * same-key only: the key for this logical call, when the caller derives it (from the operation's
+   * content) or keeps it across calls (an agent trying again after a call that gave up). Default: a
+   * new UUID from `random`.
    */
   key?: string;
   /** `Authorization: Bearer <caller>` when set. */

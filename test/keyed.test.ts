@@ -1,39 +1,17 @@
-// The keyed variants over real HTTP: replay, 409 + Retry-After, 422 before 409, caller scoping, the
-// TTL, stored errors, take-over, nothing stored on rejection; key-after red where it should be.
+// The keyed variants over real HTTP: replay, 409 + Retry-After, 422 before 409, the TTL, stored
+// errors, take-over; key-after red where it should be. (Caller scoping: scoping.test.ts; bad input,
+// nothing stored on rejection: bad-input.test.ts.)
 import assert from "node:assert/strict";
-import { request } from "node:http";
 import { test } from "node:test";
-import { fileReport, httpCall, type Outcome } from "../lib/client.ts";
+import { fileReport } from "../lib/client.ts";
 import { Faults } from "../lib/faults.ts";
 import { seeded } from "../lib/random.ts";
-import { MAX_BODY_BYTES } from "../lib/tracker/http.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
-import { startTracker, type Tracker, type TrackerOptions } from "../lib/tracker/service.ts";
+import { startTracker } from "../lib/tracker/service.ts";
+import { post, rawPost, withTracker } from "./http-helpers.ts";
 
 const report = { title: "Login button does nothing", module: "auth" };
 const KEY = "8e03978e-40d5-43e8-bc93-6894a57f9324";
-
-type Response = Extract<Outcome, { kind: "response" }>;
-
-function response(o: Outcome): Response {
-  assert.equal(o.kind, "response", `expected a response, got ${JSON.stringify(o)}`);
-  return o as Response;
-}
-
-/** POSTs a report with the given headers (an array value is sent as several header lines). */
-async function post(t: Tracker, body: unknown, headers: Record<string, string | string[]> = {}): Promise<Response> {
-  return response(await httpCall({ method: "POST", url: `${t.url}/reports`, body, headers, timeoutMs: 5_000 }));
-}
-
-/** Runs `fn` against a fresh tracker and closes it. */
-async function withTracker(options: TrackerOptions, fn: (t: Tracker) => Promise<void>): Promise<void> {
-  const t = await startTracker(options);
-  try {
-    await fn(t);
-  } finally {
-    await t.close();
-  }
-}
 
 test("keyed: the same key replays status, body and Location with Idempotent-Replayed: true", () =>
   withTracker({ variant: "keyed" }, async (t) => {
@@ -56,19 +34,6 @@ test("keyed: the quoted and the bare form name the same key; key order and white
     assert.equal(reordered.headers["idempotent-replayed"], "true");
     assert.equal(t.store.countReports(), 1);
   }));
-
-/** POSTs a body given as text, so its bytes are exactly these. */
-async function rawPost(t: Tracker, text: string, headers: Record<string, string>): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${t.url}/reports`, { method: "POST", agent: false, headers: { "content-type": "application/json", ...headers } }, (res) => {
-      let data = "";
-      res.on("data", (c: Buffer) => (data += c.toString()));
-      res.on("end", () => resolve({ kind: "response", status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(data) as unknown }));
-    });
-    req.on("error", reject);
-    req.end(text);
-  });
-}
 
 test("keyed: while the first request holds its lease, the same key gets 409 with Retry-After and retry-after-ms", async () => {
   let clock = 1_000_000;
@@ -107,22 +72,6 @@ test("keyed: a different request under the key is 422, and that is checked befor
   });
 });
 
-test("keyed: keys are scoped to the caller", () =>
-  withTracker({ variant: "keyed" }, async (t) => {
-    const alice = await post(t, report, { "idempotency-key": KEY, authorization: "Bearer alice" });
-    const bob = await post(t, report, { "idempotency-key": KEY, authorization: "Bearer bob" });
-    const anonymous = await post(t, { title: "something else" }, { "idempotency-key": KEY });
-    assert.deepEqual([alice.status, bob.status, anonymous.status], [201, 201, 201]);
-    assert.notEqual((alice.body as { id: number }).id, (bob.body as { id: number }).id);
-    const aliceAgain = await post(t, report, { "idempotency-key": KEY, authorization: "Bearer alice" });
-    assert.deepEqual(aliceAgain.body, alice.body, "alice sees her own result, not bob's");
-    assert.equal(aliceAgain.headers["idempotent-replayed"], "true");
-    assert.equal(t.store.countReports(), 3);
-    const forged = await post(t, report, { "idempotency-key": KEY, authorization: "Basic YWxpY2U=" });
-    assert.equal(forged.status, 401);
-    assert.equal(t.store.countReports(), 3);
-  }));
-
 test("keyed: the TTL, on the injected clock: a replay just before it, a new request from it on", async () => {
   let clock = 0;
   await withTracker({ variant: "keyed", ttlMs: 10_000, now: () => clock }, async (t) => {
@@ -150,37 +99,6 @@ test("keyed: an error after the work began is stored and replayed (Stripe API v1
     assert.equal(t.store.countReports(), 0);
     assert.equal(keyStoreOf(t.store).get("anonymous", KEY)?.state, "completed");
   }));
-
-test("keyed and key-after: nothing is stored for a rejected request, not even the key", async () => {
-  for (const variant of ["keyed", "key-after"] as const) {
-    await withTracker({ variant }, async (t) => {
-      const rejected: Array<[string, () => Promise<Response>, number]> = [
-        ["no key", () => post(t, report), 400],
-        ["an empty key", () => post(t, report, { "idempotency-key": '""' }), 400],
-        ["a bare empty key", () => post(t, report, { "idempotency-key": "" }), 400],
-        ["a key of 256 characters", () => post(t, report, { "idempotency-key": "k".repeat(256) }), 400],
-        ["a key that is not printable ASCII", () => post(t, report, { "idempotency-key": '"clé"' }), 400],
-        ["an unparseable key", () => post(t, report, { "idempotency-key": `"${KEY}` }), 400],
-        ["a key with parameters", () => post(t, report, { "idempotency-key": `"${KEY}";v=1` }), 400],
-        ["a bare key with a comma", () => post(t, report, { "idempotency-key": "a,b" }), 400],
-        ["two key headers", () => post(t, report, { "idempotency-key": [KEY, KEY] }), 400],
-        ["malformed JSON", () => rawPost(t, "{not json", { "idempotency-key": KEY }), 400],
-        ["a report without a title", () => post(t, { body: "x" }, { "idempotency-key": KEY }), 400],
-        ["the wrong content type", () => post(t, report, { "idempotency-key": KEY, "content-type": "text/plain" }), 415],
-        ["a body over the limit", () => post(t, { title: "x", body: "y".repeat(MAX_BODY_BYTES) }, { "idempotency-key": KEY }), 413],
-      ];
-      for (const [what, send, status] of rejected) {
-        const r = await send();
-        assert.equal(r.status, status, `${variant}, ${what}`);
-        assert.equal(r.headers["content-type"], "application/problem+json", `${variant}, ${what}`);
-        assert.equal(t.store.countReports(), 0, `${variant}, ${what}: a report was stored`);
-        assert.equal(keyStoreOf(t.store).count(), 0, `${variant}, ${what}: a key was stored`);
-      }
-      // The key was never taken by any of those: it still works.
-      assert.equal((await post(t, report, { "idempotency-key": KEY })).status, 201);
-    });
-  }
-});
 
 test("keyed: a claim whose lease ran out is taken over with a larger fence; the paused holder still files (lesson 05's bug)", async () => {
   let clock = 0;

@@ -184,7 +184,7 @@ test("tracker --fault crash-between-commits@1: the process dies by SIGKILL; rest
 test("tracker --help documents the limits; bad flags exit 2 with one line", async () => {
   const help = await runTs([CLI, "--help"]);
   assert.equal(help.code, 0);
-  for (const word of ["64 KiB", "255", "24 h", "--lease-ms", "Retry-After", "--fault", "Idempotent-Replayed"]) assert.ok(help.stdout.includes(word), word);
+  for (const word of ["64 KiB", "255", "24 h", "--lease-ms", "Retry-After", "--fault", "Idempotent-Replayed", "within 10 s", "within\n30 s (408"]) assert.ok(help.stdout.includes(word), word);
   const bad: Array<[string[], RegExp]> = [
     [[], /--variant is required/],
     [["--variant", "nope"], /unknown variant "nope"/],

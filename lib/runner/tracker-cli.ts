@@ -5,7 +5,7 @@ import { FAULT_HELP, FAULT_NAMES, Faults, isFaultName, type FaultName, type Wake
 import { UsageError, intFlag, parseCommand, runMain } from "../cli.ts";
 import { MAX_BODY_BYTES, MAX_TITLE_CHARS } from "../tracker/http.ts";
 import { MAX_KEY_CHARS } from "../tracker/idempotency-key.ts";
-import { DEFAULT_LEASE_MS, DEFAULT_TTL_MS, startTracker, type RequestRecord, type TrackerEvent } from "../tracker/service.ts";
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_LEASE_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TTL_MS, startTracker, type RequestRecord, type TrackerEvent } from "../tracker/service.ts";
 import { VARIANT_NAMES, isVariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { requireRuntime } from "./runtime.ts";
@@ -20,7 +20,8 @@ API: POST /reports (JSON {"title": string, "body"?, "module"?, "run"?}) → 201 
 [?title=…]; GET /reports/<id>; PUT /reports/<id>. Errors are application/problem+json (RFC 9457).
 
 Limits: a body of at most ${MAX_BODY_BYTES / 1024} KiB (413 beyond), application/json only (415), a title of at most
-${MAX_TITLE_CHARS} characters, malformed JSON 400. Nothing is stored for a rejected request.
+${MAX_TITLE_CHARS} characters, malformed JSON 400, headers within ${DEFAULT_HEADERS_TIMEOUT_MS / 1000} s and the whole request within
+${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s (408, then the connection closes). Nothing is stored for a rejected request.
 
 Idempotency (key-after, keyed, fenced; naive ignores it): POST /reports requires an Idempotency-Key,
 either the IETF draft's quoted sf-string ("8e03…", escapes \\" and \\\\) or Stripe's bare value (8e03…);

@@ -43,6 +43,21 @@ export function answerFromError(err: HttpError): Answer {
   return problem(err.status, err.title, err.message, err.headers);
 }
 
+/**
+ * The whole raw HTTP answer to a request that node:http refused before any handler ran (its
+ * `clientError`), by the parser's error code: problem+json, and the connection closes.
+ */
+export function rawProblem(code: string | undefined): string {
+  const [status, title, detail] =
+    code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "Request Timeout", "the request did not arrive in time"]
+      : code === "HPE_HEADER_OVERFLOW"
+        ? [431, "Request Header Fields Too Large", "the request's headers are too large"]
+        : [400, "Bad Request", "the request is not well-formed HTTP/1.1"];
+  const body = JSON.stringify(problem(status, title, detail).body) + "\n";
+  return `HTTP/1.1 ${status} ${title}\r\nconnection: close\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
 /** Writes an answer. */
 export function send(res: ServerResponse, answer: Answer): void {
   const text = JSON.stringify(answer.body) + "\n";

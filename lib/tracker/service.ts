@@ -11,7 +11,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Faults, type FaultName, type Wake } from "../faults.ts";
-import { HttpError, answerFromError, parseReport, problem, readBody, send, type Answer } from "./http.ts";
+import { HttpError, answerFromError, parseReport, problem, rawProblem, readBody, send, type Answer } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
 import type { SideEffectCall, SideEffects } from "./side-effects.ts";
 import { ReportStore, type Report } from "./store.ts";
@@ -49,6 +49,10 @@ export interface TrackerOptions {
   crash?: (point: CrashPoint, requestNo: number) => void;
   /** What POST /reports does besides storing the report (side-effects.ts; lesson 07). */
   sideEffects?: SideEffects;
+  /** How long a client may take to send its request's headers, ms (default 10 s); then 408 and close. */
+  headersTimeoutMs?: number;
+  /** How long a client may take to send its whole request, ms (default 30 s); then 408 and close. */
+  requestTimeoutMs?: number;
 }
 
 /** How one request ended, for a one-line log. */
@@ -82,6 +86,8 @@ export interface Tracker {
 
 export const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_LEASE_MS = 5_000;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** Starts a tracker on 127.0.0.1 and resolves once it listens. */
 export async function startTracker(options: TrackerOptions = {}): Promise<Tracker> {
@@ -105,7 +111,12 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
   const inTransaction = sideEffects?.inTransaction;
   if (inTransaction) store.onInsert((report) => emit({ actor: "database", requestNo: scope.getStore() ?? 0, text: inTransaction(report, store) }));
 
-  const server: Server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // node:http looks for late clients every connectionsCheckingInterval (30 s by default): a quarter
+  // of the shorter limit keeps each limit within 25 % of itself.
+  const connectionsCheckingInterval = Math.max(10, Math.min(30_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
+  const server: Server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, (req, res) => {
     const requestNo = ++requests;
     const started = performance.now();
     if (options.onRequest) {
@@ -130,8 +141,10 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
       if (!res.headersSent && !res.destroyed) send(res, problem(500, "Internal Server Error", "the server failed"));
     });
   });
-  server.on("clientError", (_err, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+  // What node:http refuses before any handler runs (a malformed request, a client too slow): a
+  // problem+json answer if the connection still takes one, then the connection is closed.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    if (socket.writable) socket.end(rawProblem(err.code));
     else socket.destroy();
   });
 

@@ -1,0 +1,305 @@
+/**
+ * The chaos run: many agents file distinct reports through `same-key` clients, against several
+ * tracker processes over one SQLite file, while the seeded plan (schedule.ts) strikes requests with
+ * faults: lost responses and requests, slow handlers, holders paused past their lease, processes
+ * killed with SIGKILL (and started again). Then every fault stops, every operation still unanswered is
+ * retried with its own key until the system answers (the settle phase), and the database is counted
+ * (tally.ts).
+ *
+ *   agents ──same-key──► proxy (proxy.ts) ──round robin──► tracker processes (cluster.ts) ──► one SQLite file
+ *
+ * The plan reaches the processes through the proxy: it counts each operation's requests as they
+ * come (its key names the operation), and before sending one that the plan strikes, sets the fault
+ * on it by its number in the process that will serve it (the child tracker's setFault, over IPC).
+ * Held requests go on when the run says: a `slow` one once its client has given up on it, a paused
+ * holder once its operation has been answered through another request (its key taken over), the
+ * worst moment for it. Every wait is such a gate; nothing is ordered by sleeping.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fullJitterMs, type BackoffParams } from "../backoff.ts";
+import { fileReport, isRetryable, type Outcome } from "../client.ts";
+import { sleep } from "../clock.ts";
+import type { FaultName } from "../faults.ts";
+import { seeded, type Random } from "../random.ts";
+import { keyHeaderValues, parseIdempotencyKey } from "../tracker/idempotency-key.ts";
+import { keyStoreOf } from "../tracker/key-store.ts";
+import { ReportStore } from "../tracker/store.ts";
+import type { VariantName } from "../tracker/variant.ts";
+import { startCluster } from "./cluster.ts";
+import { startProxy, type Target } from "./proxy.ts";
+import { CHAOS_FAULTS, FAULTED_ARRIVALS, operationSeed, planChaos, type ChaosFault, type LogicalOp } from "./schedule.ts";
+import { tally, type Tally } from "./tally.ts";
+
+export interface ChaosOptions {
+  variant: VariantName;
+  ops: number;
+  seed: number;
+  /** Concurrent agents; each files its operations one after another (default 50). */
+  agents?: number;
+  /** Tracker processes over the one database file (default 3). */
+  processes?: number;
+  /** The faults that may be planned (default: all). */
+  faults?: readonly ChaosFault[];
+  /** The chance that an operation's first request meets a fault, 0…1 (default 0.25). */
+  rate?: number;
+  /** How long one attempt waits for its answer, ms (default 400). */
+  timeoutMs?: number;
+  /** The keyed variants' lease, ms (default 700). */
+  leaseMs?: number;
+}
+
+export const CHAOS_DEFAULTS = { agents: 50, processes: 3, timeoutMs: 400, leaseMs: 700 } as const;
+
+/** Attempts in one call of the `same-key` client. */
+const ATTEMPTS = 4;
+/** Calls an agent makes for one operation while faults strike, before it leaves it to the settle phase. */
+const MAIN_CALLS = 4;
+/** Calls for one operation in the settle phase, with every fault stopped, and their attempts' timeout. */
+const SETTLE_CALLS = 10;
+const SETTLE_TIMEOUT_MS = 2_000;
+const BACKOFF: BackoffParams = { baseMs: 20, capMs: 300 };
+
+export interface ChaosResult {
+  variant: VariantName;
+  seed: number;
+  /** The plan's digest: the same for every run of the same seed and flags. */
+  digest: string;
+  agents: number;
+  processes: number;
+  timeoutMs: number;
+  leaseMs: number;
+  tally: Tally;
+  /**
+   * Acknowledged operations whose key now holds another answer than the one its client was told
+   * (a replay would name another report). Always 0 for naive, which keeps no keys.
+   */
+  changedAnswers: number;
+  planned: Record<ChaosFault, number>;
+  /** Faults that struck a request (it reached the process with its fault set). */
+  injected: Record<ChaosFault, number>;
+  /** Tracker processes that died and were started again. */
+  restarts: number;
+  /** Processes restarted because a request vanished on its way (expected: 0). */
+  watchdogKills: number;
+  /** HTTP attempts the clients made. */
+  attempts: number;
+  /** Calls in which every attempt failed; the agent called again with the same key. */
+  gaveUp: number;
+  /** Operations answered only in the settle phase. */
+  settled: number;
+  ms: number;
+  /** A line for each of the first few duplicated or lost operations: its faults and attempts. */
+  examples: string[];
+}
+
+/** One operation as the run follows it. */
+interface OpState {
+  op: LogicalOp;
+  /** How many of its requests have reached the proxy. */
+  arrivals: number;
+  /** Its paused holders, waiting for it to be answered. */
+  holds: Target[];
+  acked?: number;
+  refused?: number;
+  settled: boolean;
+  /** Every attempt's outcome, in short. */
+  log: string[];
+}
+
+/** What the proxy keeps about one request. */
+interface Passing {
+  op: OpState | undefined;
+  fault: ChaosFault | undefined;
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+  const started = performance.now();
+  const agents = options.agents ?? CHAOS_DEFAULTS.agents;
+  const processes = options.processes ?? CHAOS_DEFAULTS.processes;
+  const timeoutMs = options.timeoutMs ?? CHAOS_DEFAULTS.timeoutMs;
+  const leaseMs = options.leaseMs ?? CHAOS_DEFAULTS.leaseMs;
+  const plan = planChaos({ seed: options.seed, ops: options.ops, agents, ...(options.faults ? { faults: options.faults } : {}), ...(options.rate !== undefined ? { rate: options.rate } : {}) });
+  const states = plan.ops.map((op): OpState => ({ op, arrivals: 0, holds: [], settled: false, log: [] }));
+  const byKey = new Map(states.map((s) => [s.op.key, s]));
+  const injected = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<ChaosFault, number>;
+  let faultsOn = true;
+  let attempts = 0;
+  let gaveUp = 0;
+  /** Held requests not yet let go: released when their gate opens, or all at once when faults stop. */
+  const held = new Set<Target>();
+  const release = (target: Target): void => {
+    if (held.delete(target)) void target.tracker.release(target.requestNo);
+  };
+
+  const dir = mkdtempSync(join(tmpdir(), "retry-workbook-chaos-"));
+  const db = join(dir, "tracker.sqlite");
+  // The tables exist before the processes start, so that none of them races another to create them.
+  const schema = new ReportStore(db);
+  keyStoreOf(schema);
+  schema.close();
+
+  const cluster = await startCluster({ variant: options.variant, db, processes, leaseMs });
+  let proxy: Awaited<ReturnType<typeof startProxy<Passing>>> | undefined;
+  try {
+    proxy = await startProxy<Passing>(cluster, {
+      accept(exchange) {
+        const parsed = parseIdempotencyKey(keyHeaderValues(exchange.rawHeaders));
+        const op = parsed.ok ? byKey.get(parsed.key) : undefined;
+        if (!op) return { op, fault: undefined };
+        op.arrivals += 1;
+        const fault = faultsOn && op.arrivals <= FAULTED_ARRIVALS ? op.op.faults[op.arrivals - 1] : undefined;
+        return { op, fault };
+      },
+      async beforeSend(p, target) {
+        if (p.fault && p.fault !== "kill") await target.tracker.setFault(target.requestNo, p.fault satisfies FaultName);
+      },
+      arrived(p, target) {
+        if (!p.fault) return;
+        injected[p.fault] += 1;
+        if (p.fault === "kill") void cluster.kill(target.backend);
+        if (p.fault === "slow" || p.fault === "pause-past-lease") held.add(target);
+        if (p.fault === "pause-past-lease") p.op!.holds.push(target);
+      },
+      ended(p, target, status) {
+        // A slow handler goes on once its client has given up on it (or been answered, after a release).
+        if (p.fault === "slow" && target) release(target);
+        // A paused holder goes on once its operation has been answered through another request.
+        if (p.op && status !== undefined && status >= 200 && status < 300) for (const h of p.op.holds) release(h);
+      },
+    });
+    const url = proxy.url;
+
+    /** One call of the same-key client for an operation: "done" once the system has answered. */
+    const call = async (s: OpState, attemptTimeoutMs: number, random: Random): Promise<"done" | "again"> => {
+      const r = await fileReport({
+        url,
+        report: s.op.report,
+        policy: "same-key",
+        key: s.op.key,
+        caller: s.op.caller,
+        timeoutMs: attemptTimeoutMs,
+        maxAttempts: ATTEMPTS,
+        backoffMs: (n) => fullJitterMs(n, BACKOFF, random),
+        maxRetryAfterMs: leaseMs + 100,
+        random,
+      });
+      attempts += r.attempts.length;
+      s.log.push(...r.attempts.map((a) => short(a.outcome)));
+      if (r.ok) {
+        s.acked = (r.final as { body: { id: number } }).body.id;
+        return "done";
+      }
+      if (r.final.kind === "response" && !isRetryable(r.final)) {
+        s.refused = r.final.status;
+        return "done";
+      }
+      gaveUp += 1;
+      return "again";
+    };
+
+    /** Calls until the system answers, at most `calls` times, with a growing pause between calls. */
+    const keepCalling = async (s: OpState, calls: number, attemptTimeoutMs: number): Promise<void> => {
+      // The client's own draws (jitter) come from a stream apart from the plan's.
+      const random = seeded(operationSeed(options.seed, s.op.index) ^ 0x5bd1e995);
+      for (let c = 1; c <= calls; c++) {
+        if ((await call(s, attemptTimeoutMs, random)) === "done") return;
+        await sleep(fullJitterMs(c + 2, BACKOFF, random));
+      }
+    };
+
+    // The main phase: each agent files its operations one after another, all agents at once.
+    await Promise.all(
+      Array.from({ length: agents }, async (_, a) => {
+        for (const s of states.filter((x) => x.op.agent === a + 1)) {
+          await keepCalling(s, MAIN_CALLS, timeoutMs);
+          for (const h of s.holds) release(h);
+        }
+      }),
+    );
+
+    // The settle phase: every fault stops, every held request goes on, every process is up; then each
+    // operation still unanswered is retried with its key until the system answers.
+    faultsOn = false;
+    for (const target of [...held]) release(target);
+    await cluster.allLive();
+    const pending = states.filter((s) => s.acked === undefined && s.refused === undefined);
+    for (const s of pending) s.settled = true;
+    await inParallel(pending, agents, (s) => keepCalling(s, SETTLE_CALLS, Math.max(SETTLE_TIMEOUT_MS, timeoutMs)));
+  } finally {
+    await proxy?.close();
+    await cluster.close();
+  }
+
+  const store = new ReportStore(db);
+  const rows = store.listReports();
+  // What each key would replay now, beside what its client was told.
+  const keys = keyStoreOf(store);
+  const changedAnswers = states.filter((s) => {
+    const stored = keys.get(s.op.caller, s.op.key)?.response;
+    return s.acked !== undefined && stored !== undefined && (stored.body as { id?: unknown }).id !== s.acked;
+  }).length;
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+
+  const t = tally(
+    states.map((s) => ({ index: s.op.index, title: s.op.report.title, ...(s.acked !== undefined ? { acked: s.acked } : {}), ...(s.refused !== undefined ? { refused: s.refused } : {}) })),
+    rows,
+  );
+  const examples = [...t.duplicatedOps.slice(0, 5), ...t.lostOps.slice(0, 5)].map((i) => example(states[i - 1]!, t.rowsOf.get(i)!));
+  return {
+    variant: options.variant,
+    seed: options.seed,
+    digest: plan.digest,
+    agents,
+    processes,
+    timeoutMs,
+    leaseMs,
+    tally: t,
+    changedAnswers,
+    planned: plan.planned,
+    injected,
+    restarts: cluster.restarts,
+    watchdogKills: proxy?.watchdogKills ?? 0,
+    attempts,
+    gaveUp,
+    settled: states.filter((s) => s.settled && s.acked !== undefined).length,
+    ms: performance.now() - started,
+    examples,
+  };
+}
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+function short(o: Outcome): string {
+  return o.kind === "response" ? String(o.status) : o.kind === "timeout" ? "timeout" : o.code;
+}
+
+const ORDINAL = ["1st", "2nd", "3rd"];
+
+function example(s: OpState, ids: number[]): string {
+  const faults = s.op.faults.map((f, i) => (f ? `${ORDINAL[i] ?? `${i + 1}th`} request ${f}` : undefined)).filter(Boolean);
+  const stored = ids.length === 0 ? "no report" : `${ids.length} report${ids.length === 1 ? "" : "s"} (#${ids.join(", #")})`;
+  const acked = s.acked === undefined ? "never acknowledged" : `acknowledged as #${s.acked}`;
+  return `op ${s.op.index} (${s.op.caller}, key ${s.op.key.slice(0, 8)}…): ${stored}, ${acked}; faults: ${faults.join(", ") || "none"}; attempts: ${runs(s.log).join(", ")}`;
+}
+
+/** Repeats folded: ["timeout", "timeout", "201"] → ["timeout ×2", "201"]. */
+function runs(items: readonly string[]): string[] {
+  const out: Array<{ item: string; n: number }> = [];
+  for (const item of items) {
+    const last = out.at(-1);
+    if (last?.item === item) last.n += 1;
+    else out.push({ item, n: 1 });
+  }
+  return out.map(({ item, n }) => (n === 1 ? item : `${item} ×${n}`));
+}
