@@ -264,3 +264,12 @@ test("parseKeys: raw keys, Ctrl-C, Enter and arrows; piped lines", () => {
   assert.deepEqual(parseKeys("", false), ["enter"]);
   assert.deepEqual(parseKeys(" Quit\r", false), ["q"]);
 });
+
+test("a result for an exercise that is not on screen still redraws: the header counts them all", () => {
+  const s = atSecond(); // 01b on screen; 02a still being checked
+  assert.match(screen(s), /checking/);
+  const r = run(s, finished(s, "02a", PASS));
+  assert.ok(r.effects.some((e) => e.type === "render"), "no redraw after 02a's result");
+  assert.doesNotMatch(screen(r.state), /checking…/, "the header still says it is checking");
+  assert.match(screen(r.state), /2\/3/);
+});

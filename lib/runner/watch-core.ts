@@ -186,7 +186,6 @@ function onCheckFinished(s: Draft, event: Extract<WatchEvent, { type: "check-fin
   if (!check || check.run !== event.run || check.status !== "checking") return; // a cancelled run
   const passedBefore = check.report?.passed === true;
   s.checks[event.id] = { status: event.report.passed ? "passed" : "failed", run: event.run, report: event.report };
-  const before = { phase: s.phase, current: s.current };
   const index = s.exercises.findIndex((e) => e.id === event.id);
 
   if (s.phase === "checking-all") settleCheckingAll(s);
@@ -196,9 +195,8 @@ function onCheckFinished(s: Draft, event: Extract<WatchEvent, { type: "check-fin
     s.current = index;
   }
 
-  const visible =
-    s.phase !== before.phase || s.current !== before.current || index === s.current || s.view === "list" || s.phase === "checking-all";
-  if (visible && !s.lessonRunning && s.view !== "lesson") fx.push({ type: "render" });
+  // Every result shows: the header counts all exercises ("3/17 pass"), not just the current one.
+  if (!s.lessonRunning && s.view !== "lesson") fx.push({ type: "render" });
 }
 
 /** While every exercise is checked: show the first one that does not pass as soon as it is known. */
