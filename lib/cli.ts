@@ -37,7 +37,7 @@ export function parseCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpec
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, spec.options),
       options: { ...spec.options, help: { type: "boolean", short: "h" } },
       allowPositionals: spec.positionals ?? false,
       strict: true,
@@ -50,6 +50,25 @@ export function parseCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpec
     process.exit(0);
   }
   return parsed;
+}
+
+/**
+ * `--ops -1` would make node:util read "-1" as an option ("ambiguous"); a number that follows an
+ * option taking a value is that option's value, so it is joined as `--ops=-1` and the usual range
+ * check answers it.
+ */
+function joinNegativeValues(argv: readonly string[], options: ParseArgsOptionsConfig): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const name = arg.startsWith("--") ? arg.slice(2) : undefined;
+    const next = argv[i + 1];
+    if (name !== undefined && options[name]?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 function cleanParseError(err: unknown): string {
@@ -93,6 +112,7 @@ export function exitOnUsageError<T>(fn: () => T): T {
  * other error is printed briefly (message only) with exit code 1.
  */
 export function runMain(main: () => Promise<void> | void): void {
+  quietOnClosedPipe();
   Promise.resolve()
     .then(main)
     .catch((err: unknown) => {
@@ -105,6 +125,17 @@ export function runMain(main: () => Promise<void> | void): void {
         process.exitCode = 1;
       }
     });
+}
+
+/**
+ * `npm run lesson 2 | head` closes the pipe early: stop quietly (exit 0) instead of dying with an
+ * EPIPE stack trace.
+ */
+export function quietOnClosedPipe(): void {
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(0);
+    throw err;
+  });
 }
 
 /** For a lesson's own checks of its flags: prints one line, `error: … (try --help)`, and exits 2. */
@@ -149,6 +180,7 @@ export function lessonSetup<O extends ParseArgsOptionsConfig>(
       "no-color": "no colour (also NO_COLOR, or when output is not a terminal)",
     } as CommandSpec<O & typeof lessonOptions>["optionHelp"],
   };
+  quietOnClosedPipe();
   const { values, seed } = exitOnUsageError(() => {
     const values = parseCommand(spec, argv).values;
     return { values, seed: intFlag("seed", (values as Record<string, unknown>).seed as string | undefined, 1) };

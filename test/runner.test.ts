@@ -67,3 +67,24 @@ test("npm run hint prints the hint; a bad id lists the valid ones", async () => 
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /the exercises are 01a/);
 });
+
+test("a negative number after an option is that option's value, not an unknown option", async () => {
+  const { parseCommand } = await import("../lib/cli.ts");
+  const spec = { usage: "x", description: "x", options: { ops: { type: "string" }, step: { type: "boolean" } }, optionHelp: {} } as const;
+  assert.equal(parseCommand(spec, ["--ops", "-1"]).values.ops, "-1");
+  assert.equal(parseCommand(spec, ["--ops=-2", "--step"]).values.ops, "-2");
+  assert.throws(() => parseCommand(spec, ["--step", "-1"]), /unknown option|Unknown option|-1/);
+});
+
+test("a lesson piped into a reader that stops early exits quietly, without an EPIPE trace", async () => {
+  const { spawn } = await import("node:child_process");
+  const { childEnv } = await import("../lib/runner/exercise-run.ts");
+  const { ROOT } = await import("../lib/catalog.ts");
+  const child = spawn(process.execPath, ["--import", "tsx", "lessons/01-timeout-truths.ts"], { cwd: ROOT, env: childEnv({ NO_COLOR: "1" }), stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  child.stdout.once("data", () => child.stdout.destroy()); // the reader goes away after the first chunk
+  const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+  assert.equal(stderr, "");
+  assert.equal(code, 0);
+});

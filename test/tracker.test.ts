@@ -62,3 +62,15 @@ test("a transaction refuses to span an await", async () => {
     await t.close();
   }
 });
+
+test("a 401 says which scheme the tracker accepts (RFC 9110 §11.6.1: WWW-Authenticate)", async () => {
+  const t = await startTracker();
+  try {
+    const r = response(await httpCall({ method: "POST", url: `${t.url}/reports`, body: { title: "x" }, headers: { authorization: "Basic abc" }, timeoutMs: 5000 }));
+    assert.equal(r.status, 401);
+    assert.match(String(r.headers["www-authenticate"]), /^Bearer /);
+    assert.equal(t.store.countReports(), 0);
+  } finally {
+    await t.close();
+  }
+});

@@ -343,7 +343,10 @@ export function callerOf(req: IncomingMessage): string {
   const auth = req.headers.authorization;
   if (auth === undefined) return "anonymous";
   const m = /^Bearer\s+([\x21-\x7e]{1,200})$/i.exec(auth.trim());
-  if (!m) throw new HttpError(401, "Unauthorized", 'use "Authorization: Bearer <your name>", or no Authorization header');
+  if (!m) throw new HttpError(401, "Unauthorized", 'use "Authorization: Bearer <your name>", or no Authorization header', {
+      // RFC 9110 §11.6.1: a 401 MUST say which scheme the server accepts.
+      "www-authenticate": 'Bearer realm="retry-workbook"',
+    });
   return m[1]!;
 }
 
