@@ -340,7 +340,7 @@ trace.prose(`The IETF text is a draft, not an RFC: draft-ietf-httpapi-idempotenc
   different payload, 409 while the first request is still processing and 400 when a required key is missing,
   and SHOULD define an expiry policy and publish it. Stripe, the best-known implementation, differs in details:`);
 trace.table(
-  ["case", "IETF draft-07 recommends", "Stripe does"],
+  ["case", "IETF draft (-06 text) recommends", "Stripe does"],
   [
     ["same key, completed", "SHOULD return the earlier result", "returns the saved status and body, 500s included (API v1)"],
     ["same key, other body", "SHOULD answer 422", "compares the parameters, errors on a mismatch"],

@@ -358,7 +358,7 @@ function parseId(text: string): number {
 function describe(answer: Answer): string {
   const body = answer.body as { id?: unknown; title?: unknown; detail?: unknown } | unknown[];
   const replayed = answer.headers?.["idempotent-replayed"] === "true" ? ", a replay" : "";
-  if (Array.isArray(body)) return `(${body.length} reports)`;
+  if (Array.isArray(body)) return `(${body.length} report${body.length === 1 ? "" : "s"})`;
   if (body && typeof body.id === "number") return `(report ${body.id}${replayed})`;
   if (body && typeof body.detail === "string") return `(${body.detail}${replayed})`;
   return "";
