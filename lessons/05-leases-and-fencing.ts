@@ -284,6 +284,11 @@ trace.table(
   ["client timeout", "longest processing", "sum", "lease", "lease > sum"],
   [[`${TIMEOUT_MS} ms`, `${LONGEST_WORK_MS} ms`, `${TIMEOUT_MS + LONGEST_WORK_MS} ms`, `${LEASE_MS} ms`, ruleHolds ? "yes" : "NO"]],
 );
+trace.prose(`The rule, as the original course states it: the lease must exceed the client's timeout plus the longest
+  processing time, so that a holder which is merely slow, within its budget, is never taken over. Strictly,
+  since the lease starts at the claim, "longer than the longest processing" already protects a live holder;
+  the client's timeout is a margin on top. No margin covers a pause, though: nothing bounds a GC pause or a
+  frozen VM. So the lease decides only when a take-over may happen (liveness); the fence keeps it safe.`);
 const late = await (async () => {
   let clock = 0;
   const faults = new Faults({ 1: "pause-past-lease" });
