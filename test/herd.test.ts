@@ -347,7 +347,7 @@ describe("the herd command", () => {
       assert.equal(r.stdout, "");
       const lines = r.stderr.trimEnd().split("\n");
       assert.equal(lines.length, 1, r.stderr);
-      assert.match(lines[0]!, /try --help$/);
+      assert.match(lines[0]!, /^error: .* \(try --help\)$/);
       assert.doesNotMatch(r.stderr, /^\s+at /m);
     });
   }

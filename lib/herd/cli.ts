@@ -4,6 +4,7 @@
  * with `--csv` one CSV row per point.
  */
 
+import { UsageError } from "../cli.ts";
 import { parseArgs } from "node:util";
 import { HERD_STRATEGIES, isHerdStrategy, type HerdStrategy, type PointResult } from "./simulator.ts";
 import { simulateManyParallel } from "./parallel.ts";
@@ -39,7 +40,6 @@ Options:
 `;
 
 /** Bad command-line input: printed as one line, exit code 2. */
-class UsageError extends Error {}
 
 interface Options {
   clients: number[];
@@ -191,7 +191,7 @@ async function main(argv: string[]): Promise<number> {
     options = parseOptions(argv);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`herd: ${error.message}; try --help\n`);
+      process.stderr.write(`error: ${error.message} (try --help)\n`);
       return 2;
     }
     throw error;
