@@ -359,7 +359,7 @@ trace.table(
 // `rate_limit_reset_retry_reuses_idempotency_key` asserts the key survives an Err("response lost").
 // Each send, meanwhile, is its own JSON-RPC request with its own `id` (the app-server speaks JSON-RPC
 // 2.0): that id pairs an answer with one transmission. Here the agent does the same over HTTP.
-trace.section("7 · Codex's reset button: a request id per send, one key per attempt");
+trace.section("7 · Codex's reset button: a request id per send, one key per logical reset attempt");
 const codex = await (async () => {
   const faults = new Faults({ 1: "lose-response" });
   const tracker = await startTracker({ variant: "keyed", db: scratch.path("codex.sqlite"), faults, onEvent: serverLog(trace) });
