@@ -5,7 +5,7 @@
  * counted where the requests arrive, not worked out on paper.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./listen.ts";
 
 /** What the server answers: a status, optional headers, an optional JSON body. */
 export interface Reply {
@@ -58,9 +58,9 @@ export async function startCountingServer(respond: Responder): Promise<CountingS
         res.end(text);
       });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { url } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     get count() {
       return received.length;
     },

@@ -20,13 +20,13 @@
  * with a new key for the same content).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { describeOutcome, type Outcome } from "./client.ts";
 import { canonicalJson, requestFingerprint } from "./tracker/fingerprint.ts";
 import { HttpError, answerFromError, problem, readBody, send, type Answer } from "./tracker/http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./tracker/idempotency-key.ts";
 import { shortKey } from "./tracker/key-answers.ts";
 import { callerOf } from "./tracker/service.ts";
+import { listenOnLoopback } from "./listen.ts";
 
 /** What a caller asks the notifier to deliver. */
 export interface NotificationRequest {
@@ -126,14 +126,7 @@ export async function startNotifier(options: NotifierOptions = {}): Promise<Noti
       });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port } = await listenOnLoopback(server);
   let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -14,10 +14,10 @@
  * do, a watchdog kills that process so that its numbering starts again at 1.)
  */
 import { createServer, request, type ClientRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { pipeline } from "node:stream/promises";
 import type { ChildTracker } from "../tracker/child.ts";
 import type { Backend, Cluster } from "./cluster.ts";
+import { listenOnLoopback } from "../listen.ts";
 
 /** A request as the proxy read it. */
 export interface Exchange {
@@ -190,14 +190,7 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port } = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}`,
     get watchdogKills() {

@@ -9,9 +9,9 @@
  * the client gives up), or 200.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { Signals } from "../gate.ts";
+import { listenOnLoopback } from "../listen.ts";
 
 /** A Retry-After value: delay-seconds, or an HTTP-date `secondsAhead` (at least) from the answer. */
 export type RetryAfter = { seconds: number } | { dateSecondsAhead: number };
@@ -155,8 +155,7 @@ export async function startFaultyServer(): Promise<FaultyServer> {
   });
   server.keepAliveTimeout = 5_000;
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { url } = await listenOnLoopback(server);
 
   return {
     url,

@@ -9,7 +9,6 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Faults, type FaultName, type Wake } from "../faults.ts";
 import { HttpError, answerFromError, parseReport, problem, rawProblem, readBody, send, type Answer } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
@@ -17,6 +16,7 @@ import type { SideEffectCall, SideEffects } from "./side-effects.ts";
 import { ReportStore, type Report } from "./store.ts";
 import type { CrashPoint, CreateContext, Variant, VariantName } from "./variant.ts";
 import { variantByName } from "./variants/index.ts";
+import { listenOnLoopback } from "../listen.ts";
 
 /** One line of the server's story, for the trace. */
 export interface TrackerEvent {
@@ -280,14 +280,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
     throw new HttpError(404, "Not Found", `no route for ${path} (try /reports)`);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port } = await listenOnLoopback(server, options.port ?? 0);
 
   return {
     url: `http://127.0.0.1:${port}`,
