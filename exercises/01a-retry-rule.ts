@@ -1,14 +1,6 @@
 /**
  * Exercise 01a · May the client retry on its own?
  * @lesson 01
- * @hint Start with isIdempotentMethod: RFC 9110 §9.2.2 names PUT, DELETE and the safe methods of §9.2.1
- *   (GET, HEAD, OPTIONS, TRACE). Method names are case-sensitive (§9.1), so "get" is not GET. Then
- *   mayRetryAutomatically: an idempotent method may be retried after any of these failures (how
- *   many times is lesson 03's question: the same section says a client SHOULD NOT automatically retry
- *   a failed automatic retry); otherwise the rule's escape
- *   clause needs "some means to know that the request semantics are actually idempotent" (a key the
- *   server honours) "or some means to detect that the original request was never applied" (the
- *   connection was refused, so nothing was sent).
  *
  * Goal: write the retry rule of RFC 9110 §9.2.2 as two functions that an HTTP client could call after
  * a failure, before it resends anything on its own.

@@ -1,10 +1,6 @@
 /**
  * Exercise 02a · Codex's backoff: 200 ms, doubling, ±10 %
  * @lesson 02
- * @hint nominalBackoffMs: the wait starts at 200 ms and doubles for every retry after the first, so
- *   retry n waits 200 × 2^(n−1) ms (2 ** (n - 1) in TypeScript); attempt 0 counts as attempt 1, like the
- *   Rust code's saturating_sub. codexBackoff: multiply that by a factor drawn uniformly from [0.9, 1.1).
- *   random() gives r in [0, 1); 0.9 + 0.2 × r stretches it onto [0.9, 1.1). Draw exactly once per call.
  *
  * Goal: the course page's exercise. Codex's sampling layer waits backoff(attempt) = 200 ms ×
  * 2^(attempt−1) × uniform[0.9, 1.1) before each retry (openai/codex, `codex-rs/core/src/util.rs`).

@@ -1,11 +1,6 @@
 /**
  * Exercise 02b · Full Jitter and Decorrelated Jitter
  * @lesson 02
- * @hint fullJitter: the wait is r × v_n, where r = random() and v_n = cappedExponentialMs(attempt,
- *   params). decorrelatedJitter: a uniform draw between base and 3 × prev is base + (3 × prev − base) × r;
- *   then apply the cap with Math.min. decorrelatedClient: keep `prev` in a variable of the closure,
- *   starting at params.baseMs; each call computes the next wait with decorrelatedJitter, stores it as
- *   the new `prev` and returns it. One draw per wait, in every function.
  *
  * Goal: the two jittered strategies of the AWS Architecture Blog's "Exponential Backoff And Jitter"
  * (Marc Brooker, 2015) that spread a herd the most. With v_n = min(cap, base × 2^n) for retry n:

@@ -1,12 +1,6 @@
 /**
  * Exercise 03a · A retry budget: the AWS SDKs' token bucket
  * @lesson 03
- * @hint Keep one number, the tokens in the bucket, starting at CAPACITY. acquire picks the cost from
- *   the kind (TIMEOUT_RETRY_COST for "timeout", RETRY_COST otherwise); if the bucket holds less than
- *   that, it refuses (undefined) and changes nothing; else it takes the cost and returns it. The caller
- *   keeps that number and hands it to recordSuccess when the call finally succeeds; a call that
- *   succeeded at once passes nothing, and NO_RETRY_INCREMENT comes back instead. Math.min keeps the
- *   bucket from overflowing.
  *
  * Goal: a client-side retry quota as the AWS SDKs' standard retry mode has it. Every retry must be
  * paid for from one bucket that all of a client's calls share; successes pay a little back. While

@@ -1,13 +1,6 @@
 /**
  * Exercise 03b · The SDK's retry rules: what to retry, and how long to wait
  * @lesson 03
- * @hint shouldRetry: anything that is not a response (a connection error, a timeout) is retried. For a
- *   response, look at the x-should-retry header first: exactly "true" or "false" decides. Otherwise
- *   408, 409, 429 and every status from 500 up are retried. retryDelay: read retry-after-ms first (a
- *   number of milliseconds); if it is missing or not a number, read retry-after, either a number of
- *   seconds or an HTTP-date (Date.parse reads "Thu, 15 Jan 2026 09:00:03 GMT"; the delay is that time
- *   minus nowMs). Use the server's delay only when it is more than 0 and at most MAX_RETRY_AFTER_MS;
- *   in every other case return anthropicSdkDelayMs(retriesSoFar, random).
  *
  * Goal: the two decisions an LLM SDK makes after a failed request, as anthropic-sdk-python does them
  * (`_should_retry`, `_parse_retry_after_header`, `_calculate_retry_timeout` in `_base_client.py`).

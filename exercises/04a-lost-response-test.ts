@@ -1,12 +1,6 @@
 /**
  * Exercise 04a · Write the test: a lost response, naive tracker against keyed
  * @lesson 04
- * @hint reportsAfterLostResponse: `const tracker = await startTracker({ variant, faults: new Faults({ 1:
- *   "lose-response" }) })`, then in a try block `await fileReport({ url: tracker.url, report: { title: "…" },
- *   policy: "same-key", maxAttempts: 2, timeoutMs: 100, random: seeded(1) })` and return
- *   `tracker.store.countReports()`; close the tracker in `finally` (a tracker left open keeps the test
- *   from ending). lostResponseTest: `assert.equal(await reportsAfterLostResponse(subjects.broken), 2)`,
- *   then the same with 1 for subjects.fixed. Use node:assert, whose failures are AssertionErrors.
  *
  * Goal: the test the page asks for. Against the naive tracker, a retry after a lost response leaves 2
  * reports; against the keyed one, exactly 1. The agent is the same in both: it sends one

@@ -1,13 +1,6 @@
 /**
  * Exercise 04b · Read the Idempotency-Key header, both forms
  * @lesson 04
- * @hint Look at values.length first: none is "missing", more than one is "duplicated". Trim spaces and
- *   tabs around the one value. If it starts with a double quote, walk it character by character (RFC 9651
- *   §4.2.5): a backslash must be followed by " or \ (keep that character), a " ends the string and must be
- *   the last character, anything outside 0x20-0x7E is "not-printable", and running out of characters
- *   before the closing quote is "unparseable". Otherwise it is the bare form: every character must be
- *   printable ASCII, and a space, " or comma makes it "unparseable". Last, the key itself: empty is
- *   "empty", more than 255 characters is "too-long" (count the key after unescaping).
  *
  * Goal: turn the values of the Idempotency-Key header (one string per header line, as the tracker
  * collects them from rawHeaders) into the key, or say exactly what is wrong with them. Two forms are

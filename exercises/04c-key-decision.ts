@@ -1,11 +1,6 @@
 /**
  * Exercise 04c · What a keyed tracker does with a key it has seen
  * @lesson 04
- * @hint The order of the checks is the whole exercise. First, is there a live row at all? None, or one
- *   whose TTL has run out (now >= expiresAt), means a new operation: claim. Then compare fingerprints: a
- *   different one is a misused key, "mismatch" (422), whatever state the row is in. Then the state: a
- *   completed row is a "replay". An in-progress row is "in-progress" (409) while now < leaseUntil, with
- *   retryAfterMs = leaseUntil - now; once the lease has run out, "take-over".
  *
  * Goal: given what the key table holds for the caller's key (or nothing), the fingerprint of the new
  * request and the time, decide: claim the key, replay the stored response, answer 409 (in progress)

@@ -1,12 +1,6 @@
 /**
  * Exercise 05a · Fenced completion: the conditional update and the rollback
  * @lesson 05
- * @hint db.exec("BEGIN IMMEDIATE"), then in a try block: insert the report with
- *   `db.prepare("INSERT INTO reports (title) VALUES (?)").run(title)` (its result's lastInsertRowid is
- *   the new id), then run `UPDATE idempotency_keys SET state = 'completed', report_id = ? WHERE key = ?
- *   AND state = 'in_progress' AND fence = ?`. Its result's `changes` says how many rows matched: if it is
- *   not 1, db.exec("ROLLBACK") and return undefined; else db.exec("COMMIT") and return the id as a number.
- *   In the catch block, ROLLBACK and throw the error again.
  *
  * Goal: finish a claim the way the fenced tracker does. A request claimed `key` with fencing token
  * `fence` and has done its work; now it files the report and completes the key, in one transaction,

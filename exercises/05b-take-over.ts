@@ -1,12 +1,6 @@
 /**
  * Exercise 05b · Take over a claim whose lease has run out, with the next fencing token
  * @lesson 05
- * @hint db.exec("BEGIN IMMEDIATE"), then read the row: `SELECT state, fence, lease_until FROM
- *   idempotency_keys WHERE key = ?`. No row, a 'completed' one, or now < lease_until: ROLLBACK (nothing
- *   was written) and return undefined. Otherwise draw the token: `UPDATE fence_counter SET value = value
- *   + 1 WHERE only = 1 RETURNING value` (use .get(), it returns { value }), then `UPDATE idempotency_keys
- *   SET fence = ?, lease_until = ? WHERE key = ? AND fence = ?` with the new token, now + leaseMs, the
- *   key and the token you read. COMMIT and return the new token. In a catch block, ROLLBACK and rethrow.
  *
  * Goal: the take-over of the fenced tracker. `key` is in progress, but its holder has not finished
  * within its lease: from `now >= lease_until` on, another request may take the key over. It gets the

@@ -1,13 +1,6 @@
 /**
  * Exercise 06a · A business key for a bug report
  * @lesson 06
- * @hint normalizeTitle: `title.normalize("NFKC").toLowerCase()`, then replace every run of characters
- *   that are neither letters nor digits with one space (`/[^\p{L}\p{N}]+/gu`; the u flag makes \p work),
- *   then trim. businessKey: build an unambiguous string from the three parts, e.g.
- *   `JSON.stringify([run, normalizeTitle(module), normalizeTitle(title)])` (a JSON array cannot confuse
- *   "a:b","c" with "a","b:c"), and hash it: `createHash("sha256").update(text).digest("hex")` from
- *   node:crypto gives 64 hex digits, printable ASCII with no space, quote or comma. A prefix such as
- *   "report-" is fine.
  *
  * Goal: when the harness gives up and the model files the report again, it makes a new tool_use with
  * a new id, so a key built from the id (`run_id:tool_use_id`) misses. Derive the key from what the

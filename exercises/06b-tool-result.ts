@@ -1,12 +1,6 @@
 /**
  * Exercise 06b · Tell the model what the harness knows
  * @lesson 06
- * @hint Switch on outcome.kind. "filed": is_error false, and say the report's number ("report #7") and
- *   title; when outcome.existing, say it already existed and nothing new was filed. "failed": is_error
- *   true, start with "Submission failed", give the status and the detail, and say nothing was stored.
- *   "unknown": is_error true, start with "Outcome unknown", give outcome.saw, say the report "may already
- *   exist" and to "look it up first", and name the lookup: `GET /reports?title=` followed by
- *   encodeURIComponent(outcome.title). Do not use the word "failed" for the unknown case.
  *
  * Goal: when the harness stops trying, it answers the model's tool_use with a tool_result: `content`
  * (words) and `is_error`. The model acts on the words. The harness knows one of three things: the

@@ -1,12 +1,6 @@
 /**
  * Exercise 07a · An outbox dispatcher that survives its own crash
  * @lesson 07
- * @hint rowKey: anything that names the row and only the row, e.g. `outbox-row-${row.id}`; never a
- *   random value or a time, or a redelivery would look new. dispatch: `const outbox = outboxOf(input.store)`;
- *   for each row of `outbox.pending()`, `await httpCall({ method: "POST", url: \`${input.notifierUrl}/notifications\`,
- *   body: row.notification, headers: { "idempotency-key": \`"${rowKey(row)}"\` }, timeoutMs: 2_000 })`. On a 2xx
- *   response, call `input.afterAccepted?.(row)`, then `input.store.transaction(() => outbox.markSent(row.id))`
- *   and count it; on anything else leave the row alone and go on with the next.
  *
  * Goal: one pass of the outbox dispatcher of lesson 07. Every row still 'to_send' (oldest first) is
  * posted to the notifier with an Idempotency-Key derived from the row, and marked 'sent' once the

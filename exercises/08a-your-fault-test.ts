@@ -1,15 +1,6 @@
 /**
  * Exercise 08a · Your own fault-injection test
  * @lesson 08
- * @hint reportsAfter: `const faults = new Faults({ 1: fault })` and `const tracker = await startTracker({
- *   variant, faults, leaseMs: 300 })` (a short lease: a 409 asks the agent to wait it out). Start the agent
- *   without awaiting it: `const call = fileReport({ url: tracker.url, report: { title: "…" }, policy:
- *   "same-key", maxAttempts: 4, timeoutMs: 100, random: seeded(1), beforeRetry: async (retry) => { if (retry
- *   >= 2) await faults.reached(1, "handled"); } })`. For "slow", wait for `faults.reached(2, "answered")`,
- *   then `faults.release(1)`. Then `await call`, `await faults.reached(1, "handled")` (its handler must be
- *   done before you count; "finished" comes as soon as the agent hangs up), return
- *   `tracker.store.countReports()`, and close the tracker in `finally`. exactlyOnce: `assert.equal(await
- *   reportsAfter(variant, fault), 1, "…")`.
  *
  * Goal: the test the course asks for, written once for any tracker. Inject a fault on the server for
  * request #1, let the agent make its one logical call with one key reused on every retry, and assert

@@ -1,12 +1,13 @@
 /**
  * The catalog: which lessons and exercises exist, read from their files' headers. A lesson is
  * `lessons/NN-slug.ts` with `@title`, `@summary` and `@run` in its JSDoc header; an exercise is
- * `exercises/NNx-slug.ts` with `@lesson NN` and `@hint …` in its header, a test beside it
+ * `exercises/NNx-slug.ts` with `@lesson NN` in its header (its hint is in runner/hints.ts), a test beside it
  * (`NNx-slug.test.ts`) and a reference answer `solutions/NNx-slug.ts`.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { hintFor } from "./runner/hints.ts";
 
 /** The project's root folder. */
 export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -114,7 +115,7 @@ export function listExercises(root = ROOT): Exercise[] {
         lesson: tags.get("lesson")?.[0] ?? "",
         name,
         title: first.replace(/^Exercise\s+\w+\s*·\s*/, ""),
-        hint: tags.get("hint")?.[0] ?? "",
+        hint: hintFor(f.slice(0, 3)),
         goal: headerParagraph(source, "Goal"),
         file: `exercises/${f}`,
         test: `exercises/${name}.test.ts`,

@@ -1,40 +1,97 @@
 // The exercise machinery, both ways, like rustlings' dev check: every reference solution passes its
 // exercise's tests, and every exercise as shipped fails them, fast and with a clear TODO message.
+//
+// Everything here runs in a temporary copy of the workbook whose exercises/ holds the files as shipped
+// (git's HEAD, or the copies recorded at install), never the learner's: these tests must pass the same
+// in a checkout where the learner has solved, broken or deleted any of their exercises.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
-import { listExercises, listLessons, ROOT } from "../lib/catalog.ts";
+import { after, test } from "node:test";
+import { listLessons, ROOT } from "../lib/catalog.ts";
 import { runExerciseTests } from "../lib/runner/exercise-run.ts";
+import { hintFor } from "../lib/runner/hints.ts";
+import { looksShipped, shippedExerciseFiles, SHIPPED_DIR } from "../lib/runner/shipped.ts";
+import { shippedProject } from "./temp-project.ts";
 
-const exercises = listExercises();
+const project = shippedProject();
+after(() => project.remove());
+const exercises = project.exercises;
 const lessons = listLessons();
 
 test("every exercise has a lesson, a hint, a test, a solution, and a TODO", () => {
   assert.ok(exercises.length >= 1);
   for (const e of exercises) {
     assert.ok(lessons.some((l) => l.number === e.lesson), `${e.file}: @lesson ${e.lesson} names no lesson`);
-    assert.ok(e.hint.length > 20, `${e.file}: no @hint`);
+    assert.ok(hintFor(e.id).length > 20, `${e.file}: no hint in lib/runner/hints.ts`);
     assert.ok(e.title.length > 0, `${e.file}: no title line`);
-    assert.ok(existsSync(join(ROOT, e.test)), `${e.test} is missing`);
-    assert.ok(existsSync(join(ROOT, e.solution)), `${e.solution} is missing`);
-    const source = readFileSync(join(ROOT, e.file), "utf8");
+    assert.ok(existsSync(join(project.root, e.test)), `${e.test} is missing`);
+    assert.ok(existsSync(join(project.root, e.solution)), `${e.solution} is missing`);
+    const source = readFileSync(join(project.root, e.file), "utf8");
     assert.match(source, /\/\/ TODO:/, `${e.file} has no "// TODO:" to guide the learner`);
     assert.match(source, new RegExp(`throw new Error\\("TODO: .*\\(exercise ${e.id}\\)"\\)`), `${e.file} must throw a TODO error naming exercise ${e.id}`);
-    assert.doesNotMatch(readFileSync(join(ROOT, e.solution), "utf8"), /TODO/, `${e.solution} still has a TODO`);
+    assert.doesNotMatch(source, /@hint/, `${e.file}: the hint belongs in lib/runner/hints.ts, not in the file the learner edits`);
+    assert.doesNotMatch(readFileSync(join(project.root, e.solution), "utf8"), /TODO/, `${e.solution} still has a TODO`);
   }
 });
 
+test("the exercises as shipped and their tests type-check (npm test's own tsc leaves out the learner's exercises/)", { timeout: 120_000 }, () => {
+  writeFileSync(join(project.root, "tsconfig.exercises.json"), JSON.stringify({ extends: "./tsconfig.json", include: ["exercises"] }));
+  const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+  const r = spawnSync(process.execPath, [tsc, "--noEmit", "--pretty", "false", "-p", "tsconfig.exercises.json"], { cwd: project.root, encoding: "utf8" });
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+});
+
 for (const e of exercises) {
-  test(`exercise ${e.id}: the solution passes every test`, async () => {
-    const r = await runExerciseTests(e, "solutions");
+  test(`exercise ${e.id}: the solution passes every test`, { timeout: 120_000 }, async () => {
+    const r = await runExerciseTests(e, "solutions", 60_000, { root: project.root });
     assert.equal(r.passed, true, `${e.solution} fails: ${JSON.stringify(r.firstFailure)}\n${r.output.slice(-2000)}`);
   });
 
-  test(`exercise ${e.id}: as shipped, it fails fast with its TODO message`, async () => {
-    const r = await runExerciseTests(e, "exercises", 30_000);
+  test(`exercise ${e.id}: as shipped, it fails fast with its TODO message`, { timeout: 120_000 }, async () => {
+    const r = await runExerciseTests(e, "exercises", 30_000, { root: project.root });
     assert.equal(r.passed, false, `${e.file} passes as shipped: its tests cannot tell a stub from an answer`);
     assert.equal(r.timedOut, false, `${e.file} hangs as shipped`);
     assert.match(r.firstFailure?.error ?? "", new RegExp(`TODO: .*\\(exercise ${e.id}\\)`), `first failure: ${JSON.stringify(r.firstFailure)}`);
   });
 }
+
+test("the shipped exercises come from git's HEAD, else the copy recorded at install, never the learner's edits", (t) => {
+  const repo = mkdtempSync(join(tmpdir(), "retry-workbook-shipped-"));
+  t.after(() => rmSync(repo, { recursive: true, force: true }));
+  const git = (...args: string[]): void => {
+    const r = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: repo, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+  };
+  const stub = 'export function f(): number {\n  // TODO: return 1.\n  throw new Error("TODO: write f (exercise 01a)");\n}\n';
+  const answer = "export function f(): number {\n  return 1;\n}\n";
+  const file = join(repo, "exercises", "01a-x.ts");
+  writeFileSync(join(repo, ".keep"), "");
+  git("init", "-q");
+  spawnSync("mkdir", ["-p", join(repo, "exercises"), join(repo, SHIPPED_DIR)]);
+  writeFileSync(file, stub);
+  writeFileSync(join(repo, "exercises", "01a-x.test.ts"), "// the test\n");
+  git("add", "-A");
+  git("commit", "-qm", "shipped");
+  assert.ok(looksShipped(stub, "01a"));
+
+  // Solved but not committed: HEAD still has the stub.
+  writeFileSync(file, answer);
+  const solved = shippedExerciseFiles(repo);
+  assert.deepEqual(solved.map((f) => [f.path, f.from]), [["exercises/01a-x.test.ts", "git HEAD"], ["exercises/01a-x.ts", "git HEAD"]]);
+  assert.equal(solved[1]!.data.toString(), stub);
+
+  // The answer committed: HEAD has moved, so without a recorded copy nothing says what shipped.
+  git("commit", "-qam", "my answer");
+  assert.throws(() => shippedExerciseFiles(repo), /cannot find the shipped version of exercises\/01a-x\.ts/);
+  writeFileSync(join(repo, SHIPPED_DIR, "01a-x.ts"), stub);
+  const recorded = shippedExerciseFiles(repo).find((f) => f.path === "exercises/01a-x.ts")!;
+  assert.equal(recorded.from, "recorded copy");
+  assert.equal(recorded.data.toString(), stub);
+
+  // Deleted by the learner: still tested, from what shipped.
+  rmSync(file);
+  assert.equal(shippedExerciseFiles(repo).find((f) => f.path === "exercises/01a-x.ts")?.data.toString(), stub);
+});

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, listExercises, type Exercise } from "../lib/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
+import { shippedExerciseFiles } from "../lib/runner/shipped.ts";
 
 export interface TempProject {
   root: string;
@@ -19,20 +20,27 @@ export interface TempProject {
   remove(): void;
 }
 
-export function tempProject(): TempProject {
+/** A temporary folder with the workbook's code (lib/, lessons/, package.json, tsconfig.json, node_modules linked). */
+function projectSkeleton(): string {
   const root = mkdtempSync(join(tmpdir(), "retry-workbook-runner-"));
   for (const dir of ["lib", "lessons"]) cpSync(join(ROOT, dir), join(root, dir), { recursive: true });
   for (const file of ["package.json", "tsconfig.json"]) cpSync(join(ROOT, file), join(root, file));
   symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"), "dir");
   mkdirSync(join(root, "exercises"));
   mkdirSync(join(root, "solutions"));
+  return root;
+}
 
-  const first = listExercises(ROOT)[0];
+export function tempProject(): TempProject {
+  const root = projectSkeleton();
+  // The exercise as shipped, never the learner's copy (which may be solved or broken).
+  const shipped = new Map(shippedExerciseFiles(ROOT).map((f) => [f.path, f.data]));
+  const first = listExercises(ROOT).find((e) => shipped.has(e.file) && shipped.has(e.test));
   if (!first) throw new Error("the workbook has no exercise to copy");
   const cloneId = `${first.lesson}${first.id.endsWith("z") ? "y" : "z"}`;
   const cloneName = `${cloneId}-${first.name.slice(4)}`;
   const copy = (from: string, to: string, rename: boolean): void => {
-    let text = readFileSync(join(ROOT, from), "utf8");
+    let text = (shipped.get(from) ?? readFileSync(join(ROOT, from))).toString("utf8");
     if (rename) {
       text = text
         .split(first.name).join(cloneName)
@@ -47,8 +55,24 @@ export function tempProject(): TempProject {
     copy(first.test, `exercises/${name}.test.ts`, rename);
     copy(first.solution, `solutions/${name}.ts`, rename);
   }
+  return withHelpers(root, 2);
+}
+
+/**
+ * A temporary copy of the whole workbook with every exercise as shipped (from git's HEAD or the copies
+ * recorded at install, see lib/runner/shipped.ts) and the reference solutions: what the project's own
+ * tests check, so that they pass whatever the learner did to their exercises/.
+ */
+export function shippedProject(): TempProject {
+  const root = projectSkeleton();
+  for (const f of shippedExerciseFiles(ROOT)) writeFileSync(join(root, f.path), f.data);
+  cpSync(join(ROOT, "solutions"), join(root, "solutions"), { recursive: true });
+  return withHelpers(root);
+}
+
+function withHelpers(root: string, expected?: number): TempProject {
   const exercises = listExercises(root);
-  if (exercises.length !== 2) throw new Error(`the temporary project should have 2 exercises, has ${exercises.length}`);
+  if (expected !== undefined && exercises.length !== expected) throw new Error(`the temporary project should have ${expected} exercises, has ${exercises.length}`);
   return {
     root,
     exercises,
@@ -73,10 +97,10 @@ export interface Session {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startSession(root: string, script: string, args: string[] = []): Session {
+export function startSession(root: string, script: string, args: string[] = [], env: Record<string, string> = {}): Session {
   const child = spawn(process.execPath, ["--import", "tsx", join(root, script), ...args], {
     cwd: root,
-    env: childEnv({ NO_COLOR: "1" }),
+    env: childEnv({ NO_COLOR: "1", ...env }),
     stdio: ["pipe", "pipe", "pipe"],
   });
   let text = "";
@@ -119,8 +143,8 @@ export function startSession(root: string, script: string, args: string[] = []):
 }
 
 /** Runs a command in the temporary project to its end, with `input` on stdin (then end of input). */
-export async function runIn(root: string, script: string, args: string[] = [], input = ""): Promise<{ code: number | null; output: string }> {
-  const s = startSession(root, script, args);
+export async function runIn(root: string, script: string, args: string[] = [], input = "", env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  const s = startSession(root, script, args, env);
   s.child.stdin.end(input);
   const { code } = await s.exited;
   return { code, output: s.output() };

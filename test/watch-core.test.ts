@@ -273,3 +273,21 @@ test("a result for an exercise that is not on screen still redraws: the header c
   assert.doesNotMatch(screen(r.state), /checking…/, "the header still says it is checking");
   assert.match(screen(r.state), /2\/3/);
 });
+
+test("the solved banner goes once another exercise's file changes (a reset in another terminal), and when the solved one fails again", () => {
+  let s = atSecond();
+  s = run(s, { type: "key", key: "enter" }).state;
+  s = run(s, finished(s, "01b", PASS)).state;
+  assert.match(screen(s), /✓ Exercise 01b passes!/);
+  // npm run reset 01a, from another terminal: 01a's file changes and fails its check.
+  s = run(s, { type: "file-changed", id: "01a" }, { type: "debounce-elapsed" }).state;
+  s = run(s, finished(s, "01a", FAIL)).state;
+  assert.equal(s.exercises[s.current]!.id, "01a");
+  assert.doesNotMatch(screen(s), /Exercise 01b passes/, "a stale banner above another exercise");
+
+  let t = atSecond();
+  t = run(t, { type: "key", key: "enter" }).state;
+  t = run(t, finished(t, "01b", PASS), { type: "key", key: "enter" }).state; // 02a on screen; 01b solved
+  t = run(t, { type: "file-changed", id: "01b" }, { type: "debounce-elapsed" }, { type: "file-changed", id: "02a" }, { type: "debounce-elapsed" }).state;
+  assert.equal(t.solved, undefined);
+});

@@ -11,7 +11,8 @@
  *
  * A reset never loses work: the learner's version is first copied to `.workbook/backups/`.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ROOT, listExercises, type Exercise } from "../catalog.ts";
 
@@ -114,4 +115,67 @@ export function resetExercise(exercise: Exercise, root = ROOT, now = new Date())
   }
   writeWhole(path, shipped);
   return backup ? { changed: true, backup } : { changed: true };
+}
+
+/**
+ * What ships in `exercises/`, whatever the learner has done to their copy: for the project's own tests,
+ * which must test the exercises as shipped (and pass unchanged in a checkout where every exercise is
+ * solved, broken or deleted).
+ *
+ * An exercise file comes from git's HEAD when that version still throws its TODO error, else from the
+ * copy recorded at install in `.workbook/shipped/` (a learner who committed their answers moved HEAD),
+ * else from the working copy if it still looks shipped (a new exercise not committed yet). A test file
+ * (`*.test.ts`) comes from HEAD, else from the working copy. The list of files is the union of HEAD's,
+ * the recorded copies' and the folder's.
+ */
+export interface ShippedFile {
+  /** Relative to the root, e.g. "exercises/01a-retry-rule.ts". */
+  path: string;
+  data: Buffer;
+  from: "git HEAD" | "recorded copy" | "working copy";
+}
+
+/** HEAD's version of a file (undefined without git, outside a repository, or when HEAD lacks it). */
+function fromGitHead(root: string, relative: string): Buffer | undefined {
+  const r = spawnSync("git", ["show", `HEAD:${relative}`], { cwd: root, maxBuffer: 16 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] });
+  return r.status === 0 && r.stdout ? r.stdout : undefined;
+}
+
+function gitHeadList(root: string, dir: string): string[] {
+  const r = spawnSync("git", ["ls-tree", "--name-only", "HEAD", `${dir}/`], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  return r.status === 0 ? r.stdout.split("\n").filter(Boolean).map((p) => basename(p)) : [];
+}
+
+const EXERCISE_FILE = /^\d\d[a-z]-[a-z0-9-]+(\.test)?\.ts$/;
+
+export function shippedExerciseFiles(root = ROOT): ShippedFile[] {
+  const names = new Set<string>(gitHeadList(root, "exercises"));
+  for (const dir of ["exercises", SHIPPED_DIR]) {
+    if (existsSync(join(root, dir))) for (const f of readdirSync(join(root, dir))) names.add(f);
+  }
+  const files: ShippedFile[] = [];
+  const problems: string[] = [];
+  for (const name of [...names].filter((n) => EXERCISE_FILE.test(n)).sort()) {
+    const path = `exercises/${name}`;
+    const working = existsSync(join(root, path)) ? readFileSync(join(root, path)) : undefined;
+    if (name.endsWith(".test.ts")) {
+      const head = fromGitHead(root, path);
+      if (head) files.push({ path, data: head, from: "git HEAD" });
+      else if (working) files.push({ path, data: working, from: "working copy" });
+      continue;
+    }
+    const id = name.slice(0, 3);
+    const head = fromGitHead(root, path);
+    const recorded = existsSync(join(root, SHIPPED_DIR, name)) ? readFileSync(join(root, SHIPPED_DIR, name)) : undefined;
+    if (head && looksShipped(head.toString("utf8"), id)) files.push({ path, data: head, from: "git HEAD" });
+    else if (recorded) files.push({ path, data: recorded, from: "recorded copy" });
+    else if (working && looksShipped(working.toString("utf8"), id)) files.push({ path, data: working, from: "working copy" });
+    else problems.push(path);
+  }
+  if (problems.length > 0) {
+    throw new Error(
+      `cannot find the shipped version of ${problems.join(", ")}: not in git's HEAD as shipped, not recorded in ${SHIPPED_DIR}/ (npm install records it), and the file is edited`,
+    );
+  }
+  return files;
 }

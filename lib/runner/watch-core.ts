@@ -171,7 +171,11 @@ function startCheck(s: Draft, id: string, urgent: boolean, fx: Effect[]): void {
 function onQuiet(s: Draft, fx: Effect[]): void {
   if (s.pending.length === 0) return;
   for (const id of s.pending) startCheck(s, id, true, fx);
-  s.current = s.exercises.findIndex((e) => e.id === s.pending.at(-1));
+  const current = s.exercises.findIndex((e) => e.id === s.pending.at(-1));
+  // The "✓ passes, compare with the solution" banner belongs to the moment after the pass: once work
+  // goes on elsewhere (or a reset in another terminal changes a file), it would sit above the wrong exercise.
+  if (current !== s.current) delete s.solved;
+  s.current = current;
   s.pending = [];
   // After the finished banner, a passing save keeps the banner; a failing one brings the work back.
   if (s.phase !== "finished") s.phase = "working";
@@ -193,7 +197,9 @@ function onCheckFinished(s: Draft, event: Extract<WatchEvent, { type: "check-fin
   else if (s.phase === "finished" && !event.report.passed) {
     s.phase = "working";
     s.current = index;
+    delete s.solved;
   }
+  if (!event.report.passed && event.id === s.solved) delete s.solved; // it no longer passes
 
   // Every result shows: the header counts all exercises ("3/17 pass"), not just the current one.
   if (!s.lessonRunning && s.view !== "lesson") fx.push({ type: "render" });
