@@ -5,7 +5,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { firstFailure, runExerciseTests, testCounts } from "../lib/runner/exercise-run.ts";
-import { tempProject } from "./temp-project.ts";
+import { checkLimitMs } from "../lib/runner/hints.ts";
+import { runIn, tempProject } from "./temp-project.ts";
 
 test("firstFailure reads block errors (assertion message and comparison) and unquotes one-line ones", () => {
   const tap = [
@@ -30,15 +31,91 @@ test("firstFailure reads block errors (assertion message and comparison) and unq
   assert.equal(testCounts("ok 1 - a\n"), undefined);
 });
 
-test("a syntax error in the learner's file is reported with its place, relative to the project", { timeout: 60_000 }, async (t) => {
+test("a syntax error reads \"syntax error at file:line:col: message\", not esbuild's \"Transform failed\"", { timeout: 60_000 }, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const e = p.exercises[0]!;
-  writeFileSync(join(p.root, e.file), `${readFileSync(join(p.root, e.file), "utf8")}\nconst broken = ;\n`);
+  const source = readFileSync(join(p.root, e.file), "utf8");
+  writeFileSync(join(p.root, e.file), `${source}\nconst broken = (1;\n`);
+  const line = source.split("\n").length + 1;
   const r = await runExerciseTests(e, "exercises", 60_000, { root: p.root });
   assert.equal(r.passed, false);
-  assert.match(r.firstFailure?.error ?? "", new RegExp(`${e.file.replace(/\./g, "\\.")}:\\d+:\\d+: ERROR`));
+  assert.equal(r.verdict, `syntax error at ${e.file}:${line}:18: Expected ")" but found ";"`);
+  assert.equal(r.firstFailure?.error, r.verdict);
+  assert.doesNotMatch(JSON.stringify(r.firstFailure), /Transform failed|TransformError/);
   assert.doesNotMatch(r.firstFailure?.error ?? "", new RegExp(p.root));
+});
+
+test("a type error fails the check and reads file:line:col message (tsc), though every test passes", { timeout: 60_000 }, async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const e = p.exercises[0]!;
+  const solution = readFileSync(join(p.root, e.solution), "utf8");
+  writeFileSync(join(p.root, e.file), `${solution}\nconst unused: number = "oops";\n`);
+  const line = solution.split("\n").length + 1;
+  const without = await runExerciseTests(e, "exercises", 60_000, { root: p.root });
+  assert.equal(without.passed, true, "the tests alone do not see it");
+  const r = await runExerciseTests(e, "exercises", 60_000, { root: p.root, typeCheck: true });
+  assert.equal(r.passed, false);
+  assert.equal(r.typeError, `${e.file}:${line}:7 Type 'string' is not assignable to type 'number'.`);
+  assert.equal(r.verdict, `type error at ${r.typeError}`);
+  p.solve(e);
+  assert.equal((await runExerciseTests(e, "exercises", 60_000, { root: p.root, typeCheck: true })).passed, true, "a clean answer still passes");
+});
+
+test("every test passes but the file never ends: said so, soon after the last test, not at the time limit", { timeout: 60_000 }, async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const e = p.exercises[0]!;
+  writeFileSync(
+    join(p.root, e.test),
+    [
+      'import { createServer } from "node:http";',
+      'import { test } from "node:test";',
+      'test("first", () => {});',
+      'test("opens a server and forgets it", async () => {',
+      "  const server = createServer();",
+      '  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));',
+      "});",
+      'test("third", () => {});',
+    ].join("\n"),
+  );
+  const limit = 50_000;
+  const r = await runExerciseTests(e, "exercises", limit, { root: p.root, stillOpenMs: 1_000 });
+  assert.equal(r.passed, false);
+  assert.equal(r.timedOut, true);
+  assert.equal(r.verdict, "all 3 tests pass, but the test file never ended: something is still open (a server not closed? a timer?)");
+  assert.deepEqual(r.counts, { tests: 3, pass: 3, fail: 0 });
+  assert.ok(r.ms < limit, `it waited for the whole limit (${r.ms} ms)`);
+});
+
+test("a test that hangs is named, with how long it ran, whether it loops without yielding or waits forever", { timeout: 90_000 }, async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const e = p.exercises[0]!;
+  for (const body of ["for (;;) {}", "return new Promise(() => setInterval(() => {}, 1000));"]) {
+    writeFileSync(join(p.root, e.test), ['import { test } from "node:test";', 'test("quick", () => {});', `test("stuck here", () => { ${body} });`, 'test("never reached", () => {});'].join("\n"));
+    const r = await runExerciseTests(e, "exercises", 6_000, { root: p.root });
+    assert.equal(r.passed, false, body);
+    assert.equal(r.timedOut, true, body);
+    assert.match(r.verdict ?? "", /^the test "stuck here" ran for \d+\.\d s without ending and was stopped/, body);
+    const ran = Number(/ran for (\d+\.\d) s/.exec(r.verdict!)![1]);
+    assert.ok(ran > 0 && ran <= 6, `${ran} s`);
+  }
+});
+
+test("pure-function exercises get a much shorter time limit than those that start servers", () => {
+  assert.ok(checkLimitMs("01a") <= 15_000, String(checkLimitMs("01a")));
+  assert.ok(checkLimitMs("04a") >= 4 * checkLimitMs("01a"));
+});
+
+test("npm run check keeps the indentation of a failure's continuation lines", { timeout: 60_000 }, async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const e = p.exercises[0]!;
+  writeFileSync(join(p.root, e.test), ['import { test } from "node:test";', 'test("explains", () => { throw new Error("first line\\n  second line, indented\\nthird"); });'].join("\n"));
+  const r = await runIn(p.root, "lib/runner/check-cli.ts", [e.id]);
+  assert.match(r.output, /\n {4}failing: explains\n {13}first line\n {15}second line, indented\n {13}third\n/, r.output);
 });
 
 test("an endless loop is stopped at the time limit, and a cancelled run stops at once", { timeout: 60_000 }, async (t) => {
@@ -49,7 +126,7 @@ test("an endless loop is stopped at the time limit, and a cancelled run stops at
   const hung = await runExerciseTests(e, "exercises", 1_500, { root: p.root });
   assert.equal(hung.timedOut, true);
   assert.equal(hung.passed, false);
-  assert.match(hung.firstFailure?.error ?? "", /no result within 1500 ms/);
+  assert.match(hung.verdict ?? "", /without ending and was stopped|no test started within 1\.5 s/);
 
   const abort = new AbortController();
   const running = runExerciseTests(e, "exercises", 60_000, { root: p.root, signal: abort.signal });

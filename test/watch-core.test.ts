@@ -291,3 +291,39 @@ test("the solved banner goes once another exercise's file changes (a reset in an
   t = run(t, { type: "file-changed", id: "01b" }, { type: "debounce-elapsed" }, { type: "file-changed", id: "02a" }, { type: "debounce-elapsed" }).state;
   assert.equal(t.solved, undefined);
 });
+
+test("the screen fits the terminal at 40, 80 and 120 columns, with colour too: no line wider, no word cut by the terminal", () => {
+  const long = (id: string): Exercise => ({
+    ...exercise(id),
+    title: "Take over a claim whose lease has run out, and prove the old holder cannot finish",
+    file: `exercises/${id}-take-over.ts`,
+    goal: "A paragraph of goal text that goes on for a while, so that it has to be wrapped at every width the test uses, including the narrow ones. ".repeat(2),
+  });
+  const many = ["01a", "02a", "02b", "03a", "03b", "04a", "04b", "04c", "05a", "05b", "06a", "06b", "07a", "08a"].map(long);
+  const stuck: CheckReport = {
+    passed: false,
+    timedOut: true,
+    verdict: 'the test "a test whose name is itself rather long, as learners write them" ran for 12.7 s without ending and was stopped (an endless loop?)',
+    firstFailure: { test: "a test whose name is itself rather long, as learners write them", error: "AssertionError: a message that is long enough to need wrapping when the terminal is narrow, really\n  an indented second line" },
+    ms: 1,
+  };
+  let s = run(initialState(many), { type: "start" }).state;
+  const views: WatchState[] = [s]; // checking all: the marks of fourteen exercises
+  s = run(s, ...many.map((e) => finished(s, e.id, e.id === "05b" ? stuck : PASS))).state;
+  views.push(s, run(s, { type: "key", key: "h" }).state, run(s, { type: "key", key: "l" }).state);
+  for (const width of [40, 80, 120]) {
+    for (const color of [false, true]) {
+      for (const v of views) {
+        const text = renderScreen(v, { color, width, lessons: LESSONS }).text;
+        for (const line of text.split("\n")) {
+          const shown = line.replace(/\x1b\[[0-9;]*m/g, "");
+          assert.ok([...shown].length <= width, `${width} columns: ${JSON.stringify(shown)} is ${[...shown].length} wide`);
+        }
+        assert.doesNotMatch(text, /05b-take-over\.t\n/, "a file name cut in two");
+      }
+    }
+  }
+  const stuckScreen = renderScreen(s, { color: false, width: 80, lessons: LESSONS }).text;
+  assert.match(stuckScreen.replace(/\s+/g, " "), /✗ Not yet: the test "a test whose name is itself rather long, as learners write them" ran for 12\.7 s without ending/);
+  assert.doesNotMatch(stuckScreen, /did not finish in time/);
+});

@@ -5,7 +5,8 @@ import { colorWanted } from "../trace.ts";
 import { requireRuntime } from "./runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { checkAll } from "./status.ts";
-import { painter } from "./style.ts";
+import { painter, type Style } from "./style.ts";
+import { fitLine, outputWidth, wrapWords } from "./text.ts";
 
 runMain(async () => {
   requireRuntime();
@@ -28,17 +29,30 @@ runMain(async () => {
   recordShippedIfPossible(ROOT, all);
 
   const { results } = await checkAll(chosen);
+  const width = outputWidth();
+  const write = (line: string): void => void process.stdout.write(`${fitLine(line, width)}\n`);
+  /** `label` then `text` wrapped under itself; each line of the text keeps its own indentation. */
+  const block = (label: string, text: string, style?: Style): void => {
+    const pad = " ".repeat(label.length);
+    const lines = text.split("\n").flatMap((l) => (l.trim() === "" ? [""] : wrapWords(l, width - label.length)));
+    lines.forEach((l, i) => write(`${i === 0 ? label : pad}${style && l ? paint(style, l) : l}`));
+  };
   let solved = 0;
   for (const r of results) {
     const e = r.exercise;
     if (r.passed) {
       solved++;
-      process.stdout.write(`${paint("green", "✓")} ${e.id}  ${e.title}  ${paint("gray", `(lesson ${e.lesson}; compare with ${e.solution})`)}\n`);
+      write(`${paint("green", "✓")} ${e.id}  ${e.title}  ${paint("gray", `(lesson ${e.lesson}; compare with ${e.solution})`)}`);
     } else {
-      process.stdout.write(`${paint("red", "✗")} ${e.id}  ${e.title}  ${paint("gray", `(lesson ${e.lesson})`)}\n`);
+      write(`${paint("red", "✗")} ${e.id}  ${e.title}  ${paint("gray", `(lesson ${e.lesson})`)}`);
+      if (r.verdict) block("    ", r.verdict, "red");
       const f = r.firstFailure;
-      if (f) process.stdout.write(`    failing: ${f.test}\n             ${paint("red", f.error)}\n`);
-      process.stdout.write(`    edit:    ${e.file}\n    hint:    npm run hint ${e.id}\n`);
+      if (f && !(r.verdict && f.error.includes(r.verdict.replace(/^type error at /, "")))) {
+        block("    failing: ", f.test);
+        block("             ", f.error, "red");
+      }
+      write(`    edit:    ${e.file}`);
+      write(`    hint:    npm run hint ${e.id}`);
     }
   }
   process.stdout.write(`\n${solved} of ${results.length} exercise${results.length === 1 ? "" : "s"} solved.\n`);

@@ -3,10 +3,14 @@
  * reference answer, and says whether they passed and, if not, which test failed first and why.
  */
 import { spawn } from "node:child_process";
-import { sep } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve as resolvePath, sep } from "node:path";
 import type { Exercise } from "../catalog.ts";
 import { ROOT } from "../catalog.ts";
 import type { Target } from "../exercise-target.ts";
+import { checkLimitMs } from "./hints.ts";
+import { duration } from "./style.ts";
+import { EVENT_MARK } from "./test-events-mark.ts";
 
 export interface ExerciseResult {
   exercise: Exercise;
@@ -15,8 +19,16 @@ export interface ExerciseResult {
   firstFailure?: { test: string; error: string };
   /** How many tests ran, passed and failed, from node:test's summary (absent when it printed none). */
   counts?: { tests: number; pass: number; fail: number };
-  /** True when the run was stopped for taking too long. */
+  /** True when the run was stopped: a test that never ended, or a file that never exited after its tests. */
   timedOut: boolean;
+  /**
+   * One line saying why it does not pass when the failing test alone would not say it: a syntax error,
+   * a type error, a test that hangs (named, with how long it ran), or every test done but the file
+   * never ending (something left open).
+   */
+  verdict?: string;
+  /** The first type error, `file:line:col message` (only when the run type-checked). */
+  typeError?: string;
   output: string;
   ms: number;
 }
@@ -30,27 +42,77 @@ export interface RunOptions {
    * without a signal it stays in the caller's group, where a Ctrl-C in the terminal reaches it.
    */
   signal?: AbortSignal;
+  /** Also type-check the file with tsc (npm run check and the watch mode do). */
+  typeCheck?: boolean;
+  /**
+   * How long the process may go on after every test it queued has ended before it counts as left
+   * open (a server not closed). Node exits at once when nothing is left, so this is a grace for a busy
+   * machine, not a wait for anything.
+   */
+  stillOpenMs?: number;
 }
 
 /** The flag lost its "experimental-" prefix in Node 23. */
 const ISOLATION_NONE = Number(process.versions.node.split(".")[0]) >= 23 ? "--test-isolation=none" : "--experimental-test-isolation=none";
+const TEST_EVENTS = new URL("./test-events.ts", import.meta.url).href;
+const STILL_OPEN_MS = 5_000;
 
-export function runExerciseTests(exercise: Exercise, target: Target, timeoutMs = 60_000, options: RunOptions = {}): Promise<ExerciseResult> {
+export async function runExerciseTests(exercise: Exercise, target: Target, timeoutMs = checkLimitMs(exercise.id), options: RunOptions = {}): Promise<ExerciseResult> {
   const started = performance.now();
-  const { root = ROOT, signal } = options;
+  const { root = ROOT } = options;
+  const [run, typeError] = await Promise.all([
+    runTests(exercise, target, timeoutMs, options),
+    options.typeCheck ? typeCheck(exercise, target, root, options.signal) : Promise.resolve(undefined),
+  ]);
+  const result: ExerciseResult = { ...run, exercise, ms: Math.round(performance.now() - started) };
+  if (typeError !== undefined) {
+    result.typeError = typeError;
+    if (result.passed) {
+      result.passed = false;
+      result.firstFailure = { test: "the type check (tsc)", error: typeError };
+    }
+    result.verdict ??= `type error at ${typeError}`;
+  }
+  return result;
+}
+
+type TestRun = Omit<ExerciseResult, "exercise" | "ms">;
+
+function runTests(exercise: Exercise, target: Target, timeoutMs: number, options: RunOptions): Promise<TestRun> {
+  const { root = ROOT, signal, stillOpenMs = STILL_OPEN_MS } = options;
   return new Promise((resolve) => {
     const group = signal !== undefined && process.platform !== "win32";
     // One process for the test file (no isolation): a syntax error in the learner's file is then reported
-    // in the TAP output, and stopping the process stops the learner's code with it.
-    const child = spawn(process.execPath, ["--import", "tsx", "--test", ISOLATION_NONE, "--test-reporter=tap", exercise.test], {
-      cwd: root,
-      env: childEnv({ WORKBOOK_TARGET: target, NO_COLOR: "1" }),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: group,
-    });
+    // in the TAP output, and stopping the process stops the learner's code with it. test-events.ts
+    // says on stderr, as they happen, which tests start and end.
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "--import", TEST_EVENTS, "--test", ISOLATION_NONE, "--test-reporter=tap", exercise.test],
+      {
+        cwd: root,
+        env: childEnv({ WORKBOOK_TARGET: target, NO_COLOR: "1" }),
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: group,
+      },
+    );
     let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    const progress = new TestProgress();
+    let stderrLine = "";
+    child.stdout.on("data", (c: Buffer) => {
+      output += c.toString();
+      armStillOpen();
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      // Reporter events are whole lines; anything else on stderr is the tests' own output.
+      stderrLine += c.toString();
+      const lines = stderrLine.split("\n");
+      stderrLine = lines.pop()!;
+      for (const line of lines) {
+        if (line.startsWith(EVENT_MARK)) progress.add(line.slice(EVENT_MARK.length), performance.now());
+        else output += `${line}\n`;
+      }
+      armStillOpen();
+    });
     const stop = (): void => {
       try {
         if (group && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
@@ -59,33 +121,148 @@ export function runExerciseTests(exercise: Exercise, target: Target, timeoutMs =
         // Already gone.
       }
     };
-    let timedOut = false;
+    let stopped: "time" | "still-open" | undefined;
     const timer = setTimeout(() => {
-      timedOut = true;
+      stopped = "time";
       stop();
     }, timeoutMs);
+    let openTimer: NodeJS.Timeout | undefined;
+    function armStillOpen(): void {
+      clearTimeout(openTimer);
+      if (!progress.allEnded()) return;
+      openTimer = setTimeout(() => {
+        stopped ??= "still-open";
+        stop();
+      }, stillOpenMs);
+    }
     signal?.addEventListener("abort", stop, { once: true });
     if (signal?.aborted) stop();
     const finish = (code: number | null, error?: Error): void => {
       clearTimeout(timer);
+      clearTimeout(openTimer);
       signal?.removeEventListener("abort", stop);
-      const passed = code === 0 && !timedOut && error === undefined;
-      const result: ExerciseResult = { exercise, passed, timedOut, output, ms: Math.round(performance.now() - started) };
-      const counts = testCounts(output);
+      if (stderrLine && !stderrLine.startsWith(EVENT_MARK)) output += stderrLine;
+      const now = performance.now();
+      const passed = code === 0 && stopped === undefined && error === undefined;
+      const result: TestRun = { passed, timedOut: stopped !== undefined, output };
+      const counts = testCounts(output) ?? (stopped ? tapCounts(output) : undefined);
       if (counts) result.counts = counts;
       if (!passed) {
         // Paths in errors (a syntax error names the file) are shown relative to the project.
         result.output = output.split(`${root}${sep}`).join("");
-        result.firstFailure = firstFailure(result.output) ?? {
-          test: "(the test file)",
-          error: error ? error.message : timedOut ? `no result within ${timeoutMs} ms` : lastLines(result.output),
-        };
+        const failure = firstFailure(result.output);
+        const syntax = failure ? syntaxError(failure.error) : undefined;
+        if (syntax) result.verdict = `syntax error at ${syntax}`;
+        else if (stopped === "still-open") result.verdict = stillOpenVerdict(tapCounts(output));
+        else if (stopped === "time") result.verdict = hangVerdict(progress.running(), now, timeoutMs);
+        result.firstFailure = syntax
+          ? { test: failure!.test, error: `syntax error at ${syntax}` }
+          : (failure ?? {
+              test: progress.running()?.name ?? "(the test file)",
+              error: error ? error.message : (result.verdict ?? lastLines(result.output)),
+            });
       }
       resolve(result);
     };
     child.on("error", (err) => finish(null, err));
     child.on("close", (code) => finish(code));
   });
+}
+
+/** What test-events.ts said so far: the tests running now (outermost first), and whether any has ended. */
+class TestProgress {
+  #running: { name: string; since: number }[] = [];
+  #ended = 0;
+
+  add(json: string, at: number): void {
+    let e: { type: string; name: string };
+    try {
+      e = JSON.parse(json) as typeof e;
+    } catch {
+      return;
+    }
+    if (e.type === "start") this.#running.push({ name: e.name, since: at });
+    if (e.type === "end") {
+      const i = this.#running.findLastIndex((r) => r.name === e.name);
+      if (i >= 0) this.#running.splice(i);
+      this.#ended++;
+    }
+  }
+
+  /** Tests have run, and none is running now. */
+  allEnded(): boolean {
+    return this.#ended > 0 && this.#running.length === 0;
+  }
+
+  /** The innermost test running now. */
+  running(): { name: string; since: number } | undefined {
+    return this.#running.at(-1);
+  }
+}
+
+/** The top-level results in TAP output printed so far (node:test prints its summary only at the end). */
+function tapCounts(tap: string): { tests: number; pass: number; fail: number } {
+  const pass = [...tap.matchAll(/^ok \d+ - /gm)].length;
+  const fail = [...tap.matchAll(/^not ok \d+ - /gm)].length;
+  return { tests: pass + fail, pass, fail };
+}
+
+function stillOpenVerdict(c: { tests: number; pass: number; fail: number }): string {
+  const done = c.fail === 0 ? (c.tests === 1 ? "the test passes" : `all ${c.tests} tests pass`) : `${c.pass} of ${c.tests} tests pass`;
+  return `${done}, but the test file never ended: something is still open (a server not closed? a timer?)`;
+}
+
+function hangVerdict(running: { name: string; since: number } | undefined, now: number, limitMs: number): string {
+  if (!running) return `no test started within ${duration(limitMs)}: the file's own top-level code never ends (an endless loop?)`;
+  return `the test "${running.name}" ran for ${duration(now - running.since)} without ending and was stopped (an endless loop? a promise that never settles?)`;
+}
+
+/**
+ * esbuild's "Transform failed … file:line:col: ERROR: message" as "file:line:col: message", with the
+ * column counted from 1 as editors do (esbuild counts it from 0).
+ */
+export function syntaxError(error: string): string | undefined {
+  const m = /Transform failed with \d+ errors?:\s*\n?\s*(\S+?):(\d+):(\d+): ERROR: (.*)/.exec(error);
+  return m ? `${m[1]}:${m[2]}:${Number(m[3]) + 1}: ${m[4]!.trim()}` : undefined;
+}
+
+/**
+ * Type-checks the exercise file (and, for the learner's, its test, which is typed against it) with the
+ * project's tsconfig.json. Resolves with the first error as `file:line:col message`, or undefined
+ * (no error, or no tsc to run).
+ */
+export function typeCheck(exercise: Exercise, target: Target, root = ROOT, signal?: AbortSignal): Promise<string | undefined> {
+  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+  if (!existsSync(tsc)) return Promise.resolve(undefined);
+  const file = target === "exercises" ? exercise.file : exercise.solution;
+  const files = target === "exercises" ? [file, exercise.test] : [file];
+  // A tsconfig per exercise, beside the ignored .workbook/ copies, so that tsc uses the project's options.
+  const config = join(root, ".workbook", "tsc", `${exercise.name}.${target}.json`);
+  try {
+    mkdirSync(dirname(config), { recursive: true });
+    writeFileSync(config, JSON.stringify({ extends: "../../tsconfig.json", include: [], files: files.map((f) => `../../${f}`) }));
+  } catch {
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [tsc, "--noEmit", "--pretty", "false", "-p", config], { cwd: root, stdio: ["ignore", "pipe", "ignore"], ...(signal ? { signal } : {}) });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.on("error", () => resolve(undefined));
+    child.on("close", () => resolve(firstTypeError(out, root)));
+  });
+}
+
+/** tsc's first "file(line,col): error TSnnnn: message" as "file:line:col message", its continuation lines kept. */
+export function firstTypeError(output: string, root = ROOT): string | undefined {
+  const lines = output.split("\n");
+  const i = lines.findIndex((l) => /^.+\(\d+,\d+\): error TS\d+: /.test(l));
+  if (i < 0) return undefined;
+  const m = /^(.+)\((\d+),(\d+)\): error TS\d+: (.*)$/.exec(lines[i]!)!;
+  const more = [];
+  for (let k = i + 1; k < lines.length && /^\s+\S/.test(lines[k]!); k++) more.push(lines[k]!.trimEnd());
+  const file = relative(root, resolvePath(root, m[1]!)).split(sep).join("/");
+  return [`${file}:${m[2]}:${m[3]} ${m[4]}`, ...more].join("\n");
 }
 
 /**

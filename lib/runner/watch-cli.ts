@@ -16,7 +16,6 @@ import { PARALLEL_CHECKS } from "./status.ts";
 import { initialState, parseKeys, step, type Effect, type WatchEvent } from "./watch-core.ts";
 import { renderScreen } from "./watch-screen.ts";
 
-const CHECK_TIMEOUT_MS = 60_000;
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 runMain(() => {
@@ -123,7 +122,7 @@ runMain(() => {
       const job = queue.shift()!;
       const exercise = exercises.find((e) => e.id === job.id)!;
       active.add(job);
-      void runExerciseTests(exercise, target, CHECK_TIMEOUT_MS, { root, signal: job.abort.signal }).then((report) => {
+      void runExerciseTests(exercise, target, undefined, { root, signal: job.abort.signal, typeCheck: true }).then((report) => {
         active.delete(job);
         if (!job.abort.signal.aborted) dispatch({ type: "check-finished", id: job.id, run: job.run, report });
         pump();

@@ -24,6 +24,8 @@ export interface CheckReport {
   timedOut: boolean;
   firstFailure?: { test: string; error: string };
   counts?: { tests: number; pass: number; fail: number };
+  /** Why it does not pass, when the failing test alone would not say it (see ExerciseResult). */
+  verdict?: string;
   output?: string;
   ms: number;
 }

@@ -3,9 +3,9 @@
  * the terminal before each screen (except below a lesson's output, which stays readable).
  */
 import type { Exercise, Lesson } from "../catalog.ts";
-import { wrap } from "../trace.ts";
 import { PARALLEL_CHECKS } from "./status.ts";
 import { allPass, painter, plural, progressBar, type Paint } from "./style.ts";
+import { fitLine, wrapWords } from "./text.ts";
 import { currentExercise, statusOf, type CheckStatus, type WatchState } from "./watch-core.ts";
 
 export interface ScreenContext {
@@ -28,23 +28,30 @@ const ERROR_LINES = 12;
 
 export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   const paint = painter(ctx.color);
-  const width = Math.max(40, Math.min(ctx.width, 100)) - 2;
+  // Prose is wrapped to at most 100 columns (easier to read), and never wider than the terminal; a line
+  // that must stay one line (the list, the key bar) is cut with "…" rather than broken by the terminal.
+  const columns = Math.max(40, ctx.width);
+  const width = Math.min(columns, 100) - 2;
   const out: string[] = [];
-  const para = (text: string, indent = "  ", style?: Parameters<Paint>[0]): void => {
-    for (const line of wrap(text, width - indent.length)) out.push(indent + (style ? paint(style, line) : line));
+  const para = (text: string, indent = "  ", style?: Parameters<Paint>[0], hanging = indent): void => {
+    wrapWords(text, width - Math.max(indent.length, hanging.length)).forEach((line, i) => out.push((i === 0 ? indent : hanging) + (style ? paint(style, line) : line)));
   };
+  const done = (text: string, clear: boolean): Screen => ({
+    text: text.split("\n").map((l) => fitLine(l, columns - 1)).join("\n"),
+    clear,
+  });
   const exercise = currentExercise(state);
 
   if (state.view === "lesson" && exercise) {
     const lesson = lessonOf(ctx, exercise);
     if (state.lessonRunning) {
       out.push(paint("bold", `Lesson ${exercise.lesson}${lesson ? ` · ${lesson.title}` : ""}`) + paint("gray", `  (the same as ${lessonCommand(exercise, lesson)}; q quits)`), "");
-      return { text: out.join("\n") + "\n", clear: true };
+      return done(out.join("\n") + "\n", true);
     }
     const exit = state.lessonExit === 0 ? "" : ` (exit code ${state.lessonExit ?? "none"})`;
     out.push("", paint("bold", `Lesson ${exercise.lesson} ended${exit}. Press Enter to go back to exercise ${exercise.id}.`));
     out.push(keyBar(state, paint));
-    return { text: out.join("\n") + "\n", clear: false };
+    return done(out.join("\n") + "\n", false);
   }
 
   out.push(header(state, paint));
@@ -60,22 +67,25 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   } else if (state.exercises.length === 0) {
     out.push("  There are no exercises yet: run a lesson with npm run lesson.");
   } else if (state.phase === "checking-all") {
-    out.push(
+    para(
       state.checkingAll === "start"
-        ? `  Checking your exercises (${PARALLEL_CHECKS} at a time) to find the first one to do…`
-        : "  Every exercise seems to pass: checking them all once more before calling it done…",
-      "",
-      "  " + state.exercises.map((e) => `${mark(statusOf(state, e.id), paint)} ${e.id}`).join("  "),
+        ? `Checking your exercises (${PARALLEL_CHECKS} at a time) to find the first one to do…`
+        : "Every exercise seems to pass: checking them all once more before calling it done…",
     );
+    out.push("");
+    // Marks and ids as one word each, so that a narrow terminal wraps between exercises, never inside one.
+    for (const line of wrapWords(state.exercises.map((e) => `${statusOf(state, e.id)}:${e.id}`).join("  "), width - 2)) {
+      out.push("  " + line.replace(/(\w+):(\d\d[a-z])/g, (_m, status: CheckStatus, id: string) => `${mark(status, paint)} ${id}`));
+    }
   } else if (state.phase === "finished") {
     out.push(paint("green", `★ Finished: ${allPass(state.exercises.length)}, checked again just now.`), "");
     para("Compare your answers with the reference ones in solutions/. The lessons still run on their own (npm run lesson <n>), and npm run progress shows the whole picture.");
   } else if (exercise) {
-    exerciseView(state, exercise, ctx, paint, para, out);
+    exerciseView(state, exercise, ctx, paint, para, out, width);
   }
   if (ctx.notice) out.push("", paint("yellow", `  ${ctx.notice}`));
   out.push("", keyBar(state, paint));
-  return { text: out.join("\n") + "\n", clear: true };
+  return done(out.join("\n") + "\n", true);
 }
 
 function header(state: WatchState, paint: Paint): string {
@@ -119,8 +129,9 @@ function exerciseView(
   exercise: Exercise,
   ctx: ScreenContext,
   paint: Paint,
-  para: (text: string, indent?: string, style?: Parameters<Paint>[0]) => void,
+  para: (text: string, indent?: string, style?: Parameters<Paint>[0], hanging?: string) => void,
   out: string[],
+  width: number,
 ): void {
   const lesson = lessonOf(ctx, exercise);
   out.push(paint("bold", `Exercise ${exercise.id} · ${exercise.title}`) + paint("gray", `  (${state.current + 1} of ${state.exercises.length})`));
@@ -141,11 +152,13 @@ function exerciseView(
     out.push(paint("green", `✓ ${all}`) + ` Compare your answer with ${exercise.solution}; n goes on.`);
   } else if (check?.status === "failed" && report) {
     const counts = report.counts ? ` ${report.counts.pass} of ${plural(report.counts.tests, "test")} pass.` : "";
-    out.push(paint("red", report.timedOut ? "✗ Not yet: the tests did not finish in time (an endless loop?)." : `✗ Not yet:${counts}`));
+    para(report.verdict ? `✗ Not yet: ${report.verdict}` : `✗ Not yet:${counts}`, "", "red", "  ");
     const f = report.firstFailure;
-    if (f) {
-      out.push(`  First failing test: ${f.test}`);
-      for (const line of f.error.split("\n").slice(0, ERROR_LINES)) out.push(`    ${paint("red", line)}`);
+    // The verdict may already be the whole story (a syntax error, a hang); then the test is not repeated.
+    if (f && !(report.verdict && f.error.includes(report.verdict.replace(/^type error at /, "")))) {
+      para(`First failing test: ${f.test}`, "  ", undefined, "    ");
+      const lines = f.error.split("\n").flatMap((l) => (l.trim() === "" ? [""] : wrapWords(l, width - 4)));
+      for (const line of lines.slice(0, ERROR_LINES)) out.push(`    ${paint("red", line)}`);
     }
   } else {
     out.push(paint("gray", "· Not checked yet."));
