@@ -11,7 +11,8 @@
  * gaps and counts them as paused, so the lessons' scaled-down timeouts measure the system's
  * behaviour, not the host's scheduling.
  */
-import { readSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
+import { isatty } from "node:tty";
 import { performance } from "node:perf_hooks";
 
 let pausedTotal = 0;
@@ -51,27 +52,65 @@ export function nowMs(): number {
 /**
  * Blocks until the learner presses Enter on a terminal. Returns false (and does not block) when
  * stdin is not a terminal, so `--step` is ignored in pipes and tests.
+ *
+ * The wait costs no CPU: it is a blocking read on the terminal, opened afresh because Node puts its
+ * own stdin in non-blocking mode (a read there would fail with EAGAIN at once, again and again). The
+ * terminal is in raw mode meanwhile, so that Ctrl-C arrives as a key: the pause then passes the
+ * interrupt on to the whole process group, as the terminal would have, and the process exits through
+ * its 'exit' handlers (which remove the lesson's temporary files).
  */
 export function waitForEnter(prompt: string): boolean {
-  if (!process.stdin.isTTY) return false;
+  if (!isatty(0) || !process.stdin.isTTY) return false;
   process.stdout.write(prompt);
   const started = performance.now();
-  const buf = Buffer.alloc(64);
-  for (;;) {
-    let n = 0;
-    try {
-      n = readSync(0, buf, 0, buf.length, null);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EAGAIN") continue;
-      break;
-    }
-    if (n === 0 || buf.subarray(0, n).includes(10) || buf.subarray(0, n).includes(13)) break;
-  }
+  const key = readEnterOrInterrupt();
   pausedTotal += performance.now() - started;
   lastSeen = performance.now();
-  // Erase the prompt line (the terminal echoed the Enter), so the trace reads on without gaps.
-  process.stdout.write("\x1b[1A\x1b[2K");
+  // Erase the prompt line (in raw mode the terminal did not echo the Enter), so the trace reads on.
+  process.stdout.write("\r\x1b[2K");
+  if (key === "interrupt") {
+    process.exitCode = 130;
+    try {
+      process.kill(0, "SIGINT"); // the lesson's own child processes stop as on any Ctrl-C
+    } catch {
+      // no process group to signal (Windows)
+    }
+    process.exit(130);
+  }
   return true;
+}
+
+/** Reads the terminal until Enter (or Ctrl-C, or the end of input), blocking in the kernel meanwhile. */
+function readEnterOrInterrupt(): "enter" | "interrupt" {
+  const stdin = process.stdin;
+  const wasRaw = stdin.isRaw;
+  let fd: number | undefined;
+  try {
+    fd = openSync("/dev/tty", "r");
+  } catch {
+    // No /dev/tty (Windows): read stdin itself, sleeping between tries instead of spinning.
+  }
+  stdin.setRawMode(true);
+  const buf = Buffer.alloc(64);
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  try {
+    for (;;) {
+      let n = 0;
+      try {
+        n = readSync(fd ?? 0, buf, 0, buf.length, null);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EAGAIN") return "enter";
+        Atomics.wait(nap, 0, 0, 25);
+        continue;
+      }
+      const got = buf.subarray(0, n);
+      if (got.includes(3)) return "interrupt";
+      if (n === 0 || got.includes(10) || got.includes(13)) return "enter";
+    }
+  } finally {
+    stdin.setRawMode(wasRaw);
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** Calls `fn` once `ms` of running (unpaused) time has passed. Returns a cancel function. */

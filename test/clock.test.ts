@@ -1,7 +1,10 @@
 // Timers that count only running time: a stall of the whole process does not eat a timeout.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { ROOT } from "../lib/catalog.ts";
 import { after, nowMs, sleep } from "../lib/clock.ts";
+import { childEnv } from "../lib/runner/exercise-run.ts";
 
 /** Blocks the event loop for `ms` (a stall: the process gets no chance to run anything else). */
 function stall(ms: number): void {
@@ -62,4 +65,56 @@ test("running time never goes backwards across a stall", async () => {
   cancel();
   assert.ok(during >= before, `${during} < ${before}`);
   assert.ok(later >= during, `${later} < ${during}`);
+});
+
+/** Runs `args` (node --import tsx …) on a pseudo-terminal, via util-linux's script(1); undefined without it. */
+function onTerminal(args: string[]): { child: ChildProcessWithoutNullStreams; output: () => string; waitFor: (re: RegExp) => Promise<void> } | undefined {
+  if (spawnSync("script", ["--version"]).status !== 0) return undefined;
+  const command = [process.execPath, "--import", "tsx", ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: ROOT, env: childEnv({ NO_COLOR: "1", TERM: "dumb" }), stdio: ["pipe", "pipe", "pipe"] });
+  let text = "";
+  const waiters = new Set<() => void>();
+  child.stdout.on("data", (c: Buffer) => {
+    text += c.toString();
+    for (const w of [...waiters]) w();
+  });
+  return {
+    child,
+    output: () => text,
+    waitFor: (re) =>
+      new Promise((resolve) => {
+        const check = (): void => {
+          if (re.test(text)) {
+            waiters.delete(check);
+            resolve();
+          }
+        };
+        waiters.add(check);
+        check();
+      }),
+  };
+}
+
+test("a --step pause waits for Enter without using the CPU (under 0.1 s of CPU over 2 s of waiting)", { timeout: 60_000 }, async (t) => {
+  const term = onTerminal(["test/fixtures/step-pause.ts"]);
+  if (!term) return t.skip("script(1) is not installed: no pseudo-terminal to test on");
+  t.after(() => term.child.kill("SIGKILL"));
+  await term.waitFor(/PAUSED/);
+  // The measurement window: the pause must last a while for its CPU use to show. Nothing races here.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  term.child.stdin.write("\r");
+  await term.waitFor(/RESUMED paused=true cpu_us=\d+/);
+  const cpu = Number(/cpu_us=(\d+)/.exec(term.output())![1]);
+  assert.ok(cpu < 100_000, `the pause used ${cpu / 1000} ms of CPU`);
+});
+
+test("Ctrl-C during a --step pause stops the process (exit 130), as it would outside the pause", { timeout: 60_000 }, async (t) => {
+  const term = onTerminal(["test/fixtures/step-pause.ts"]);
+  if (!term) return t.skip("script(1) is not installed: no pseudo-terminal to test on");
+  t.after(() => term.child.kill("SIGKILL"));
+  await term.waitFor(/PAUSED/);
+  term.child.stdin.write("\x03");
+  const code = await new Promise<number | null>((resolve) => term.child.on("close", (c) => resolve(c)));
+  assert.equal(code, 130);
+  assert.doesNotMatch(term.output(), /RESUMED/);
 });
