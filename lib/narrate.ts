@@ -2,11 +2,10 @@
  * Glue between the machinery and the trace: turns tracker events and client attempts into trace
  * lines, and gives each case of a lesson a fresh SQLite file in a temporary folder.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeOutcome, type FileReportOptions } from "./client.ts";
 import type { TrackerEvent } from "./tracker/service.ts";
+import { tempFolder } from "./scratch.ts";
 import type { Trace } from "./trace.ts";
 
 /** Prints the server's and the database's events. */
@@ -48,11 +47,8 @@ export function agentLogAfter(
   };
 }
 
-/** A temporary folder for SQLite files, removed by `remove()`. */
+/** A temporary folder for SQLite files, removed by `remove()` or, on any exit or Ctrl-C, by lib/scratch.ts. */
 export function scratchDir(): { path: (name: string) => string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), "retry-workbook-"));
-  return {
-    path: (name) => join(dir, name),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
+  const { dir, remove } = tempFolder("retry-workbook-");
+  return { path: (name) => join(dir, name), remove };
 }

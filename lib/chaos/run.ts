@@ -15,14 +15,13 @@
  * holder once its operation has been answered through another request (its key taken over), the
  * worst moment for it. Every wait is such a gate; nothing is ordered by sleeping.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fullJitterMs, type BackoffParams } from "../backoff.ts";
 import { fileReport, isRetryable, type Outcome } from "../client.ts";
 import { sleep } from "../clock.ts";
 import type { FaultName } from "../faults.ts";
 import { seeded, type Random } from "../random.ts";
+import { tempFolder } from "../scratch.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../tracker/idempotency-key.ts";
 import { keyStoreOf } from "../tracker/key-store.ts";
 import { ReportStore } from "../tracker/store.ts";
@@ -133,7 +132,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (held.delete(target)) void target.tracker.release(target.requestNo);
   };
 
-  const dir = mkdtempSync(join(tmpdir(), "retry-workbook-chaos-"));
+  const folder = tempFolder("retry-workbook-chaos-"); // removed on Ctrl-C too
+  const dir = folder.dir;
   const db = join(dir, "tracker.sqlite");
   // The tables exist before the processes start, so that none of them races another to create them.
   const schema = new ReportStore(db);
@@ -241,7 +241,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     return s.acked !== undefined && stored !== undefined && (stored.body as { id?: unknown }).id !== s.acked;
   }).length;
   store.close();
-  rmSync(dir, { recursive: true, force: true });
+  folder.remove();
 
   const t = tally(
     states.map((s) => ({ index: s.op.index, title: s.op.report.title, ...(s.acked !== undefined ? { acked: s.acked } : {}), ...(s.refused !== undefined ? { refused: s.refused } : {}) })),

@@ -1,0 +1,46 @@
+/**
+ * Temporary folders that go away on every way out of the process: the normal end, an error, a closed
+ * pipe (`npm run lesson 2 | head` exits through process.exit) and Ctrl-C or a kill (SIGINT, SIGTERM,
+ * SIGHUP). Only SIGKILL leaves one behind. The lessons keep their SQLite files in such folders.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const live = new Set<string>();
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+let installed = false;
+
+function removeAll(): void {
+  for (const dir of live) rmSync(dir, { recursive: true, force: true });
+  live.clear();
+}
+
+function install(): void {
+  if (installed) return;
+  installed = true;
+  process.on("exit", removeAll);
+  for (const signal of SIGNALS) {
+    // After the clean-up the signal is raised again with no handler left, so the process ends as the
+    // signal says (a parent sees "killed by SIGINT", exit status 130 in a shell) and its children,
+    // which got the same signal from the terminal, are not waited for.
+    process.once(signal, () => {
+      removeAll();
+      process.kill(process.pid, signal);
+    });
+  }
+}
+
+/** A new folder `<tmp>/<prefix>XXXXXX`, removed by `remove()` or, at the latest, when the process ends. */
+export function tempFolder(prefix: string): { dir: string; remove: () => void } {
+  install();
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  live.add(dir);
+  return {
+    dir,
+    remove: () => {
+      rmSync(dir, { recursive: true, force: true });
+      live.delete(dir);
+    },
+  };
+}
