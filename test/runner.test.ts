@@ -1,7 +1,8 @@
 // The learner's commands: lesson list and lookup, check, hint; bad arguments give one clear line.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { findExercises, findLesson, listExercises, listLessons, parseHeader } from "../lib/catalog.ts";
+import { findExercises, findLesson, listExercises, listLessons, parseHeader, type Exercise } from "../lib/catalog.ts";
+import { hintFor } from "../lib/runner/hints.ts";
 import { firstFailure } from "../lib/runner/exercise-run.ts";
 import { runTs } from "./run-helpers.ts";
 import { runIn, tempProject } from "./temp-project.ts";
@@ -96,4 +97,19 @@ test("a lesson piped into a reader that stops early exits quietly, without an EP
   const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
   assert.equal(stderr, "");
   assert.equal(code, 0);
+});
+
+test("a bare npm run hint shows the current exercise's hint: the first that does not pass yet", { timeout: 90_000 }, async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const [a, b] = p.exercises as [Exercise, Exercise];
+  const first = await runIn(p.root, "lib/runner/hint-cli.ts");
+  assert.equal(first.code, 0, first.output);
+  assert.match(first.output, new RegExp(`^Exercise ${a.id} · `));
+  assert.ok(first.output.replace(/\s+/g, " ").includes(hintFor(a.id).slice(0, 60)), first.output);
+  p.solve(a);
+  const second = await runIn(p.root, "lib/runner/hint-cli.ts");
+  assert.match(second.output, new RegExp(`^Exercise ${b.id} · `), second.output);
+  p.solve(b);
+  assert.match((await runIn(p.root, "lib/runner/hint-cli.ts")).output, /^Every exercise passes\./);
 });

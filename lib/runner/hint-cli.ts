@@ -1,24 +1,42 @@
-// `npm run hint <exercise>`: prints an exercise's hint (hints live in the exercise files' headers).
-import { findExercises, listExercises } from "../catalog.ts";
+// `npm run hint [<exercise>]`: prints an exercise's hint (hints live in lib/runner/hints.ts, not in the
+// files the learner edits). With no argument, the hint of the current exercise: the first that does
+// not pass yet, as npm start would show it.
+import { ROOT, findExercises, listExercises, type Exercise } from "../catalog.ts";
 import { UsageError, parseCommand, runMain } from "../cli.ts";
-import { wrap } from "../trace.ts";
+import { requireRuntime } from "./runtime.ts";
+import { firstNotPassing } from "./status.ts";
+import { fitLine, outputWidth, wrapWords } from "./text.ts";
 
-runMain(() => {
+runMain(async () => {
   const { positionals } = parseCommand({
-    usage: "npm run hint <exercise>",
-    description: "Prints the hint for an exercise, e.g. npm run hint 01a (or all hints of lesson 1: npm run hint 1).",
+    usage: "npm run hint [<exercise>]",
+    description:
+      "Prints the hint for an exercise, e.g. npm run hint 01a (all hints of lesson 1: npm run hint 1). With no exercise, the hint for the first one that does not pass yet (its tests are run to find it).",
     options: {},
     optionHelp: {},
     positionals: true,
   });
   const all = listExercises();
   const ids = all.map((e) => e.id).join(", ");
-  if (positionals.length !== 1) throw new UsageError(`name one exercise: ${ids}`);
+  if (positionals.length > 1) throw new UsageError(`name one exercise: ${ids}`);
+  const width = Math.min(outputWidth(), 100);
+  const show = (e: Exercise): void => {
+    process.stdout.write(`${fitLine(`Exercise ${e.id} · ${e.title} (lesson ${e.lesson}, file ${e.file})`, width)}\n\n`);
+    for (const line of wrapWords(e.hint || "(no hint for this one)", width - 2)) process.stdout.write(`  ${line}\n`);
+    process.stdout.write("\n");
+  };
+  if (positionals.length === 0) {
+    requireRuntime();
+    if (process.stderr.isTTY) process.stderr.write("Finding your current exercise (the first that does not pass yet)…\n");
+    const current = await firstNotPassing(all, { root: ROOT });
+    if (!current) {
+      process.stdout.write(`Every exercise passes. For the hint of one of them: npm run hint <exercise> (${ids}).\n`);
+      return;
+    }
+    show(current.exercise);
+    return;
+  }
   const found = findExercises(positionals[0]!, all);
   if (found.length === 0) throw new UsageError(`no exercise "${positionals[0]}"; the exercises are ${ids}`);
-  for (const e of found) {
-    process.stdout.write(`Exercise ${e.id} · ${e.title} (lesson ${e.lesson}, file ${e.file})\n\n`);
-    for (const line of wrap(e.hint || "(no hint for this one)", 92)) process.stdout.write(`  ${line}\n`);
-    process.stdout.write("\n");
-  }
+  for (const e of found) show(e);
 });

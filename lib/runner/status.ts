@@ -46,3 +46,27 @@ export function byLesson(lessons: Lesson[], results: ExerciseResult[]): LessonSt
   for (const row of rows) row.done = row.results.length > 0 && row.results.every((r) => r.passed);
   return rows;
 }
+
+/**
+ * The first exercise, in order, that does not pass (the watch mode's "current" one), with its result;
+ * undefined when all pass. Checks run two at a time in order and stop at the first that fails.
+ */
+export async function firstNotPassing(
+  exercises: Exercise[],
+  options: { root?: string; target?: Target; limit?: number } = {},
+): Promise<ExerciseResult | undefined> {
+  const { root = ROOT, target = currentTarget(), limit = PARALLEL_CHECKS } = options;
+  let first = Infinity;
+  const results: ExerciseResult[] = [];
+  await inPool(
+    exercises.map((e, i) => ({ e, i })),
+    limit,
+    async ({ e, i }) => {
+      if (i > first) return;
+      const r = await runExerciseTests(e, target, undefined, { root, typeCheck: true });
+      results[i] = r;
+      if (!r.passed) first = Math.min(first, i);
+    },
+  );
+  return Number.isFinite(first) ? results[first] : undefined;
+}
