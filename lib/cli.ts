@@ -33,7 +33,12 @@ export function helpText<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>)
 /**
  * Parses argv against the spec. Prints help and exits 0 on --help; throws UsageError on bad input.
  */
-export function parseCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>, argv: string[] = process.argv.slice(2)) {
+export function parseCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>, argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env) {
+  const kept = flagsNpmKept(spec.options, env);
+  if (kept.length > 0) {
+    const command = env.WORKBOOK_NPM_COMMAND ?? npmCommand(env, argv);
+    throw new UsageError(`npm kept ${kept.join(" ")} for itself; put flags after --: ${command} -- ${kept.join(" ")}`);
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -50,6 +55,33 @@ export function parseCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpec
     process.exit(0);
   }
   return parsed;
+}
+
+/**
+ * The command's flags that were given to `npm run` before `--`: npm takes them as its own settings and
+ * passes them on only as `npm_config_<name>` in the environment (`npm run lesson 1 --step` runs the
+ * lesson without stepping). Empty when not run by npm. Names that are npm settings of its own (yes,
+ * all, color…) are left out: their values may come from the learner's .npmrc or environment, not from
+ * this command line.
+ */
+const NPM_OWN_SETTINGS = new Set(["help", "no-color", "color", "yes", "all", "only", "json", "long"]);
+
+export function flagsNpmKept(options: ParseArgsOptionsConfig, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (!env.npm_lifecycle_event) return [];
+  return Object.entries(options)
+    .filter(([name]) => !NPM_OWN_SETTINGS.has(name))
+    .filter(([name]) => {
+      const value = env[`npm_config_${name.replace(/-/g, "_")}`];
+      return value !== undefined && value !== "";
+    })
+    .map(([name, o]) => (o.type === "string" ? `--${name} <value>` : `--${name}`));
+}
+
+/** "npm start" or "npm run <script> <its arguments>", from npm's environment and the arguments npm passed on. */
+function npmCommand(env: NodeJS.ProcessEnv, argv: readonly string[]): string {
+  const event = env.npm_lifecycle_event ?? "";
+  const head = event === "start" || event === "test" ? `npm ${event}` : `npm run ${event}`;
+  return [head, ...argv.filter((a) => !a.startsWith("-"))].join(" ");
 }
 
 /**

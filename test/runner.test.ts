@@ -113,3 +113,18 @@ test("a bare npm run hint shows the current exercise's hint: the first that does
   p.solve(b);
   assert.match((await runIn(p.root, "lib/runner/hint-cli.ts")).output, /^Every exercise passes\./);
 });
+
+test("flags given before -- (npm keeps them as npm_config_*) are noticed: 'put flags after --', exit 2", async (t) => {
+  const { parseCommand, flagsNpmKept } = await import("../lib/cli.ts");
+  const spec = { usage: "x", description: "x", options: { manual: { type: "boolean" }, seed: { type: "string" }, yes: { type: "boolean" } }, optionHelp: {} } as const;
+  const npm = { npm_lifecycle_event: "start", npm_config_manual: "true", npm_config_yes: "" };
+  assert.throws(() => parseCommand(spec, [], npm), /^Error: npm kept --manual for itself; put flags after --: npm start -- --manual$/);
+  assert.deepEqual(flagsNpmKept(spec.options, { ...npm, npm_config_manual: undefined, npm_config_seed: "true", npm_config_yes: "true" }), ["--seed <value>"], "npm's own settings (yes) may come from .npmrc");
+  assert.deepEqual(flagsNpmKept(spec.options, { npm_config_manual: "true" }), [], "not run by npm: nothing to say");
+
+  const p = tempProject();
+  t.after(() => p.remove());
+  const r = await runIn(p.root, "lib/runner/lesson-cli.ts", ["1"], "", { npm_lifecycle_event: "lesson", npm_config_step: "true" });
+  assert.equal(r.code, 2, r.output);
+  assert.equal(r.output, "error: npm kept --step for itself; put flags after --: npm run lesson 1 -- --step (try --help)\n");
+});

@@ -46,7 +46,9 @@ runMain(async () => {
   const lessons = listLessons();
   const lesson = findLesson(first, lessons);
   if (!lesson) throw new UsageError(`there is no lesson "${first}"; the lessons are ${lessons.map((l) => Number(l.number)).join(", ")}`);
-  const child = spawn(process.execPath, ["--import", "tsx", lesson.file, ...rest], { cwd: ROOT, stdio: "inherit" });
+  // The lesson checks its own flags; if npm kept some (given before --), it names this command to retype.
+  const env = process.env.npm_lifecycle_event ? { ...process.env, WORKBOOK_NPM_COMMAND: `npm run ${process.env.npm_lifecycle_event} ${first}` } : process.env;
+  const child = spawn(process.execPath, ["--import", "tsx", lesson.file, ...rest], { cwd: ROOT, stdio: "inherit", env });
   // Ctrl-C reaches the lesson directly (same terminal); the runner just waits for it to end.
   process.on("SIGINT", () => {});
   const code = await new Promise<number>((resolve) =>
