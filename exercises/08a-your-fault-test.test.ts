@@ -3,8 +3,51 @@
 import assert, { AssertionError } from "node:assert/strict";
 import { test } from "node:test";
 import { loadExercise } from "../lib/exercise-target.ts";
+import { Faults, type Stage } from "../lib/faults.ts";
+import { ReportStore } from "../lib/tracker/store.ts";
 
 const { exactlyOnce, reportsAfter } = await loadExercise<typeof import("./08a-your-fault-test.ts")>("08a-your-fault-test");
+
+// An unlucky scheduler, so that your test cannot pass by luck. On a quiet machine request #1, once let
+// go, finishes in a moment, and a test that counts the reports without waiting for it usually counts
+// after it anyway. Here request #1, once let go, goes on only when your code says it waits for it
+// (`faults.reached(1, …)` for a stage after the hold); if your code counts first, it counts without it.
+// (Should nobody ever ask, it goes on after a while, so that your tracker can still close.)
+const ASKING: readonly Stage[] = ["committed", "handled", "answered", "finished"];
+const asked = new WeakSet<Faults>();
+const heldBack = new Set<() => void>();
+const hold = Faults.prototype.hold;
+Faults.prototype.hold = function (this: Faults, requestNo: number) {
+  const woken = hold.call(this, requestNo);
+  if (requestNo !== 1) return woken;
+  return woken.then(
+    (wake) =>
+      new Promise((resolve) => {
+        if (asked.has(this)) return resolve(wake);
+        const go = (): void => {
+          heldBack.delete(go);
+          clearTimeout(backstop);
+          resolve(wake);
+        };
+        const backstop = setTimeout(go, 2_000);
+        heldBack.add(go);
+      }),
+  );
+};
+const reached = Faults.prototype.reached;
+Faults.prototype.reached = function (this: Faults, requestNo: number, stage: Stage) {
+  if (requestNo === 1 && ASKING.includes(stage)) {
+    asked.add(this);
+    for (const go of [...heldBack]) go();
+  }
+  return reached.call(this, requestNo, stage);
+};
+const countReports = ReportStore.prototype.countReports;
+ReportStore.prototype.countReports = function (this: ReportStore) {
+  const n = countReports.call(this); // counted first: request #1, if still held back, is not in it
+  for (const go of [...heldBack]) go();
+  return n;
+};
 
 for (const fault of ["lose-response", "slow"] as const) {
   test(`under ${fault}: your test goes red on naive (it fails with an AssertionError)`, async () => {

@@ -112,13 +112,17 @@ const HINTS: Record<string, readonly string[]> = {
   "08a": [
     "reportsAfter: `const faults = new Faults({ 1: fault })` and `const tracker = await startTracker({",
     "variant, faults, leaseMs: 300 })` (a short lease: a 409 asks the agent to wait it out). Start the agent",
-    "without awaiting it: `const call = fileReport({ url: tracker.url, report: { title: \"\u2026\" }, policy:",
+    "without awaiting it: `const call = fileReport({ url: tracker.url, report: { title: \"…\" }, policy:",
     "\"same-key\", maxAttempts: 4, timeoutMs: 100, random: seeded(1), beforeRetry: async (retry) => { if (retry",
-    ">= 2) await faults.reached(1, \"handled\"); } })`. For \"slow\", wait for `faults.reached(2, \"answered\")`,",
-    "then `faults.release(1)`. Then `await call`, `await faults.reached(1, \"handled\")` (its handler must be",
-    "done before you count; \"finished\" comes as soon as the agent hangs up), return",
+    ">= 2) await faults.reached(1, \"handled\"); } })`. That gate makes a retry after a 409 wait for request #1",
+    "instead of taking its key over once the lease has run out: 1 report either way, but a run that does",
+    "not depend on the lease's timing. For \"slow\", wait for `faults.reached(2, \"answered\")`, then",
+    "`faults.release(1)`. Then `await call`, and before you count, `await faults.reached(1, \"handled\")`:",
+    "this one is required. Request #1 may still be working when the call returns (the agent has its",
+    "answer from the retry), and the check lets it go on only once your test waits for it, so a count",
+    "taken earlier misses its report. (\"finished\" comes as soon as the agent hangs up.) Return",
     "`tracker.store.countReports()`, and close the tracker in `finally`. exactlyOnce: `assert.equal(await",
-    "reportsAfter(variant, fault), 1, \"\u2026\")`.",
+    "reportsAfter(variant, fault), 1, \"…\")`.",
   ],
 };
 
