@@ -323,6 +323,12 @@ test("the screen fits the terminal at 40, 80 and 120 columns, with colour too: n
       }
     }
   }
+  for (const width of [40, 80]) {
+    // What the learner must read is wrapped onto its own line, not cut off.
+    const lessonScreen = renderScreen(run(s, { type: "key", key: "r" }).state, { color: false, width, lessons: LESSONS }).text.replace(/\s+/g, " ");
+    assert.match(lessonScreen, /\(the same as npm run lesson 5; q quits\)/, `${width} columns`);
+    assert.match(renderScreen(s, { color: false, width, lessons: LESSONS }).text.replace(/\s+/g, " "), /\(r runs it, or npm run lesson 5\)/, `${width} columns`);
+  }
   const stuckScreen = renderScreen(s, { color: false, width: 80, lessons: LESSONS }).text;
   assert.match(stuckScreen.replace(/\s+/g, " "), /✗ Not yet: the test "a test whose name is itself rather long, as learners write them" ran for 12\.7 s without ending/);
   assert.doesNotMatch(stuckScreen, /did not finish in time/);

@@ -5,7 +5,7 @@
 import type { Exercise, Lesson } from "../catalog.ts";
 import { PARALLEL_CHECKS } from "./status.ts";
 import { allPass, painter, plural, progressBar, type Paint } from "./style.ts";
-import { fitLine, wrapWords } from "./text.ts";
+import { fitLine, visibleWidth, wrapWords } from "./text.ts";
 import { currentExercise, statusOf, type CheckStatus, type WatchState } from "./watch-core.ts";
 
 export interface ScreenContext {
@@ -45,11 +45,12 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   if (state.view === "lesson" && exercise) {
     const lesson = lessonOf(ctx, exercise);
     if (state.lessonRunning) {
-      out.push(paint("bold", `Lesson ${exercise.lesson}${lesson ? ` · ${lesson.title}` : ""}`) + paint("gray", `  (the same as ${lessonCommand(exercise, lesson)}; q quits)`), "");
+      out.push(...beside(paint("bold", `Lesson ${exercise.lesson}${lesson ? ` · ${lesson.title}` : ""}`), `(the same as ${lessonCommand(exercise, lesson)}; q quits)`, columns, paint), "");
       return done(out.join("\n") + "\n", true);
     }
     const exit = state.lessonExit === 0 ? "" : ` (exit code ${state.lessonExit ?? "none"})`;
-    out.push("", paint("bold", `Lesson ${exercise.lesson} ended${exit}. Press Enter to go back to exercise ${exercise.id}.`));
+    out.push("");
+    para(`Lesson ${exercise.lesson} ended${exit}. Press Enter to go back to exercise ${exercise.id}.`, "", "bold");
     out.push(keyBar(state, paint));
     return done(out.join("\n") + "\n", false);
   }
@@ -134,8 +135,8 @@ function exerciseView(
   width: number,
 ): void {
   const lesson = lessonOf(ctx, exercise);
-  out.push(paint("bold", `Exercise ${exercise.id} · ${exercise.title}`) + paint("gray", `  (${state.current + 1} of ${state.exercises.length})`));
-  out.push(`  Lesson ${exercise.lesson}${lesson ? ` · ${lesson.title}` : ""}` + paint("gray", `  (r runs it, or ${lessonCommand(exercise, lesson)})`));
+  out.push(...beside(paint("bold", `Exercise ${exercise.id} · ${exercise.title}`), `(${state.current + 1} of ${state.exercises.length})`, width + 2, paint));
+  out.push(...beside(`  Lesson ${exercise.lesson}${lesson ? ` · ${lesson.title}` : ""}`, `(r runs it, or ${lessonCommand(exercise, lesson)})`, width + 2, paint));
   if (lesson?.summary) para(lesson.summary, "    ", "gray");
   if (exercise.goal) {
     out.push("");
@@ -180,4 +181,10 @@ function keyBar(state: WatchState, paint: Paint): string {
   }
   keys.push(key("q", "quit"));
   return keys.join(paint("gray", " · "));
+}
+
+/** `main` and then the grey `note` on the same line when both fit in `columns - 1`, else `note` wrapped below it. */
+function beside(main: string, note: string, columns: number, paint: Paint): string[] {
+  if (visibleWidth(main) + 2 + visibleWidth(note) <= columns - 1) return [`${main}  ${paint("gray", note)}`];
+  return [main, ...wrapWords(note, columns - 5).map((l) => `    ${paint("gray", l)}`)];
 }
