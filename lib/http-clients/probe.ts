@@ -159,7 +159,7 @@ export async function nodeFetchHeadersTimeoutMs(): Promise<number | undefined> {
 
 /**
  * Node's fetch default timeout, which every fetch-based probe inherits. Read from what Node's own
- * fetch uses (its built-in undici, not the undici package installed beside it); 300 s is undici's
+ * fetch uses (its built-in undici, not the undici package installed beside it); 300e3 ms is undici's
  * documented default for `headersTimeout`. Only if Node's internals have moved is it read from the
  * installed undici package, and the source says so.
  */
@@ -167,7 +167,7 @@ export async function fetchDefaultTimeout(): Promise<Sourced> {
   const builtIn = `Node ${process.versions.node}'s built-in undici ${process.versions.undici}`;
   const ms = await nodeFetchHeadersTimeoutMs();
   if (ms !== undefined) {
-    return { text: `${duration(ms)} for headers (undici Agent)`, source: `read at run time from the connection ${builtIn} opened for fetch (headersTimeout; undici documents 300 s as its default)` };
+    return { text: `${duration(ms)} for headers (undici Agent)`, source: `read at run time from the connection ${builtIn} opened for fetch (headersTimeout; undici documents 300e3 ms as its default)` };
   }
   const found = fromSource("undici", "lib/dispatcher/client.js", /this\[kHeadersTimeout\] = headersTimeout != null \? headersTimeout : ([\de]+)/, (m) => `${duration(Number(m[1]))} for headers (undici Agent)`);
   return { text: found.text, source: `${found.source}, the installed undici ${packageVersion("undici")}, not ${builtIn}, whose value could not be read` };
