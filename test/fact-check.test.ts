@@ -1,0 +1,24 @@
+// Claims found wrong in a fact check of the lessons, kept from coming back where they are not
+// printed (a lesson's header or a source comment). Printed claims are checked in each lesson's test.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+const read = (file: string): string => readFileSync(new URL(`../${file}`, import.meta.url), "utf8").replace(/\s*\n\s*(\/\/|\*)?\s*/g, " ");
+
+test("SQLite: WAL is not what lets processes share a file; it keeps readers and the writer from blocking each other", () => {
+  for (const file of ["lessons/07-outbox.ts", "lib/tracker/store.ts"]) {
+    const text = read(file);
+    assert.doesNotMatch(text, /WAL lets two processes share|several processes share the file safely/, file);
+  }
+  assert.match(read("lessons/07-outbox.ts"), /readers do not block the writer, the writer does not block readers/);
+});
+
+test("lesson 05 names the edition of Kleppmann's book it cites", () => {
+  assert.match(read("lessons/05-leases-and-fencing.ts"), /Designing Data-Intensive Applications" \(1st edition, O'Reilly, 2017\), ch\. 8/);
+});
+
+test("the AWS quota: lesson 03 and exercise 03a charge 10 for a transient error such as a 503", () => {
+  assert.match(read("exercises/03a-retry-quota.ts"), /a transient error \(HTTP 500, 502, 503 or 504, a timeout, a reset connection\) costs TIMEOUT_RETRY_COST/);
+  assert.match(read("lib/token-bucket.ts"), /So a 503 retry costs 10/);
+});
