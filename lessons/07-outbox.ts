@@ -182,7 +182,12 @@ async function outboxCase(name: string, withKey: boolean): Promise<Case & { dupl
       runs,
     };
     const left = outboxRowsIn(cell.db).filter((r) => r.state === "to_send").length;
-    trace.knows(`outbox rows still to send: ${left}`, `${result.notifications} notification(s) for ${result.reports} report(s), ${result.duplicates} a duplicate of one already delivered`);
+    // The agent sees only its own call; the outbox rows and the notifications are the server's side.
+    const seen = cell.calls[0]?.join(" → ") ?? "nothing";
+    trace.knows(
+      `its call: ${seen}`,
+      `${left} outbox row(s) still to send; ${result.notifications} notification(s) for ${result.reports} report(s), ${result.duplicates} a duplicate of one already delivered`,
+    );
     counts(result);
     cases.push(result);
     return result;
