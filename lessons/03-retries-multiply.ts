@@ -190,20 +190,13 @@ const courseWithRA = await codexAgainst503(COURSE_CODEX, true);
 trace.event("server", `received ${courseWithRA.requests} requests`, "warn");
 const courseNoRA = await codexAgainst503(COURSE_CODEX, false);
 trace.event("server", `received ${courseNoRA.requests} requests`, "warn");
-trace.prose(`That is the page's arithmetic, run: ${courseWithRA.requests} requests with Retry-After, ${courseNoRA.requests} without. But facts checked against
-  openai/codex say otherwise for upstream's defaults: DEFAULT_REQUEST_MAX_RETRIES = 4 (5 HTTP attempts) and
+trace.prose(`That is the page's arithmetic, run: ${courseWithRA.requests} requests with Retry-After, ${courseNoRA.requests} without. But openai/codex's own
+  code says otherwise for upstream's defaults: DEFAULT_REQUEST_MAX_RETRIES = 4 (5 HTTP attempts) and
   DEFAULT_STREAM_MAX_RETRIES = 5 (6 sampling attempts), and the HTTP layer (codex-client/src/retry.rs) never
   reads Retry-After: it sleeps 200 ms × 2^(n−1) × U[0.9, 1.1). Some forks have 2 retries and parse
   Retry-After; upstream does not. Here are upstream's rules against the same 503 with Retry-After: 1.`);
 const upstream = await codexAgainst503(UPSTREAM_CODEX, true);
 trace.event("server", `received ${upstream.requests} requests; Retry-After honoured ${upstream.honoured} times`, "warn");
-// codex-rs/core/src/session/turn.rs: `report_error = retries > 1 || cfg!(debug_assertions) ||
-// !responses_websocket_enabled()`, and on a fall-back from WebSocket to HTTPS `retries = 0; continue;`.
-trace.prose(`${upstream.samplingAttempts} sampling attempts and about ${upstream.requests} requests is the bound for Codex talking to the model over
-  HTTPS. Codex can also use a WebSocket; when it falls back from the WebSocket to HTTPS it resets the
-  sampling layer's count, and the retries start again. Nor does the user always see them: the
-  "Reconnecting… n/m" notice appears only from the second retry on, in a debug build, or when the WebSocket
-  transport is off (openai/codex, codex-rs/core/src/session/turn.rs).`);
 trace.table(
   ["Codex rules", "503 answers carry", "sampling attempts", "Retry-After honoured", "requests at the server"],
   [
@@ -212,6 +205,13 @@ trace.table(
     ["upstream defaults", "Retry-After: 1", String(upstream.samplingAttempts), String(upstream.honoured), String(upstream.requests)],
   ],
 );
+// codex-rs/core/src/session/turn.rs: `report_error = retries > 1 || cfg!(debug_assertions) ||
+// !responses_websocket_enabled()`, and on a fall-back from WebSocket to HTTPS `retries = 0; continue;`.
+trace.prose(`${upstream.samplingAttempts} sampling attempts and about ${upstream.requests} requests is the bound for Codex talking to the model over
+  HTTPS. Codex can also use a WebSocket; when it falls back from the WebSocket to HTTPS it resets the
+  sampling layer's count, and the retries start again. Nor does the user always see them: the
+  "Reconnecting… n/m" notice appears only from the second retry on, in a debug build, or when the WebSocket
+  transport is off (openai/codex, codex-rs/core/src/session/turn.rs).`);
 
 // ## A retry budget
 // The article's other advice: limit retries locally with a token bucket, as the AWS SDKs do. We play
