@@ -234,7 +234,7 @@ for (const r of reports) item(`    ${r.probe.name}: `, timeouts.get(r.probe.name
 // The two POST cases that matter: the answer was lost after the report was filed (reset), and the
 // client gave up while the server was still working (hang). Each POST body the server read is a
 // report filed. The faulty server keeps no keys; the next column applies lesson 04's keyed rule
-// (one report per Idempotency-Key, a POST without one is always new) to the lost-answer log. Then the
+// (one report per Idempotency-Key; a POST without one is refused with 400) to the lost-answer log. Then the
 // same lost answer with the caller's own Idempotency-Key header: does the library send the same key on
 // every attempt?
 trace.section("What follows: which of these would file a bug report twice?");
@@ -244,7 +244,7 @@ trace.table(
     const keyed = keyUse(r.cases["post-reset-keyed"].log);
     const n = r.cases["post-reset-keyed"].log.length;
     const keyCellText = keyed.kind === "same" ? (n > 1 ? `same key on all ${n}` : "1 attempt") : keyed.kind === "none" ? "dropped" : keyed.kind;
-    return [r.probe.name, reportsCell(r.cases["post-reset"]), reportsCell(r.cases["post-hang"]), String(reportsAtKeyedTracker(r.cases["post-reset"].log)), keyCellText];
+    return [r.probe.name, reportsCell(r.cases["post-reset"]), reportsCell(r.cases["post-hang"]), keyedCell(r.cases["post-reset"].log), keyCellText];
   }),
 );
 const duplicators = reports.filter((r) => postsProcessed(r.cases["post-reset"].log) > 1 || postsProcessed(r.cases["post-hang"].log) > 1);
@@ -292,6 +292,12 @@ if (stripe) {
         ? ` The others that resent the POST (${keyless.map((r) => r.probe.name).join(", ")}) sent no key of their own.`
         : ""}`
     : `stripe's own key: ${own.kind === "none" ? "none was sent" : `${own.header}, ${own.kind}`} (stripe ${versionsOf(stripe.probe)}).`);
+}
+
+/** Reports at lesson 04's keyed tracker, or why there are none to count. */
+function keyedCell(log: readonly LoggedAttempt[]): string {
+  const n = reportsAtKeyedTracker(log);
+  return n === undefined ? "– (no key: 400)" : String(n);
 }
 
 function reportsCell(o: Observation): string {

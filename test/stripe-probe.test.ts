@@ -13,6 +13,7 @@ import { kyProbe } from "../lib/http-clients/probes/ky.ts";
 import { stripeProbe } from "../lib/http-clients/probes/stripe.ts";
 import { startFaultyServer, type LoggedAttempt } from "../lib/http-clients/server.ts";
 import { startTracker } from "../lib/tracker/service.ts";
+import { runTs, tableRow } from "./run-helpers.ts";
 
 const STRIPE_KEY = /^stripe-node-retry-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -60,9 +61,9 @@ const attempt = (n: number, key: string | undefined, bodyBytes = 10): LoggedAtte
   answer: "reset",
 });
 
-test("the keyed rule over a log: one report per key (quoted or bare), every unkeyed POST new, unread bodies nothing", () => {
+test("the keyed rule over a log: one report per key (quoted or bare); a POST without a key is refused; unread bodies are nothing", () => {
   assert.equal(reportsAtKeyedTracker([attempt(1, "a"), attempt(2, '"a"'), attempt(3, "a")]), 1);
-  assert.equal(reportsAtKeyedTracker([attempt(1, undefined), attempt(2, undefined)]), 2);
+  assert.equal(reportsAtKeyedTracker([attempt(1, undefined), attempt(2, undefined)]), undefined);
   assert.equal(reportsAtKeyedTracker([attempt(1, "a"), attempt(2, "b"), attempt(3, undefined, 0)]), 2);
 });
 
@@ -102,4 +103,18 @@ test("ky's default timeout, which lesson 09 names as the shortest, is 10 s per a
   const t = kyProbe.defaultTimeout();
   assert.ok("text" in t);
   assert.equal(t.text, "10 s per attempt");
+});
+
+test("lesson 09 --only stripe: one key on all 3 attempts, 1 report at a keyed tracker; ky's 10 s named as a default", async () => {
+  const ran = await runTs(["lessons/09-your-http-client.ts", "--only", "stripe"], { timeoutMs: 60_000 });
+  assert.equal(ran.stderr, "");
+  assert.equal(ran.code, 0);
+  assert.deepEqual(tableRow(ran.stdout, "stripe")?.slice(0, 8), ["stripe", "3", "1", "3", "3", "3", "3", "3"]);
+  const row = (first: string) => ran.stdout.split("\n").find((l) => l.trim().startsWith("stripe") && l.includes(first));
+  assert.ok(row("idempotency-key, same on all 3"), "part 3: stripe's own key");
+  assert.match(row("duplicate") ?? "", /│\s+1\s+│\s+same key on all 3/);
+  const text = ran.stdout.replace(/\s+/g, " ");
+  assert.match(text, /idempotency-key: stripe-node-retry-<uuid>, and sent it unchanged on all 3 attempts, so where this keyless server filed 3 reports a keyed tracker keeps 1/);
+  assert.match(text, /the defaults run from ky's 10 s per attempt to minutes/);
+  assert.doesNotMatch(text, /None of them sent an Idempotency-Key|defaults run to minutes/);
 });

@@ -136,21 +136,21 @@ export function postsProcessed(log: readonly LoggedAttempt[]): number {
 
 /**
  * Reports a keyed tracker (lesson 04) would hold after these attempts: it files a report for the
- * first processed POST of each Idempotency-Key and replays the stored answer for the others; a POST
- * without a key is always new. The faulty server itself keeps no keys: this applies the keyed rule
- * to its log.
+ * first processed POST of each Idempotency-Key (quoted or bare, the same key) and replays the stored
+ * answer for the others. It refuses a POST without a key (400, nothing stored), so when any
+ * processed POST had none the answer is undefined: that client cannot use the keyed tracker as it
+ * is. The faulty server itself keeps no keys: this applies the keyed rule to its log.
  */
-export function reportsAtKeyedTracker(log: readonly LoggedAttempt[]): number {
+export function reportsAtKeyedTracker(log: readonly LoggedAttempt[]): number | undefined {
   const keys = new Set<string>();
-  let unkeyed = 0;
   for (const a of log) {
     if (a.method !== "POST" || a.bodyBytes === 0) continue;
     const name = Object.keys(a.headers).find((h) => h.toLowerCase() === "idempotency-key");
     const key = name === undefined ? undefined : headerValue(a.headers, name);
-    if (key === undefined || key === "") unkeyed++;
-    else keys.add(key.replace(/^"(.*)"$/, "$1"));
+    if (key === undefined || key === "") return undefined;
+    keys.add(key.replace(/^"(.*)"$/, "$1"));
   }
-  return keys.size + unkeyed;
+  return keys.size;
 }
 
 // ---- cells for the lesson's table ----
