@@ -160,7 +160,7 @@ export async function nodeFetchHeadersTimeoutMs(): Promise<number | undefined> {
 /**
  * Node's fetch default timeout, which every fetch-based probe inherits. Read from what Node's own
  * fetch uses (its built-in undici, not the undici package installed beside it); 300e3 ms is undici's
- * documented default for `headersTimeout`. Only if Node's internals have moved is it read from the
+ * documented default for `headersTimeout` (undici docs/docs/api/Client.md). Only if Node's internals have moved is it read from the
  * installed undici package, and the source says so.
  */
 export async function fetchDefaultTimeout(): Promise<Sourced> {
