@@ -22,3 +22,15 @@ test("the AWS quota: lesson 03 and exercise 03a charge 10 for a transient error 
   assert.match(read("exercises/03a-retry-quota.ts"), /a transient error \(HTTP 500, 502, 503 or 504, a timeout, a reset connection\) costs TIMEOUT_RETRY_COST/);
   assert.match(read("lib/token-bucket.ts"), /So a 503 retry costs 10/);
 });
+
+test("the README's lesson table leaves exercise 02a's answer to the learner, and names stripe-node's key", () => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const row = (n: string) => readme.split("\n").find((l) => l.startsWith(`| ${n} |`)) ?? "";
+  assert.doesNotMatch(row("02"), /1600|1,600/);
+  assert.match(row("09"), /only stripe-node sends an Idempotency-Key of its own/);
+  assert.doesNotMatch(row("09"), /no Idempotency-Key sent/);
+});
+
+test("exercise 02a says in one line what Codex's sampling layer is", () => {
+  assert.match(read("exercises/02a-codex-backoff.ts"), /Codex's sampling layer, the loop that sends a whole model request again when its answer's stream fails/);
+});
