@@ -5,23 +5,27 @@
  * Goal: a client-side retry quota as the AWS SDKs' standard retry mode has it. Every retry must be
  * paid for from one bucket that all of a client's calls share; successes pay a little back. While
  * most calls succeed the bucket stays full; when everything fails it drains, and retries stop.
+ * What a retry costs depends on what failed. In the AWS SDK for JavaScript v3 a transient error (HTTP
+ * 500, 502, 503 or 504, a timeout, a reset connection) costs TIMEOUT_RETRY_COST, despite the name,
+ * and a throttling error (429) costs RETRY_COST.
  *
  * Constraints: no I/O, no clock; the constants below are the standard mode's (smithy-typescript
- * `util-retry/constants.ts`, before November 2026). Lesson 03 plays an outage with and without this
- * bucket (run `npm run lesson 3`). Check your answer with `npm run check 3`.
+ * `util-retry/constants.ts` and `StandardRetryStrategy.ts`, before November 2026). Lesson 03 plays
+ * an outage with and without this bucket (run `npm run lesson 3`). Check your answer with
+ * `npm run check 3`.
  */
 
 /** Tokens in a full bucket (`INITIAL_RETRY_TOKENS`). */
 export const CAPACITY = 500;
-/** A retry after an error answer (`RETRY_COST`). */
+/** A retry after a throttling error, such as a 429 (`RETRY_COST`). */
 export const RETRY_COST = 5;
-/** A retry after a timeout (`TIMEOUT_RETRY_COST`). */
+/** A retry after a transient error: a 500, 502, 503 or 504, a timeout, a reset connection (`TIMEOUT_RETRY_COST`). */
 export const TIMEOUT_RETRY_COST = 10;
 /** What a success that needed no retry pays back (`NO_RETRY_INCREMENT`). */
 export const NO_RETRY_INCREMENT = 1;
 
-/** What the failed attempt was: an error answer or a timeout. */
-export type RetryKind = "error" | "timeout";
+/** What the failed attempt was, as the AWS SDK for JavaScript v3 sorts it: transient or throttling. */
+export type RetryKind = "transient" | "throttling";
 
 export class RetryQuota {
   // TODO: keep the bucket's state here (it starts full).

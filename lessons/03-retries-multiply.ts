@@ -15,7 +15,7 @@
  * systems, in front of servers that fail on purpose and count every request they receive. Five
  * layers of three tries turn one call into 243 requests; a test agent's harness around an LLM SDK
  * turns one into 12; Codex's two layers turn one into 9 as the course tells it and 30 as upstream
- * has it. Then a retry budget (a token bucket) lets a server come back that retries kept down, and
+ * has it over HTTPS (a fall-back from WebSocket to HTTPS starts the count again). Then a retry budget (a token bucket) lets a server come back that retries kept down, and
  * the rules for 429 and Retry-After, played one case at a time.
  */
 import { httpCall, type Outcome } from "../lib/client.ts";
@@ -28,7 +28,7 @@ import { seeded } from "../lib/random.ts";
 import { formatHttpDate } from "../lib/retry-after.ts";
 import type { Verdict } from "../lib/retry-loop.ts";
 import { SDK_MAX_RETRIES, harnessOverSdk, sdkCall } from "../lib/sdk-retry.ts";
-import { AWS_RETRIES_2026, AWS_STANDARD_QUOTA, RetryQuota } from "../lib/token-bucket.ts";
+import { AWS_RETRIES_2026, AWS_STANDARD_QUOTA, RetryQuota, retryKindOf } from "../lib/token-bucket.ts";
 
 const { trace, seed } = lessonSetup({
   title: "How many times: retries multiply across layers",
@@ -141,6 +141,10 @@ trace.prose(`${stackCall.results.length} harness attempts × ${stackCall.results
 // requests (3 without it). We run those rules, then upstream's defaults, against a server that answers
 // 503 with "Retry-After: 1" (or without it) to everything.
 trace.section("Codex: the page's 3 × 3, and upstream's defaults");
+trace.prose(`Codex (OpenAI's coding agent) retries in two layers. The HTTP layer resends one HTTP request. Above
+  it sits the sampling layer: one "sampling request" asks the model for its next answer and reads it as a
+  stream; when that fails (the HTTP layer gave up, or the stream broke), the sampling layer waits and sends
+  the whole model request again. The course page says each layer retries 2 times.`);
 
 interface CodexRun {
   requests: number;
@@ -186,8 +190,8 @@ const courseWithRA = await codexAgainst503(COURSE_CODEX, true);
 trace.event("server", `received ${courseWithRA.requests} requests`, "warn");
 const courseNoRA = await codexAgainst503(COURSE_CODEX, false);
 trace.event("server", `received ${courseNoRA.requests} requests`, "warn");
-trace.prose(`That is the page's arithmetic, run: ${courseWithRA.requests} requests with Retry-After, ${courseNoRA.requests} without. But facts checked against
-  openai/codex say otherwise for upstream's defaults: DEFAULT_REQUEST_MAX_RETRIES = 4 (5 HTTP attempts) and
+trace.prose(`That is the page's arithmetic, run: ${courseWithRA.requests} requests with Retry-After, ${courseNoRA.requests} without. But openai/codex's own
+  code says otherwise for upstream's defaults: DEFAULT_REQUEST_MAX_RETRIES = 4 (5 HTTP attempts) and
   DEFAULT_STREAM_MAX_RETRIES = 5 (6 sampling attempts), and the HTTP layer (codex-client/src/retry.rs) never
   reads Retry-After: it sleeps 200 ms × 2^(n−1) × U[0.9, 1.1). Some forks have 2 retries and parse
   Retry-After; upstream does not. Here are upstream's rules against the same 503 with Retry-After: 1.`);
@@ -201,6 +205,13 @@ trace.table(
     ["upstream defaults", "Retry-After: 1", String(upstream.samplingAttempts), String(upstream.honoured), String(upstream.requests)],
   ],
 );
+// codex-rs/core/src/session/turn.rs: `report_error = retries > 1 || cfg!(debug_assertions) ||
+// !responses_websocket_enabled()`, and on a fall-back from WebSocket to HTTPS `retries = 0; continue;`.
+trace.prose(`${upstream.samplingAttempts} sampling attempts and about ${upstream.requests} requests is the bound for Codex talking to the model over
+  HTTPS. Codex can also use a WebSocket; when it falls back from the WebSocket to HTTPS it resets the
+  sampling layer's count, and the retries start again. Nor does the user always see them: the
+  "Reconnecting… n/m" notice appears only from the second retry on, in a debug build, or when the WebSocket
+  transport is off (openai/codex, codex-rs/core/src/session/turn.rs).`);
 
 // ## A retry budget
 // The article's other advice: limit retries locally with a token bucket, as the AWS SDKs do. We play
@@ -210,11 +221,20 @@ trace.table(
 // round that brought no more than it can take. Played twice: without a budget, and with a shared
 // token bucket that must pay for every retry.
 trace.section("A retry budget: a token bucket in front of a server coming back");
+// The costs and the refund: smithy-typescript util-retry `constants.ts` and `StandardRetryStrategy.ts`
+// (the cost by error type; `recordSuccess` refunds the last retry's cost, or NO_RETRY_INCREMENT).
 const q = AWS_STANDARD_QUOTA;
-trace.prose(`The bucket has the AWS SDK standard-mode constants: ${q.capacity} tokens; a retry costs ${q.retryCost} (${q.timeoutRetryCost} after a timeout);
-  a success pays back what its last retry cost, or ${q.noRetryIncrement} when it needed no retry. An empty bucket means no
-  retry: the call fails at once.¹ The backend is a toy model of a metastable failure: capacity 30 requests a
-  round, and it stays down while it gets more than that.`);
+const answer503: Outcome = { kind: "response", status: 503, headers: {}, body: undefined };
+const answer429: Outcome = { kind: "response", status: 429, headers: {}, body: undefined };
+const cost503 = new RetryQuota().acquire(retryKindOf(answer503))!;
+const cost429 = new RetryQuota().acquire(retryKindOf(answer429))!;
+trace.prose(`The bucket has the standard-mode constants of the AWS SDK for JavaScript v3 (smithy-typescript,
+  util-retry): ${q.capacity} tokens. What a retry costs depends on what failed: a transient error (500, 502, 503, 504, a
+  timeout, a reset connection) costs ${q.transientRetryCost}, a throttling error (429) ${q.retryCost}. Every failure here is a 503: each retry
+  costs ${cost503}. A success pays back what its last retry cost, or ${q.noRetryIncrement} when it needed no retry (recordSuccess in
+  StandardRetryStrategy.ts). An empty bucket means no retry: the call fails at once.¹ The backend is a toy
+  model of a metastable failure: capacity 30 requests a round, and it stays down while it gets more than
+  that.`);
 const outage = { capacity: 30, callsPerRound: 20, outageRounds: 5, afterRounds: 5, timeScale: TIME_SCALE };
 const noBudget = await playOutage({ ...outage, random: seeded(seed + 1) });
 const quota = new RetryQuota();
@@ -248,11 +268,14 @@ trace.prose(`"Retries are 'selfish.' In other words, when a client retries, it s
   With the bucket, retries flowed while it had tokens, then stopped, the load fell to one request per call,
   and the server recovered in the first round after the fix. The article: "This allows all calls to retry as
   long as there are tokens, and then retry at a fixed rate when the tokens are exhausted. AWS added this
-  behavior to the AWS SDK in 2016." In the SDK that fixed rate is set by the refunds: a retry costs 5 tokens,
-  a plain success pays back 1, so once drained, about one retry per five successes.`);
+  behavior to the AWS SDK in 2016." In the SDK that fixed rate is set by the refunds: a 503 retry costs
+  ${cost503} tokens, a plain success pays back ${q.noRetryIncrement}, so once drained, about one retry per ${cost503 / q.noRetryIncrement} successes (one per
+  ${cost429 / q.noRetryIncrement} for throttling errors). botocore, the Python SDK, charges differently: 5 for a 503 and 10 only for a
+  connect or read timeout (botocore/retries/standard.py).`);
 trace.prose(`¹ These are the standard-mode constants before November 2026. AWS announced new retry defaults in
-  May 2026 (opt-in first; the default from 10 November 2026): base delay ${AWS_RETRIES_2026.baseDelayMs} ms, throttling base
-  ${AWS_RETRIES_2026.throttlingBaseDelayMs} ms, and a non-throttling retry costs ${AWS_RETRIES_2026.retryCost} tokens (a throttling retry ${AWS_RETRIES_2026.throttlingRetryCost}).`);
+  May 2026 (opt-in first; the default from 10 November 2026; AWS Developer Tools blog, "Announcing updated
+  retry behavior for AWS SDKs and Tools", and smithy-typescript retries-2026-config.ts): base delay ${AWS_RETRIES_2026.baseDelayMs} ms,
+  throttling base ${AWS_RETRIES_2026.throttlingBaseDelayMs} ms, and a non-throttling retry costs ${AWS_RETRIES_2026.retryCost} tokens (a throttling retry ${AWS_RETRIES_2026.throttlingRetryCost}).`);
 
 // ## 429 and Retry-After
 // Should a 429 be retried? It depends on which 429 and on Retry-After. Codex, as the course tells it,
@@ -316,7 +339,8 @@ trace.prose(`A quota 429 is not "slow down" but "you are out": no wait will help
   Retry-After is an instruction; without one, the course's Codex gives up where the SDK backs off and tries
   again. The SDK takes a server's delay only in (0, 60 s]: 120 s, or a date already past, falls back to its own
   backoff (anthropic-sdk-python; other SDKs differ: openai-python honours up to 120 s and does not retry
-  above that). And x-should-retry, a vendor header, overrides the status: the 503 was not retried.`);
+  above that: openai-python 3.3.1, _constants.py, MAX_RETRY_AFTER_DELAY = 2 * 60). And x-should-retry, a
+  vendor header, overrides the status: the 503 was not retried.`);
 
 // ## The counts, as measured
 // Every number below was counted by a server in this run.

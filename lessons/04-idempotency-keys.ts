@@ -132,8 +132,10 @@ const retryAfter = conflict?.kind === "response" ? `Retry-After: ${conflict.head
 trace.knows(`409 (${retryAfter}), then a replay`, "one request did the work; the other waited and got its stored answer");
 trace.count(raceKeyed.reports, 1);
 trace.prose(`Retry-After counts whole seconds (RFC 9110 §10.2.3: delay-seconds), too coarse for a 400 ms lease, so
-  the tracker also sends retry-after-ms, the header the Stainless-generated SDKs read first. The agent's
-  same-key policy waits for it, then retries with the same key.`);
+  the tracker also sends retry-after-ms, the header the Stainless-generated SDKs read first
+  (anthropic-sdk-python's _parse_retry_after_header in _base_client.py; retryRequest in the client.ts of the
+  Anthropic and OpenAI TypeScript SDKs). The agent's same-key policy waits for it, then retries with the same
+  key.`);
 // Why two short transactions and not one around the whole request: the tracker has one SQLite
 // connection, shared by every request, and a transaction belongs to the connection, not to the
 // request. Held open across `await ctx.work()`, it would take in the statements every other request
@@ -184,7 +186,10 @@ const misuse = await (async () => {
     await tracker.close();
   }
 })();
-trace.knows(`${misuse.other} for the other report, ${misuse.same} for the same one in another key order`, "the fingerprint, not the key alone, decides");
+trace.knows(
+  `${misuse.other} for the other report; ${misuse.same} for the same report, its JSON fields in another order, while the first still ran`,
+  "the fingerprint, not the key alone, decides: the same fields in any order are the same request",
+);
 trace.count(misuse.reports, 1);
 
 // Stripe saves "the resulting status code and body of the first request … regardless of whether it
@@ -357,9 +362,16 @@ trace.table(
 // reuse the same value when retrying that attempt." The backend's outcome `AlreadyRedeemed` ("the
 // same idempotency key already completed a reset successfully") counts as success, and the test
 // `rate_limit_reset_retry_reuses_idempotency_key` asserts the key survives an Err("response lost").
-// Each send, meanwhile, is its own JSON-RPC request with its own `id` (the app-server speaks JSON-RPC
-// 2.0): that id pairs an answer with one transmission. Here the agent does the same over HTTP.
+// Each send, meanwhile, is its own request with its own `id`: the app-server protocol's messages are
+// JSON-RPC-like (openai/codex @ 47cb26a5, codex-rs/app-server-protocol/src/jsonrpc_lite.rs,
+// `JSONRPCRequest { id: RequestId, method, params }`; its header: "We do not do true JSON-RPC 2.0, as we
+// neither send nor expect the "jsonrpc": "2.0" field"). That id pairs an answer with one transmission.
+// Here the agent does the same over HTTP, with an x-request-id header.
 trace.section("7 · Codex's reset button: a request id per send, one key per logical reset attempt");
+trace.prose(`In Codex each send is a request of the app-server protocol, a JSON-RPC-style message with its own id
+  (codex-rs/app-server-protocol/src/jsonrpc_lite.rs); the id pairs an answer with one transmission. The
+  Idempotency-Key of the reset is made once, on confirm, and names the logical attempt. Here the agent does
+  the same over HTTP: a new x-request-id per send, one key.`);
 const codex = await (async () => {
   const faults = new Faults({ 1: "lose-response" });
   const tracker = await startTracker({ variant: "keyed", db: scratch.path("codex.sqlite"), faults, onEvent: serverLog(trace) });

@@ -5,7 +5,7 @@
  * @exercise 05a
  * @exercise 05b
  * @resource Martin Kleppmann, "How to do distributed locking" (2016): https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html
- * @resource Martin Kleppmann, "Designing Data-Intensive Applications", ch. 8, "The leader and the lock" and "Fencing tokens"
+ * @resource Martin Kleppmann, "Designing Data-Intensive Applications" (1st edition, O'Reilly, 2017), ch. 8 "The Trouble with Distributed Systems", sections "The leader and the lock" and "Fencing tokens"
  * @resource C. Gray and D. Cheriton, "Leases: An Efficient Fault-Tolerant Mechanism for Distributed File Cache Consistency" (SOSP 1989)
  * @resource Node.js, node:sqlite: StatementSync.run() returns { changes, lastInsertRowid }
  * @resource SQLite, "Write-Ahead Logging": https://www.sqlite.org/wal.html

@@ -206,9 +206,9 @@ trace.table(
   variants.map((t) => [JSON.stringify(t), normalizeTitle(t), `${businessKey(RUN, "auth", t).slice(0, 20)}…`]),
 );
 trace.prose(`The first three name one report; the fourth adds words, and normalising cannot know they change nothing.
-  The key is a hash: an Idempotency-Key must be printable ASCII of at most 255 characters, a title may be
-  longer and in any script, and hashing the three parts as a JSON array keeps ("a:b", "c") apart from
-  ("a", "b:c").`);
+  The key is a hash: the tracker takes an Idempotency-Key of at most 255 printable ASCII characters (Stripe's
+  rule, which it follows; the IETF draft sets no length limit), a title may be longer and in any script, and
+  hashing the three parts as a JSON array keeps ("a:b", "c") apart from ("a", "b:c").`);
 const business = await runCase({ name: "model-business", faults: GIVE_UP, keys: "business", wording: "submission-failed", resubmitTitle: "Login Button does nothing." });
 const businessSecond = fileCalls(business)[1];
 trace.knows(`"${businessSecond?.result.content ?? "no second filing"}"`, "the second tool_use had the same business key; the tracker refused a second report");
@@ -330,6 +330,9 @@ summary.push(["still being filed: lookup, business key", "run + module + title",
 // sampling layer, lesson 03). Here the first model call's stream breaks after its tool_use arrived
 // and the harness ran it: report 1 is filed. Then the model call is retried, two ways.
 trace.section("6 · Codex: a sampling retry rebuilds the request from history");
+trace.prose(`Codex's sampling layer (lesson 03) sends one request to the model and reads its answer as a stream;
+  when the stream breaks, it sends the model request again. What goes into that second request decides
+  whether a tool call runs twice.`);
 const snapshot = await runCase({ name: "sampling-snapshot", label: "retry 1: resend the request as it was first sent", keys: "tool-use", wording: "honest", breakStream: { call: 1, retry: "snapshot" } });
 trace.knows("the model call failed and was resent as it was", "the resent request did not hold the tool call that ran; the model asked again");
 trace.count(snapshot.reports, 1);
@@ -343,31 +346,42 @@ trace.table(
     ["a request rebuilt from history", String(fromHistory.conversation.modelCalls), String(fromHistory.calls.length), String(fromHistory.reports)],
   ],
 );
-trace.prose(`What Codex does (openai/codex @ 553376ff, codex-rs/core/src/session/turn.rs): run_sampling_request sends the
-  input it was given on the first attempt, and on every retry builds it again from the session's history,
-  sess.clone_history().await.for_prompt(…). In try_run_sampling_request a tool call starts as soon as its
-  item is done (handle_output_item_done hands back a tool_future); when the stream then fails, drain_in_flight
-  still awaits the calls in flight and records each output with record_conversation_items. So the retry's
-  request holds the calls that already ran and their outputs, and nothing runs twice. The retry logs "stream
-  disconnected - retrying sampling request ({retries}/{max_retries} in {delay:?})..." and tells the UI
-  "Reconnecting... {retries}/{max_retries}".`);
+// Sources (openai/codex @ 553376ff, codex-rs/core/src/session/turn.rs): `run_sampling_request` sends
+// the input it was given on the first attempt and, on every retry, rebuilds it from the session's
+// history (`sess.clone_history().await.for_prompt(…)`). In `try_run_sampling_request` a tool call
+// starts as soon as its item is done (`handle_output_item_done` hands back a `tool_future`); when the
+// stream then fails, `drain_in_flight` still awaits the calls in flight and records each output with
+// `record_conversation_items`. The retry logs "stream disconnected - retrying sampling request
+// ({retries}/{max_retries} in {delay:?})..."; `report_error = retries > 1 || cfg!(debug_assertions) ||
+// !responses_websocket_enabled()` decides whether the UI shows "Reconnecting... {retries}/{max_retries}",
+// and a fall-back from WebSocket to HTTPS sets `retries = 0`.
+trace.prose(`What Codex does: the first model request carries the input it was given. Every retry builds the
+  request again from the conversation as it stands. A tool call starts as soon as the model has finished
+  asking for it; if the stream then breaks, Codex still waits for the tool calls already running and writes
+  their results into the conversation. So the retried request holds the calls that already ran and their
+  results, and nothing runs twice. The user may see "Reconnecting… n/m" meanwhile, though only from the
+  second retry on, in a debug build, or when the WebSocket transport is off; and a fall-back from WebSocket
+  to HTTPS starts the count again. (Source: openai/codex, codex-rs/core/src/session/turn.rs.)`);
 trace.prose(`The difference between the layers: resending a model call changes nothing outside; it costs tokens and
   time (${fromHistory.conversation.modelCalls} model calls above where ${fromHistory.conversation.modelCalls - 1} would have done). Resending a tool call may file another report.
   Retry the model call freely, the tool call only with a key that makes the resend harmless.`);
 // Codex's reset button (lesson 04 ran it): one key per logical attempt, made where the attempt begins,
 // above every layer that may repeat it, including a person pressing "Try again".
-trace.prose(`Codex's own consuming action makes the same cut. Its TUI offers "Use a reset" ("Reset your current Codex
-  usage windows."; a newer layout, seen in a fork's mirror, asks "Use this reset?" / "Yes, use reset"); on
-  confirm it makes one key, Uuid::new_v4() (codex-rs/tui/src/chatwidget/usage.rs @ df9d29d6, where the variable
-  is still named redeem_request_id). After an error, "Couldn't reset usage. Please try again." offers "Try
-  again", which sends the same key. The protocol documents the field
-  (codex-rs/app-server-protocol/src/protocol/v2/account.rs @ 9d82478f, ConsumeAccountRateLimitResetCreditParams
-  { idempotency_key }): "Identifies one logical reset attempt. A UUID is recommended; reuse the same value when
-  retrying that attempt." The outcome AlreadyRedeemed reads "The same idempotency key already completed a reset
-  successfully.", and the TUI counts Reset | AlreadyRedeemed as success; the test
-  rate_limit_reset_retry_reuses_idempotency_key (codex-rs/tui/src/chatwidget/tests/usage.rs @ 08c3e590) asserts
-  the key survives an Err("response lost"). The key is born with the logical attempt, above the retries. An
-  agent's logical attempt, "file this report", has no id of its own; the business key gives it one.`);
+// Sources: codex-rs/tui/src/chatwidget/usage.rs @ df9d29d6 (`Uuid::new_v4()`, the variable still named
+// `redeem_request_id`; a fork's mirror of a newer layout asks "Use this reset?" / "Yes, use reset");
+// codex-rs/app-server-protocol/src/protocol/v2/account.rs @ 9d82478f
+// (`ConsumeAccountRateLimitResetCreditParams { idempotency_key }`, the outcome `AlreadyRedeemed`; the TUI
+// counts `Reset | AlreadyRedeemed` as success); the test `rate_limit_reset_retry_reuses_idempotency_key`
+// in codex-rs/tui/src/chatwidget/tests/usage.rs @ 08c3e590 asserts the key survives Err("response lost").
+trace.prose(`Codex's own consuming action makes the same cut. Its terminal UI offers "Use a reset" ("Reset your
+  current Codex usage windows."); on confirm it makes one random key (a UUID). After an error, "Couldn't reset
+  usage. Please try again." offers "Try again", which sends the same key. The protocol documents the field:
+  "Identifies one logical reset attempt. A UUID is recommended; reuse the same value when retrying that
+  attempt." An answer that says the key "already completed a reset successfully" counts as success, and a
+  test checks that the key survives a lost response. (Sources: openai/codex, codex-rs/tui/src/chatwidget/usage.rs
+  and codex-rs/app-server-protocol/src/protocol/v2/account.rs.) The key is born with the logical attempt,
+  above the retries. An agent's logical attempt, "file this report", has no id of its own; the business key
+  gives it one.`);
 summary.push(["sampling retry resends the first request", "the tool call", String(snapshot.reports)]);
 summary.push(["sampling retry rebuilt from history (Codex)", "the tool call", String(fromHistory.reports)]);
 
@@ -405,15 +419,17 @@ trace.count(believing.reports, 1);
 const notBelieving = await mcpCase("mcp-untrusted", "harness 2 ignores hints from servers it does not trust", false);
 trace.knows("a timeout; no resend; \"outcome unknown\"", "the model looked the report up, found it, and stopped");
 trace.count(notBelieving.reports, 1);
-trace.prose(`What the MCP specification says (modelcontextprotocol/modelcontextprotocol @ b0f60ba5, schema/2025-11-25/schema.ts,
+// Read at modelcontextprotocol/modelcontextprotocol @ b0f60ba5; the tools page's warning is in the
+// 2025-03-26 (L188-189), 2025-06-18, 2025-11-25 and 2026-07-28 versions.
+trace.prose(`What the MCP specification says (modelcontextprotocol/modelcontextprotocol, schema/2025-11-25/schema.ts,
   ToolAnnotations): idempotentHint: "If true, calling the tool repeatedly with the same arguments will have no
   additional effect on its environment." "(This property is meaningful only when \`readOnlyHint == false\`)"
   "Default: false". And of all annotations: "NOTE: all properties in ToolAnnotations are **hints**. They are not
   guaranteed to provide a faithful description of tool behavior (including descriptive properties like \`title\`)."
   "Clients should never make tool use decisions based on ToolAnnotations received from untrusted servers." The
   tools page (docs/specification/2025-11-25/server/tools.mdx) makes it a MUST: "For trust & safety and security,
-  clients **MUST** consider tool annotations to be untrusted unless they come from trusted servers." The same
-  text has stood since 2025-03-26 (2025-06-18 for the tools page) and is unchanged in 2026-07-28.`);
+  clients **MUST** consider tool annotations to be untrusted unless they come from trusted servers." Both texts
+  have stood since 2025-03-26, the version that introduced annotations, and are unchanged in 2026-07-28.`);
 trace.prose(`So the harness resends a tool call on its own only with "some means to know" (RFC 9110 §9.2.2): a key the
   server honours, or a hint from a server it trusts by its own configuration. Otherwise one attempt, and words
   that tell the model what is not known.`);

@@ -6,7 +6,7 @@
  * @resource Chris Richardson, "Pattern: Transactional outbox": https://microservices.io/patterns/data/transactional-outbox.html
  * @resource Stripe, "Idempotent requests" (keys on POST, replay of the saved result): https://docs.stripe.com/idempotency
  * @resource IETF draft-ietf-httpapi-idempotency-key-header-07 (15 Oct 2025, expired 18 Apr 2026), §2.6 Idempotency Enforcement
- * @resource SQLite, "Write-Ahead Logging" (two processes on one database file): https://www.sqlite.org/wal.html
+ * @resource SQLite, "Write-Ahead Logging" (readers do not block the writer, the writer does not block readers): https://www.sqlite.org/wal.html
  *
  * What you will see: the tracker now also tells a maintainer about each new report, through a
  * third-party notifier (a real `node:http` service with idempotency keys of its own, counting what
@@ -153,7 +153,9 @@ trace.prose(`This works when the downstream takes keys, and only as long as the 
 // The report and a "to send" row in one transaction (the hook inTransaction, inside fenced's
 // completing transaction: both commit, or a stale holder's rollback takes both). Nothing is sent
 // while the request runs. A dispatcher, a separate process here, reads the 'to_send' rows from the
-// same SQLite file (WAL lets two processes share it), posts each to the notifier, and marks it 'sent'.
+// same SQLite file (any journal mode lets several processes share one file; WAL, which the tracker
+// uses, lets the dispatcher read while the tracker writes, neither blocking the other), posts each to
+// the notifier, and marks it 'sent'.
 // It is killed with SIGKILL at the one moment the pattern cannot avoid: the notifier has accepted the
 // row, the row is not marked yet. The next dispatcher sends it again. Without a key the notifier
 // cannot know; with a key derived from the row, the same on every redelivery, it can.
@@ -180,7 +182,12 @@ async function outboxCase(name: string, withKey: boolean): Promise<Case & { dupl
       runs,
     };
     const left = outboxRowsIn(cell.db).filter((r) => r.state === "to_send").length;
-    trace.knows(`outbox rows still to send: ${left}`, `${result.notifications} notification(s) for ${result.reports} report(s), ${result.duplicates} a duplicate of one already delivered`);
+    // The agent sees only its own call; the outbox rows and the notifications are the server's side.
+    const seen = cell.calls[0]?.join(" → ") ?? "nothing";
+    trace.knows(
+      `its call: ${seen}`,
+      `${left} outbox row(s) still to send; ${result.notifications} notification(s) for ${result.reports} report(s), ${result.duplicates} a duplicate of one already delivered`,
+    );
     counts(result);
     cases.push(result);
     return result;

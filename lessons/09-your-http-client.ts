@@ -1,16 +1,16 @@
 /**
  * @title What your HTTP client really does
- * @summary Node's fetch and nine retry libraries against one faulty server, measured: who resends a POST, how long they wait, whether they honour Retry-After, what key they send.
+ * @summary Node's fetch, nine retry libraries and Stripe's SDK against one faulty server, measured: who resends a POST, how long they wait, whether they honour Retry-After, what key they send.
  * @run npm run lesson 9
  * @resource RFC 9110 §9.2.2 Idempotent Methods: https://www.rfc-editor.org/rfc/rfc9110.html#section-9.2.2
  * @resource RFC 9110 §10.2.3 Retry-After; RFC 6585 §4 429 Too Many Requests
- * @resource undici lib/handler/retry-handler.js, got dist/source/core/options.js, ky distribution/utils/normalize.js, axios-retry dist/esm/index.js, p-retry index.js, exponential-backoff dist/options.js, cockatiel dist/Policy.js, openai client.js, @anthropic-ai/sdk client.js (all in node_modules)
+ * @resource undici lib/handler/retry-handler.js, got dist/source/core/options.js, ky distribution/utils/normalize.js, axios-retry dist/esm/index.js, p-retry index.js, exponential-backoff dist/options.js, cockatiel dist/Policy.js, openai client.js, @anthropic-ai/sdk client.js, stripe esm/RequestSender.js (all in node_modules)
  *
  * What you will see: a `node:http` server on 127.0.0.1 that fails on purpose (503 with and without
  * Retry-After, 429, a reset connection after the body was read, no answer at all) and logs every
  * attempt it receives. Node's fetch, undici's RetryAgent, got, ky, axios with axios-retry, p-retry,
- * exponential-backoff, cockatiel, and the OpenAI and Anthropic SDKs are each pointed at it with
- * their default settings. One table, computed from the server's log in this run: how many attempts
+ * exponential-backoff, cockatiel, the OpenAI and Anthropic SDKs, and stripe-node (the SDK of an API
+ * whose server honours Idempotency-Key) are each pointed at it with their default settings. One table, computed from the server's log in this run: how many attempts
  * each makes, whether it resends a POST, the gaps between attempts and whether they jitter, whether
  * it waits for Retry-After, whether it sends an Idempotency-Key, its default timeout. Then which of
  * them would file a bug report twice, and how to set each one up safely. Takes about 20 seconds;
@@ -28,12 +28,14 @@ import {
   keyUse,
   ms,
   postsProcessed,
+  reportsAtKeyedTracker,
   retryAfterCell,
   retryAfterVerdict,
   type Observation,
 } from "../lib/http-clients/analysis.ts";
 import { ATTEMPT_CAP, HANG_TIMEOUT_MS, JITTER_RUNS, LONG_RETRY_AFTER_S, measureAll, versionsOf, type ProbeReport } from "../lib/http-clients/measure.ts";
 import { findProbe, PROBES } from "../lib/http-clients/probes/index.ts";
+import { kyProbe } from "../lib/http-clients/probes/ky.ts";
 import { startFaultyServer, type LoggedAttempt } from "../lib/http-clients/server.ts";
 import { seeded } from "../lib/random.ts";
 import { wrap } from "../lib/trace.ts";
@@ -76,10 +78,16 @@ trace.table(
     ["Retry-After", "503 with Retry-After (seconds, an HTTP-date, or one hour) once, then 200"],
   ],
 );
-trace.prose(`"hang" needs a client timeout, and the defaults run to minutes (part 3). So in the hang cases only,
-  each client's own timeout option is set to ${HANG_TIMEOUT_MS} ms; everything else is the library's default,
+trace.prose(`"hang" needs a client timeout, and the defaults run from ${kyTimeout()} to minutes, or there is none
+  at all (part 3). So in the hang cases only, each client's own timeout option is set to ${HANG_TIMEOUT_MS} ms; everything else is the library's default,
   except where a default backoff would take minutes to watch: then the first delay is shortened through
   the library's own option, and said so here.`);
+
+/** ky's default timeout, read from its installed source: the shortest of the defaults measured here. */
+function kyTimeout(): string {
+  const t = kyProbe.defaultTimeout();
+  return "text" in t ? `ky's ${t.text}` : "ky's few seconds";
+}
 
 // ## The clients
 // Every option a probe sets that is not the library's default, printed: the point is to measure the
@@ -212,28 +220,31 @@ for (const r of reports) {
 
 // ## Part 3: what does it send, and how long does it wait for an answer?
 trace.section("3 · What does it send? How long does it wait for an answer?");
+const timeouts = new Map(await Promise.all(reports.map(async (r) => [r.probe.name, await r.probe.defaultTimeout()] as const)));
 trace.table(
   ["library", "own Idempotency-Key (POST, answer lost)", "headers that change on a retry", "default timeout"],
-  reports.map((r) => [r.probe.name, keyCell(r.cases["post-reset"].log), changingCell(r.cases["get-503"].log), r.probe.defaultTimeout().text]),
+  reports.map((r) => [r.probe.name, keyCell(r.cases["post-reset"].log), changingCell(r.cases["get-503"].log), timeouts.get(r.probe.name)!.text]),
 );
-trace.prose(`The default timeouts are long, or there is none: nobody waits for them here (in the hang cases
+trace.prose(`No case here waits for a default timeout (in the hang cases
   each client's own timeout option was ${HANG_TIMEOUT_MS} ms). They are read at run time where the library exposes
   them, otherwise from its installed source:`);
-for (const r of reports) item(`    ${r.probe.name}: `, r.probe.defaultTimeout().source);
+for (const r of reports) item(`    ${r.probe.name}: `, timeouts.get(r.probe.name)!.source);
 
 // ## What follows for the agent filing bug reports
 // The two POST cases that matter: the answer was lost after the report was filed (reset), and the
 // client gave up while the server was still working (hang). Each POST body the server read is a
-// report filed. Then the same lost answer with the caller's own Idempotency-Key header: does the
-// library send the same key on every attempt?
+// report filed. The faulty server keeps no keys; the next column applies lesson 04's keyed rule
+// (one report per Idempotency-Key; a POST without one is refused with 400) to the lost-answer log. Then the
+// same lost answer with the caller's own Idempotency-Key header: does the library send the same key on
+// every attempt?
 trace.section("What follows: which of these would file a bug report twice?");
 trace.table(
-  ["library", "reports after a lost answer", "after a timeout", "your own key on every attempt"],
+  ["library", "reports after a lost answer", "after a timeout", "lost answer, at a keyed tracker", "your own key on every attempt"],
   reports.map((r) => {
     const keyed = keyUse(r.cases["post-reset-keyed"].log);
     const n = r.cases["post-reset-keyed"].log.length;
     const keyCellText = keyed.kind === "same" ? (n > 1 ? `same key on all ${n}` : "1 attempt") : keyed.kind === "none" ? "dropped" : keyed.kind;
-    return [r.probe.name, reportsCell(r.cases["post-reset"]), reportsCell(r.cases["post-hang"]), keyCellText];
+    return [r.probe.name, reportsCell(r.cases["post-reset"]), reportsCell(r.cases["post-hang"]), keyedCell(r.cases["post-reset"].log), keyCellText];
   }),
 );
 const duplicators = reports.filter((r) => postsProcessed(r.cases["post-reset"].log) > 1 || postsProcessed(r.cases["post-hang"].log) > 1);
@@ -258,9 +269,35 @@ if (retried.length) {
     : `Not every library kept the caller's key on its retries: ${retried.filter((r) => !keptKey.includes(r)).map((r) => r.probe.name).join(", ")}.`);
 }
 if (reports.some((r) => r.probe.name === "openai" || r.probe.name === "anthropic")) {
-  trace.prose(`The SDKs have no key of their own to offer: the OpenAI SDK only adds one when a header name is set
+  trace.prose(`The LLM SDKs have no key of their own to offer: the OpenAI SDK only adds one when a header name is set
     (openai client.js, "if (this.idempotencyHeader && method !== 'get')"), and none is by default; this
     Anthropic SDK has no such code at all.`);
+}
+
+// stripe-node is the counterexample: the SDK of an API whose server honours keys (Stripe's), so it
+// keys every POST itself. Its comment, in stripe esm/RequestSender.js `_defaultIdempotencyKey`,
+// and facts: 2 retries by default on Node (`getDefaultMaxNetworkRetries`).
+const stripe = reports.find((r) => r.probe.name === "stripe");
+if (stripe) {
+  const log = stripe.cases["post-reset"].log;
+  const own = keyUse(log);
+  const keyless = duplicators.filter((r) => r !== stripe && keyUse(r.cases["post-reset"].log).kind === "none");
+  const shown = own.kind === "none" ? "none" : own.values[0]!.replace(/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}/i, "<uuid>");
+  trace.prose(own.kind === "same"
+    ? `stripe is the counterexample, by design: the SDK of an API whose server honours keys. It made one key for
+      the call, ${own.header}: ${shown}, and sent it unchanged on all ${log.length} attempts, so where this keyless
+      server filed ${postsProcessed(log)} reports a keyed tracker keeps ${reportsAtKeyedTracker(log)}. Its source says why (stripe
+      esm/RequestSender.js, _defaultIdempotencyKey): "Key every POST, including when maxNetworkRetries is 0.
+      Closed-connection errors are retried regardless of that setting".${keyless.length
+        ? ` The others that resent the POST (${keyless.map((r) => r.probe.name).join(", ")}) sent no key of their own.`
+        : ""}`
+    : `stripe's own key: ${own.kind === "none" ? "none was sent" : `${own.header}, ${own.kind}`} (stripe ${versionsOf(stripe.probe)}).`);
+}
+
+/** Reports at lesson 04's keyed tracker, or why there are none to count. */
+function keyedCell(log: readonly LoggedAttempt[]): string {
+  const n = reportsAtKeyedTracker(log);
+  return n === undefined ? "– (no key: 400)" : String(n);
 }
 
 function reportsCell(o: Observation): string {

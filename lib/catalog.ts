@@ -69,15 +69,26 @@ export function parseHeader(source: string): { first: string; tags: Map<string, 
   return { first, tags };
 }
 
-/** The paragraph of the first JSDoc block that starts with `label:` (e.g. "Goal"), label removed. */
+/**
+ * The paragraph of the first JSDoc block that starts with `label:` (e.g. "Goal"), label removed.
+ * Lines indented in the source (a formula, one per line) stay lines: they, and the line after them,
+ * start on a new line ("\n"); everything else runs together as prose.
+ */
 export function headerParagraph(source: string, label: string): string {
   const m = /\/\*\*([\s\S]*?)\*\//.exec(source);
   if (!m) return "";
-  const lines = m[1]!.split("\n").map((l) => l.replace(/^\s*\*\s?/, "").trim());
+  const raw = m[1]!.split("\n").map((l) => l.replace(/^\s*\*\s?/, ""));
+  const lines = raw.map((l) => l.trim());
   const start = lines.findIndex((l) => l.startsWith(`${label}:`));
   if (start < 0) return "";
   const end = lines.findIndex((l, i) => i > start && (l === "" || l.startsWith("@")));
-  return lines.slice(start, end < 0 ? undefined : end).join(" ").slice(label.length + 1).replace(/\s+/g, " ").trim();
+  const indented = (i: number): boolean => /^\s{2,}\S/.test(raw[i]!);
+  let text = "";
+  for (let i = start; i < (end < 0 ? lines.length : end); i++) {
+    const line = indented(i) ? lines[i]! : lines[i]!.replace(/\s+/g, " ");
+    text += i === start ? line : indented(i) || indented(i - 1) ? `\n${line}` : ` ${line}`;
+  }
+  return text.slice(label.length + 1).trim();
 }
 
 export function listLessons(root = ROOT): Lesson[] {

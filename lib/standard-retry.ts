@@ -12,6 +12,7 @@ import {
   AWS_STANDARD_MAX_ATTEMPTS,
   AWS_STANDARD_MAX_DELAY_MS,
   AWS_STANDARD_THROTTLING_BASE_DELAY_MS,
+  retryKindOf,
   type RetryQuota,
 } from "./token-bucket.ts";
 
@@ -46,7 +47,7 @@ export async function standardCall(options: StandardCallOptions): Promise<Standa
       if (!isRetryable(outcome)) return { retry: false, why: "not retryable" };
       if (n >= maxAttempts) return { retry: false, why: `attempts used up (${maxAttempts})` };
       if (options.quota) {
-        const cost = options.quota.acquire(outcome.kind === "timeout" ? "timeout" : "error");
+        const cost = options.quota.acquire(retryKindOf(outcome));
         if (cost === undefined) return { retry: false, why: "the retry quota is empty" };
         lastRetryCost = cost;
       }

@@ -5,26 +5,34 @@
  * so the client sends roughly one request per call instead of one per attempt.
  *
  * Constants from smithy-lang/smithy-typescript `packages/core/src/submodules/retry/util-retry/`
- * (`constants.ts`, `StandardRetryStrategy.ts`), the code behind `@smithy/core/retry`, as they stood
- * before AWS's new retry defaults of November 2026 (see `AWS_RETRIES_2026`).
+ * (`constants.ts`, `StandardRetryStrategy.ts`), the code behind `@smithy/core/retry` in the AWS SDK
+ * for JavaScript v3, as they stood before AWS's new retry defaults of November 2026 (see
+ * `AWS_RETRIES_2026`). What a retry costs depends on the error's type: `StandardRetryStrategy`
+ * charges `TIMEOUT_RETRY_COST` (10) for a `TRANSIENT` error and `RETRY_COST` (5) for any other. In
+ * the JS SDK `TRANSIENT` covers HTTP 500, 502, 503 and 504 (`TRANSIENT_ERROR_STATUS_CODES` in
+ * `@smithy/service-error-classification`), timeouts and reset connections; throttling (429,
+ * `ThrottlingException`, …) is checked first and costs 5. So a 503 retry costs 10. (botocore, the
+ * Python SDK, differs: 5 for every retryable error, 10 only for a connect or read timeout,
+ * `botocore/retries/standard.py`.)
  */
+import type { Outcome } from "./client.ts";
 
 export interface QuotaParams {
   /** Tokens in a full bucket (`INITIAL_RETRY_TOKENS`). */
   capacity: number;
-  /** What a retry after an error costs (`RETRY_COST`). */
+  /** What a retry after a throttling or other non-transient error costs (`RETRY_COST`). */
   retryCost: number;
-  /** What a retry after a timeout or other transient error costs (`TIMEOUT_RETRY_COST`). */
-  timeoutRetryCost: number;
+  /** What a retry after a transient error costs: 500, 502, 503, 504, a timeout, a reset (`TIMEOUT_RETRY_COST`). */
+  transientRetryCost: number;
   /** What a success without any retry pays back (`NO_RETRY_INCREMENT`). */
   noRetryIncrement: number;
 }
 
-/** Standard mode before November 2026: 500 tokens, 5 per retry, 10 per timeout retry, 1 back. */
+/** Standard mode before November 2026: 500 tokens, 10 per transient retry (a 503), 5 per throttling retry, 1 back. */
 export const AWS_STANDARD_QUOTA: Readonly<QuotaParams> = Object.freeze({
   capacity: 500,
   retryCost: 5,
-  timeoutRetryCost: 10,
+  transientRetryCost: 10,
   noRetryIncrement: 1,
 });
 
@@ -41,8 +49,21 @@ export const AWS_STANDARD_MAX_DELAY_MS = 20_000;
  */
 export const AWS_RETRIES_2026 = Object.freeze({ baseDelayMs: 50, throttlingBaseDelayMs: 1000, retryCost: 14, throttlingRetryCost: 5 });
 
-/** What failed: an error answer, or a timeout (and similar transient failures). */
-export type RetryKind = "error" | "timeout";
+/**
+ * What failed, as the JS SDK classifies it: `transient` (500, 502, 503, 504, a timeout, a reset
+ * connection), `throttling` (429), or `other` (any other retryable answer).
+ */
+export type RetryKind = "transient" | "throttling" | "other";
+
+/** The HTTP statuses the JS SDK counts as transient (`TRANSIENT_ERROR_STATUS_CODES`). */
+export const TRANSIENT_STATUSES: readonly number[] = Object.freeze([500, 502, 503, 504]);
+
+/** Classifies a failed attempt the way `getRetryErrorType` does: throttling first, then transient. */
+export function retryKindOf(outcome: Outcome): RetryKind {
+  if (outcome.kind !== "response") return "transient";
+  if (outcome.status === 429) return "throttling";
+  return TRANSIENT_STATUSES.includes(outcome.status) ? "transient" : "other";
+}
 
 /** A shared retry budget. One per client, shared by all its calls. */
 export class RetryQuota {
@@ -75,7 +96,7 @@ export class RetryQuota {
    * `undefined` when the bucket cannot pay: then the caller must not retry.
    */
   acquire(kind: RetryKind): number | undefined {
-    const cost = kind === "timeout" ? this.params.timeoutRetryCost : this.params.retryCost;
+    const cost = kind === "transient" ? this.params.transientRetryCost : this.params.retryCost;
     if (this.#tokens < cost) {
       this.#refused++;
       return undefined;

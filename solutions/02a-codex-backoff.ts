@@ -2,7 +2,8 @@
  * Exercise 02a · Codex's backoff: 200 ms, doubling, ±10 % (reference answer)
  * @lesson 02
  *
- * Goal: the course page's exercise. Codex's sampling layer waits backoff(attempt) = 200 ms ×
+ * Goal: the course page's exercise. Codex's sampling layer, the loop that sends a whole model
+ * request again when its answer's stream fails (lesson 03), waits backoff(attempt) = 200 ms ×
  * 2^(attempt−1) × uniform[0.9, 1.1) before each retry (openai/codex, `codex-rs/core/src/util.rs`).
  * What is the nominal wait (no jitter) before the 4th retry? 1600 ms.
  */

@@ -3,20 +3,21 @@
  * @lesson 03
  *
  * Goal: a client-side retry quota as the AWS SDKs' standard retry mode has it. Every retry must be
- * paid for from one bucket that all of a client's calls share; successes pay a little back.
+ * paid for from one bucket that all of a client's calls share; successes pay a little back. A
+ * transient error (a 503, a timeout) costs TIMEOUT_RETRY_COST, a throttling error RETRY_COST.
  */
 
 /** Tokens in a full bucket (`INITIAL_RETRY_TOKENS`). */
 export const CAPACITY = 500;
-/** A retry after an error answer (`RETRY_COST`). */
+/** A retry after a throttling error, such as a 429 (`RETRY_COST`). */
 export const RETRY_COST = 5;
-/** A retry after a timeout (`TIMEOUT_RETRY_COST`). */
+/** A retry after a transient error: a 500, 502, 503 or 504, a timeout, a reset connection (`TIMEOUT_RETRY_COST`). */
 export const TIMEOUT_RETRY_COST = 10;
 /** What a success that needed no retry pays back (`NO_RETRY_INCREMENT`). */
 export const NO_RETRY_INCREMENT = 1;
 
-/** What the failed attempt was: an error answer or a timeout. */
-export type RetryKind = "error" | "timeout";
+/** What the failed attempt was, as the AWS SDK for JavaScript v3 sorts it: transient or throttling. */
+export type RetryKind = "transient" | "throttling";
 
 export class RetryQuota {
   #left = CAPACITY;
@@ -31,7 +32,7 @@ export class RetryQuota {
    * bucket cannot pay (then the caller must not retry, and the bucket is unchanged).
    */
   acquire(kind: RetryKind): number | undefined {
-    const price = kind === "timeout" ? TIMEOUT_RETRY_COST : RETRY_COST;
+    const price = kind === "transient" ? TIMEOUT_RETRY_COST : RETRY_COST;
     if (price > this.#left) return undefined;
     this.#left -= price;
     return price;

@@ -265,13 +265,13 @@ test("observe stops a client still waiting after the window, and records it as w
   }
 });
 
-test("every probe has a unique name and is found by name or package; every case is defined", () => {
+test("every probe has a unique name and is found by name or package; every case is defined", async () => {
   assert.equal(new Set(PROBES.map((p) => p.name)).size, PROBES.length);
   assert.equal(findProbe("@anthropic-ai/sdk")?.name, "anthropic");
   assert.equal(findProbe("axios-retry")?.name, "axios");
   assert.equal(findProbe("requests"), undefined);
   for (const id of BASE_CASES) assert.ok(baseCase(id, "k").script(1));
-  for (const p of PROBES) assert.doesNotMatch(p.defaultTimeout().text, /^\?/, `${p.name}: default timeout not found in its source`);
+  for (const p of PROBES) assert.doesNotMatch((await p.defaultTimeout()).text, /^\?/, `${p.name}: default timeout not found in its source`);
 });
 
 // ---- real libraries, end to end ----

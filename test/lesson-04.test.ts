@@ -25,7 +25,7 @@ test("lesson 04 measures every case: red on naive, fresh-key and key-after, gree
   // The second answers were replays, said so by the header.
   assert.match(ran.stdout, /the second answer carries Idempotent-Replayed: true/);
   assert.match(ran.stdout, /409 \(Retry-After: 1 s, retry-after-ms: \d+\), then a replay/);
-  assert.match(ran.stdout, /422 for the other report, 409 for the same one/);
+  assert.match(ran.stdout, /422 for the other report; 409 for the same report/);
   assert.match(ran.stdout, /500 twice, the second with Idempotent-Replayed: true/);
   assert.match(ran.stdout, /process killed \(SIGKILL\) at "between-commits"/);
   assert.match(ran.stdout, /at 0 h: 201, at 23 h: 201 replayed, at 25 h: 201/);
@@ -42,4 +42,14 @@ test("lesson 04 prints the same trace for the same seed, times aside", async () 
   const [a, b] = await Promise.all([runTs([LESSON, "--seed", "5"]), runTs([LESSON, "--seed", "5"])]);
   assert.equal(a.code, 0, a.stderr);
   assert.equal(strip(a.stdout), strip(b.stdout));
+});
+
+test("lesson 04 names its sources where it prints them, and 3a says what its 409 was for", async () => {
+  const ran = await runTs([LESSON]);
+  assert.equal(ran.code, 0, ran.stderr);
+  const text = ran.stdout.replace(/\s+/g, " ");
+  assert.match(text, /read first \(anthropic-sdk-python's _parse_retry_after_header in _base_client\.py; retryRequest in the client\.ts of the Anthropic and OpenAI TypeScript SDKs\)/);
+  assert.match(text, /a JSON-RPC-style message with its own id \(codex-rs\/app-server-protocol\/src\/jsonrpc_lite\.rs\)/);
+  assert.match(text, /422 for the other report; 409 for the same report, its JSON fields in another order, while the first still ran/);
+  assert.doesNotMatch(text, /in another key order/);
 });

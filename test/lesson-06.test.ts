@@ -59,3 +59,32 @@ test("lesson 06 prints the same trace for the same seed, times aside", async () 
   const c = await runTs([LESSON, "--seed", "8"]);
   assert.notEqual(strip(c.stdout), strip(a.stdout), "another seed draws other run and tool_use ids");
 });
+
+test("lesson 06's words agree with its results and its sources", async () => {
+  const ran = await runTs([LESSON]);
+  assert.equal(ran.code, 0, ran.stderr);
+  const section = (title: string): string => {
+    const start = ran.stdout.indexOf(title);
+    assert.ok(start >= 0, title);
+    const next = ran.stdout.slice(start + title.length).search(/^\S/m);
+    return ran.stdout.slice(start, next < 0 ? undefined : start + title.length + next);
+  };
+  // 1a files a duplicate: its harness must not claim a resend is replayed.
+  const oneA = section("1a · Harness layer: a new key for every HTTP attempt");
+  assert.doesNotMatch(oneA, /a resend is replayed, not repeated/);
+  assert.match(oneA, /a new one on every attempt: to the server a resend is a new report/);
+  const oneB = section("1b · Harness layer: the key run_id:tool_use_id");
+  assert.match(oneB, /a resend is replayed, not repeated/);
+  const text = ran.stdout.replace(/\s+/g, " ");
+  // The 255 limit is Stripe's, not the IETF draft's.
+  assert.match(text, /at most 255 printable ASCII characters \(Stripe's rule, which it follows; the IETF draft sets no length limit\)/);
+  // MCP: both the schema and the tools page since 2025-03-26.
+  assert.match(text, /Both texts have stood since 2025-03-26/);
+  assert.doesNotMatch(text, /2025-06-18 for the tools page/);
+  // Section 6 in plain words: no Rust internals or commit hashes printed, the sampling layer explained.
+  assert.doesNotMatch(text, /clone_history|drain_in_flight|handle_output_item_done|@ [0-9a-f]{8}/);
+  assert.match(text, /Codex's sampling layer \(lesson 03\) sends one request to the model/);
+  assert.match(text, /only from the second retry on, in a debug build, or when the WebSocket transport is off/);
+  // 5b: the model's conclusion is its own, not a fact (the first submission was still running).
+  assert.match(text, /the lookup found nothing, so it concludes the first submission never landed/);
+});

@@ -18,6 +18,9 @@ test("lesson 07: inline notifications duplicate or vanish; the outbox with a key
   assert.deepEqual(row("inline: commit, then notify"), ["1", "0", "0"]);
   assert.deepEqual(row("inline: key passed on"), ["1", "1", "1"]);
   assert.deepEqual(row("outbox: no key"), ["1", "2", "–"]);
+  // What the agent knows is its own call, not the server's outbox.
+  assert.doesNotMatch(ran.stdout, /the agent knows: outbox rows/);
+  assert.match(ran.stdout, /the agent knows: its call: timeout → 201 replayed/);
   assert.deepEqual(row("outbox: a key per row"), ["1", "1", "–"]);
   assert.deepEqual(row("outbox: paused holder, keyed"), ["2", "2", "–"]);
   assert.deepEqual(row("outbox: paused holder, fenced"), ["1", "1", "–"]);

@@ -84,6 +84,7 @@ export function createHarness(opts: HarnessOptions): Harness {
       opts.keys === "tool-use" ? toolUseKey(opts.run, toolUse.id) : opts.keys === "business" ? businessKey(opts.run, input.module, input.title) : undefined;
     const permission = mayAutoRetry({
       keyed: opts.keys !== "none",
+      newKeyPerAttempt: opts.keys === "per-attempt",
       trustedServer: opts.tool?.trustedServer ?? false,
       ...(opts.tool?.annotations ? { annotations: opts.tool.annotations } : {}),
       ...(opts.tool?.believeUntrustedHints !== undefined ? { believeUntrustedHints: opts.tool.believeUntrustedHints } : {}),

@@ -73,7 +73,7 @@ export function decide(history: readonly Message[], opts: Omit<ScriptedModelOpti
   if (/^Found \d+ report/.test(result.content)) {
     return { kind: "answer", text: `The report already exists (${numberIn(result.content)}); I did not file it again.`, why: "the lookup found it" };
   }
-  return again(opts.report, "the lookup found nothing: the first submission never landed");
+  return again(opts.report, "the lookup found nothing, so it concludes the first submission never landed");
 }
 
 export interface ScriptedModel {

@@ -30,6 +30,8 @@ export interface McpTool {
 export interface RetryContext {
   /** The harness sends an idempotency key this server is known to honour. */
   keyed: boolean;
+  /** The mistake of lesson 04: a new key on every attempt, so a resend is a new operation to the server. */
+  newKeyPerAttempt?: boolean;
   annotations?: ToolAnnotations;
   /** The server is on the harness's own list of trusted servers (configuration, not the server's word). */
   trustedServer: boolean;
@@ -39,6 +41,9 @@ export interface RetryContext {
 
 /** Whether the harness may resend a failed call on its own, and why. */
 export function mayAutoRetry(ctx: RetryContext): { retry: boolean; why: string } {
+  if (ctx.keyed && ctx.newKeyPerAttempt === true) {
+    return { retry: true, why: "it sends an idempotency key, but a new one on every attempt: to the server a resend is a new report" };
+  }
   if (ctx.keyed) return { retry: true, why: "it sends an idempotency key the server honours: a resend is replayed, not repeated" };
   const a = ctx.annotations ?? {};
   const believed = ctx.trustedServer || ctx.believeUntrustedHints === true;

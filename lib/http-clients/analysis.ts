@@ -134,6 +134,25 @@ export function postsProcessed(log: readonly LoggedAttempt[]): number {
   return log.filter((a) => a.method === "POST" && a.bodyBytes > 0).length;
 }
 
+/**
+ * Reports a keyed tracker (lesson 04) would hold after these attempts: it files a report for the
+ * first processed POST of each Idempotency-Key (quoted or bare, the same key) and replays the stored
+ * answer for the others. It refuses a POST without a key (400, nothing stored), so when any
+ * processed POST had none the answer is undefined: that client cannot use the keyed tracker as it
+ * is. The faulty server itself keeps no keys: this applies the keyed rule to its log.
+ */
+export function reportsAtKeyedTracker(log: readonly LoggedAttempt[]): number | undefined {
+  const keys = new Set<string>();
+  for (const a of log) {
+    if (a.method !== "POST" || a.bodyBytes === 0) continue;
+    const name = Object.keys(a.headers).find((h) => h.toLowerCase() === "idempotency-key");
+    const key = name === undefined ? undefined : headerValue(a.headers, name);
+    if (key === undefined || key === "") return undefined;
+    keys.add(key.replace(/^"(.*)"$/, "$1"));
+  }
+  return keys.size;
+}
+
 // ---- cells for the lesson's table ----
 
 /** "3", or "≥12 (stopped)" when the lesson had to stop a client that would not. */

@@ -4,8 +4,10 @@
  * the lesson can print it: the point is to measure the defaults.
  */
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { listenOnLoopback } from "../listen.ts";
 
 export interface ProbeRequest {
   /** The run's base URL; the probe requests `${base}${path}`. */
@@ -41,8 +43,8 @@ export interface Probe {
   config: string[];
   /** How the hang cases set the client's timeout (`timeoutMs`), through the library's own option. */
   timeoutOption: string;
-  /** The library's default timeout for one request. */
-  defaultTimeout(): Sourced;
+  /** The library's default timeout for one request (a promise where it must be measured). */
+  defaultTimeout(): Sourced | Promise<Sourced>;
   /** What its source says about Retry-After beyond what a short run can wait for. */
   retryAfterNote?(): Sourced;
   /** How to use it safely for a POST that must not be done twice: advice, not a measurement. */
@@ -124,8 +126,49 @@ export async function fetchOrThrow(req: ProbeRequest): Promise<Response> {
 /** The lines of config every generic wrapper adds around fetch. */
 export const FETCH_WRAPPER_CONFIG = "wraps Node's fetch in a function that throws on a non-2xx answer (fetch resolves on a 503)";
 
-/** Node's fetch default timeout, which every fetch-based probe inherits (Node bundles undici). */
-export function fetchDefaultTimeout(): Sourced {
+/** A symbol-keyed property of an object, found by the symbol's description. */
+function bySymbol(o: object, description: string): unknown {
+  const k = Reflect.ownKeys(o).find((key) => typeof key === "symbol" && key.description === description);
+  return k === undefined ? undefined : (o as Record<symbol, unknown>)[k as symbol];
+}
+
+/**
+ * The headers timeout of the connection Node's own fetch uses: one fetch to a loopback server,
+ * then the value is read off the client in fetch's global dispatcher (Node keeps it under
+ * `Symbol.for("undici.globalDispatcher.2")`; its undici is the one built into Node,
+ * `process.versions.undici`). Undefined if Node's internals have moved.
+ */
+export async function nodeFetchHeadersTimeoutMs(): Promise<number | undefined> {
+  const server = createServer((_req, res) => res.end("ok"));
+  const { url } = await listenOnLoopback(server);
+  try {
+    await (await fetch(url)).arrayBuffer();
+    const agent = (globalThis as Record<symbol, unknown>)[Symbol.for("undici.globalDispatcher.2")];
+    if (typeof agent !== "object" || agent === null) return undefined;
+    const pools = bySymbol(agent, "clients");
+    const pool = pools instanceof Map ? (pools.get(new URL(url).origin) as object | undefined) : undefined;
+    const clients = pool ? bySymbol(pool, "clients") : undefined;
+    const client = Array.isArray(clients) ? (clients[0] as object | undefined) : undefined;
+    const value = client ? bySymbol(client, "headers timeout") : undefined;
+    return typeof value === "number" ? value : undefined;
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/**
+ * Node's fetch default timeout, which every fetch-based probe inherits. Read from what Node's own
+ * fetch uses (its built-in undici, not the undici package installed beside it); 300e3 ms is undici's
+ * documented default for `headersTimeout` (undici docs/docs/api/Client.md). Only if Node's internals have moved is it read from the
+ * installed undici package, and the source says so.
+ */
+export async function fetchDefaultTimeout(): Promise<Sourced> {
+  const builtIn = `Node ${process.versions.node}'s built-in undici ${process.versions.undici}`;
+  const ms = await nodeFetchHeadersTimeoutMs();
+  if (ms !== undefined) {
+    return { text: `${duration(ms)} for headers (undici Agent)`, source: `read at run time from the connection ${builtIn} opened for fetch (headersTimeout; undici documents 300e3 ms as its default)` };
+  }
   const found = fromSource("undici", "lib/dispatcher/client.js", /this\[kHeadersTimeout\] = headersTimeout != null \? headersTimeout : ([\de]+)/, (m) => `${duration(Number(m[1]))} for headers (undici Agent)`);
-  return { text: found.text, source: `${found.source} (Node ${process.versions.node} bundles undici ${process.versions.undici})` };
+  return { text: found.text, source: `${found.source}, the installed undici ${packageVersion("undici")}, not ${builtIn}, whose value could not be read` };
 }

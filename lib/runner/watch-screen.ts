@@ -140,7 +140,7 @@ function exerciseView(
   if (lesson?.summary) para(lesson.summary, "    ", "gray");
   if (exercise.goal) {
     out.push("");
-    para(`Goal: ${exercise.goal}`);
+    exercise.goal.split("\n").forEach((line, i) => para(i === 0 ? `Goal: ${line}` : line, i === 0 ? "  " : "    "));
   }
   out.push("", `  Edit ${paint("bold", exercise.file)}`, "");
 

@@ -62,7 +62,8 @@ export class ReportStore {
   constructor(path: string) {
     this.path = path;
     this.db = new DatabaseSync(path);
-    // WAL lets readers run beside one writer, and several processes share the file safely.
+    // WAL lets readers run beside one writer, neither blocking the other (sqlite.org/wal.html);
+    // several processes may share the file in either journal mode.
     // synchronous=NORMAL in WAL mode: a commit survives a process crash (kill -9); only a power
     // loss may drop the last commits. busy_timeout makes a second process wait for the write lock.
     this.db.exec(`

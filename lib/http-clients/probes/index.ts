@@ -1,5 +1,5 @@
 // The probes, in the order the lesson prints them: no retry, the HTTP clients, the generic retry
-// wrappers, the LLM SDKs.
+// wrappers, the LLM SDKs, and the SDK of an API that honours Idempotency-Key.
 import type { Probe } from "../probe.ts";
 import { anthropicProbe } from "./anthropic.ts";
 import { axiosProbe } from "./axios.ts";
@@ -10,6 +10,7 @@ import { gotProbe } from "./got.ts";
 import { kyProbe } from "./ky.ts";
 import { openaiProbe } from "./openai.ts";
 import { pRetryProbe } from "./p-retry.ts";
+import { stripeProbe } from "./stripe.ts";
 import { undiciProbe } from "./undici.ts";
 
 export const PROBES: readonly Probe[] = [
@@ -23,6 +24,7 @@ export const PROBES: readonly Probe[] = [
   cockatielProbe,
   openaiProbe,
   anthropicProbe,
+  stripeProbe,
 ];
 
 /** Finds a probe by its name or one of its package names ("anthropic" or "@anthropic-ai/sdk"). */

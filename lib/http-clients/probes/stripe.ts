@@ -1,0 +1,58 @@
+// stripe-node, the SDK of an API whose server honours Idempotency-Key: 2 retries by default
+// (`getDefaultMaxNetworkRetries`), on a connection error, 409 or any 5xx, whatever the method, and
+// every POST gets its own key, `stripe-node-retry-<uuid>`, made once per call and sent again on
+// each retry (stripe esm/RequestSender.js, `_defaultIdempotencyKey` and `_shouldRetry`).
+import Stripe from "stripe";
+import { duration, fromSource, type Probe, type ProbeRequest } from "../probe.ts";
+
+/** The client as the lesson builds it: Stripe's own host, port and protocol options, pointed at the run. */
+export function stripeFor(base: string, timeoutMs?: number): { stripe: Stripe; prefix: string } {
+  const url = new URL(base);
+  const stripe = new Stripe("sk_test_dummy", {
+    host: url.hostname,
+    port: Number(url.port),
+    protocol: "http",
+    ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+  });
+  return { stripe, prefix: url.pathname.replace(/\/$/, "") };
+}
+
+/** Rejects when the lesson fires the signal (stripe-node takes no AbortSignal of its own). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+export async function stripeSend(req: ProbeRequest): Promise<void> {
+  const { stripe, prefix } = stripeFor(req.base, req.timeoutMs);
+  const options = req.headers ? { additionalHeaders: { ...req.headers } } : {};
+  const params = req.method === "POST" ? (req.body as Record<string, string>) : null;
+  await untilAborted(stripe.rawRequest(req.method, prefix + req.path, params ?? undefined, options) as Promise<unknown>, req.signal);
+}
+
+export const stripeProbe: Probe = {
+  name: "stripe",
+  packages: ["stripe"],
+  config: [
+    'new Stripe("sk_test_dummy", { host: "127.0.0.1", port, protocol: "http" }): Stripe\'s own options, pointed at the run',
+    "stripe.rawRequest(method, path, params) for the requests (a v1 path: the body is form-encoded, as Stripe's API takes it)",
+  ],
+  timeoutOption: "new Stripe(key, { timeout: ms })",
+  safe: "it keys every POST itself and keeps the key on its retries: safe against a server that honours keys, as Stripe's does; to retry a call yourself later, pass `{ idempotencyKey }` made once per logical operation",
+  defaultTimeout: () =>
+    fromSource("stripe", "esm/stripe.core.js", /const DEFAULT_TIMEOUT = (\d+);/, (m) => `${duration(Number(m[1]))} per attempt`),
+  send: stripeSend,
+};
