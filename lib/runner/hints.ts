@@ -29,7 +29,7 @@ const HINTS: Record<string, readonly string[]> = {
   ],
   "03a": [
     "Keep one number, the tokens in the bucket, starting at CAPACITY. acquire picks the cost from",
-    "the kind (TIMEOUT_RETRY_COST for \"timeout\", RETRY_COST otherwise); if the bucket holds less than",
+    "the kind (TIMEOUT_RETRY_COST for \"transient\", RETRY_COST for \"throttling\"); if the bucket holds less than",
     "that, it refuses (undefined) and changes nothing; else it takes the cost and returns it. The caller",
     "keeps that number and hands it to recordSuccess when the call finally succeeds; a call that",
     "succeeded at once passes nothing, and NO_RETRY_INCREMENT comes back instead. Math.min keeps the",
