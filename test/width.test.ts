@@ -1,0 +1,96 @@
+// Output fits the terminal: every lesson in the catalog, piped with $COLUMNS at 80 and at 120, prints
+// no line wider than that (colour codes stripped), and the helpers behind it wrap between words.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { listLessons } from "../lib/catalog.ts";
+import { Trace } from "../lib/trace.ts";
+import { fitLine, stripAnsi, terminalWidth, visibleWidth, wrapText } from "../lib/width.ts";
+import { runTs } from "./run-helpers.ts";
+
+/** Lessons that take long measure less here: lesson 09 one library only. */
+const EXTRA_ARGS: Record<string, string[]> = { "09": ["--only", "axios"] };
+
+/** Columns a line takes, counted here independently of lib/width.ts: one per code point. */
+const columns = (line: string): number => [...line.replace(/\u001b\[[0-9;]*m/g, "")].length;
+
+for (const width of [80, 120]) {
+  // Two lessons at a time: each waits on its own child process, so the pair overlaps.
+  test(`every lesson fits in ${width} columns`, { concurrency: 2 }, async (t) => {
+    for (const lesson of listLessons()) {
+      void t.test(`lesson ${lesson.number}`, async () => {
+        const ran = await runTs([lesson.file, "--seed", "1", ...(EXTRA_ARGS[lesson.number] ?? [])], {
+          timeoutMs: 120_000,
+          env: { COLUMNS: String(width), FORCE_COLOR: "1", NO_COLOR: "" },
+        });
+        assert.equal(ran.timedOut, false, `lesson ${lesson.number} did not finish`);
+        assert.equal(ran.code, 0, ran.stderr);
+        const lines = ran.stdout.split("\n");
+        assert.ok(lines.length > 20, "the lesson printed its trace");
+        const wide = lines.map((l, i) => ({ n: i + 1, w: columns(l), text: stripAnsi(l) })).filter((l) => l.w > width);
+        assert.deepEqual(
+          wide.slice(0, 5).map((l) => `line ${l.n} (${l.w} columns): ${l.text}`),
+          [],
+          `lesson ${lesson.number}: ${wide.length} line(s) wider than ${width} columns`,
+        );
+      });
+    }
+  });
+}
+
+test("the width: the terminal's columns, else $COLUMNS, else 100, never below 40", () => {
+  assert.equal(terminalWidth({ isTTY: true, columns: 132 }, { COLUMNS: "80" }), 132);
+  assert.equal(terminalWidth({ isTTY: false }, { COLUMNS: "80" }), 80);
+  assert.equal(terminalWidth({ isTTY: false }, {}), 100);
+  assert.equal(terminalWidth({ isTTY: false }, { COLUMNS: "wide" }), 100);
+  assert.equal(terminalWidth({ isTTY: false }, { COLUMNS: "12" }), 40);
+});
+
+test("prose is reflowed: pre-wrapped lines are joined, then wrapped between words", () => {
+  const text = `The agent files one bug report and waits 150 ms. When no answer comes, it only knows
+    "no answer". It cannot see the server.`;
+  const lines = wrapText(text, 30);
+  assert.ok(lines.every((l) => l.length <= 30), lines.join("|"));
+  assert.equal(lines.join(" "), text.replace(/\s+/g, " "));
+  // No word is split: every line starts and ends at a word of the text.
+  const words = new Set(text.split(/\s+/));
+  for (const l of lines) for (const w of l.split(" ")) assert.ok(words.has(w), `"${w}" is not a word of the text`);
+});
+
+test("a word longer than the line is the only thing ever broken", () => {
+  const url = "https://www.rfc-editor.org/rfc/rfc9110.html#section-9.2.2";
+  const lines = wrapText(`see ${url} now`, 20);
+  assert.ok(lines.every((l) => l.length <= 20), lines.join("|"));
+  assert.equal(lines[0], "see");
+  assert.equal(lines.join(""), `see${url}now`);
+});
+
+test("a colour that spans a break is closed and reopened, so each line stands alone", () => {
+  const red = "\u001b[31m";
+  const reset = "\u001b[39m";
+  const lines = wrapText(`${red}one two three four${reset} five`, 9);
+  assert.deepEqual(lines.map(stripAnsi), ["one two", "three", "four five"]);
+  assert.ok(lines[0]!.startsWith(red) && lines[0]!.endsWith("\u001b[0m"));
+  assert.ok(lines[1]!.startsWith(red));
+  assert.ok(visibleWidth(lines[2]!) === 9);
+});
+
+test("a trace line too wide wraps under its own indent", () => {
+  const lines = fitLine(`    ${"word ".repeat(30).trim()}`, 40);
+  assert.ok(lines.length > 1);
+  assert.ok(lines.every((l) => l.length <= 40));
+  assert.ok(lines[0]!.startsWith("    word") && lines[1]!.startsWith("      word"));
+});
+
+test("a trace fits its events, its 'knows' lines and its tables to its width", () => {
+  const out: string[] = [];
+  const trace = new Trace({ color: false, step: false, width: 60, write: (l) => out.push(...l.split("\n")) });
+  trace.event("server", "#1 " + "a long event about what the server did and why it matters ".repeat(3));
+  trace.knows("no answer after 150 ms", "the first request was still running; it finished after the retry, and then more");
+  trace.table(["case", "what the server did", "reports"], [["truth 1", "x ".repeat(60).trim(), "1"]]);
+  assert.ok(out.every((l) => columns(l) <= 60), out.filter((l) => columns(l) > 60).join("\n"));
+  // Continuation lines of an event sit under its text, after the time and the actor.
+  assert.match(out[1]!, /^ {20}\S/);
+  // The table's row starts with every cell's first line; the count is on it.
+  const row = out.find((l) => l.includes("truth 1"))!;
+  assert.match(row, /│\s+1\s*$/);
+});
