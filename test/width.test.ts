@@ -94,3 +94,21 @@ test("a trace fits its events, its 'knows' lines and its tables to its width", (
   const row = out.find((l) => l.includes("truth 1"))!;
   assert.match(row, /│\s+1\s*$/);
 });
+
+test("the same seed prints the same trace at a given width, times aside", async () => {
+  const strip = (s: string) => s.replace(/^\s*\d+ ms/gm, "").replace(/\d+ ms\b/g, "N ms");
+  const run = () => runTs(["lessons/01-timeout-truths.ts", "--seed", "5"], { env: { COLUMNS: "80" } });
+  const [a, b] = await Promise.all([run(), run()]);
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(strip(a.stdout), strip(b.stdout));
+});
+
+test("--help fits too: its options wrap under themselves", async () => {
+  const help = await runTs(["lessons/09-your-http-client.ts", "--help"], { env: { COLUMNS: "80" } });
+  assert.equal(help.code, 0, help.stderr);
+  const lines = help.stdout.split("\n");
+  assert.deepEqual(lines.filter((l) => columns(l) > 80), []);
+  // --only's list of libraries continues under its text, not at the left edge.
+  const only = lines.findIndex((l) => l.startsWith("  --only"));
+  assert.match(lines[only + 1]!, /^ {27}\S/);
+});
