@@ -156,18 +156,22 @@ export class Trace {
       { indent: 0, bar: " │ ", rule: "─┼─" },
     ];
     const room = (l: (typeof layouts)[number]): number => this.#width - l.indent - l.bar.length * gaps;
-    // For each layout: narrow the columns as little as the room needs (only headers wrap, then cells
-    // between words but not the labels, then any cell between words, else words are broken); then
-    // keep the layout that takes the fewest lines (the first, on a tie).
+    // For each layout: narrow the columns as little as the room needs (level 0: only headers wrap;
+    // 1: cells wrap between words, but not the labels; 2: any cell between words; 3: words break,
+    // but not the labels; 4: anything breaks).
+    // Keep the plan of the lowest level, then the fewest lines, then the first layout.
     const firstWhole = [natural[0] ?? 0, ...wordFloors.slice(1)];
     const cellLines = (c: string, w: number): number => (visibleWidth(c) <= w ? 1 : wrapText(c, w).length);
     const plans = layouts.map((l) => {
-      const floors = [headerOnly, firstWhole, wordFloors].find((f) => sum(f) <= room(l)) ?? natural.map((w) => Math.min(w, 6));
+      const six = natural.map((w) => Math.min(w, 6));
+      const levels = [headerOnly, firstWhole, wordFloors, [natural[0] ?? 0, ...six.slice(1)]];
+      const level = levels.findIndex((f) => sum(f) <= room(l));
+      const floors = levels[level] ?? six;
       const widths = fitColumns(natural, room(l), floors);
       const lines = sum(all.map((row) => Math.max(...widths.map((w, i) => cellLines(row[i] ?? "", w)))));
-      return { layout: l, widths, lines };
+      return { layout: l, widths, level: level < 0 ? levels.length : level, lines };
     });
-    const { layout, widths } = plans.reduce((best, p) => (p.lines < best.lines ? p : best));
+    const { layout, widths } = plans.reduce((best, p) => (p.level < best.level || (p.level === best.level && p.lines < best.lines) ? p : best));
     const indent = " ".repeat(layout.indent);
     const bar = layout.bar;
     const fmt = (cells: string[]): string[] => {

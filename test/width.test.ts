@@ -112,3 +112,27 @@ test("--help fits too: its options wrap under themselves", async () => {
   const only = lines.findIndex((l) => l.startsWith("  --only"));
   assert.match(lines[only + 1]!, /^ {27}\S/);
 });
+
+test("a narrowed table keeps its row labels and its words whole when it can", () => {
+  const table = (width: number): string[] => {
+    const out: string[] = [];
+    const trace = new Trace({ color: false, step: false, width, write: (l) => out.push(...l.split("\n")) });
+    trace.table(header, rows);
+    return out;
+  };
+  const header = ["library", "own Idempotency-Key (POST, answer lost)", "headers that change on a retry", "default timeout"];
+  const rows = [
+    ["exponential-backoff", "none", "x-stainless-retry-count: 0,1,2", "5 min for headers (undici Agent)"],
+    ["fetch", "none", "– (no retry)", "none (every timeout undefined)"],
+  ];
+  const words = new Set([...header, ...rows.flat()].flatMap((c) => c.split(/\s+/)));
+  // At 80 columns every word fits in its column: none is broken.
+  const at80 = table(80);
+  assert.ok(at80.every((l) => columns(l) <= 80), at80.join("\n"));
+  for (const l of at80.filter((l) => !l.includes("─")))
+    for (const cell of l.split("│")) for (const w of cell.trim().split(/\s+/).filter(Boolean)) assert.ok(words.has(w), `"${w}" is a broken word:\n${at80.join("\n")}`);
+  // At 60 some words must break, but the row labels stay whole.
+  const at60 = table(60);
+  assert.ok(at60.every((l) => columns(l) <= 60), at60.join("\n"));
+  assert.ok(at60.some((l) => /^\s*exponential-backoff\s+│/.test(l)), at60.join("\n"));
+});
