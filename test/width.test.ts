@@ -2,7 +2,7 @@
 // no line wider than that (colour codes stripped), and the helpers behind it wrap between words.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { listLessons } from "../lib/catalog.ts";
+import { listLessons, type Lesson } from "../lib/catalog.ts";
 import { Trace } from "../lib/trace.ts";
 import { fitLine, stripAnsi, terminalWidth, visibleWidth, wrapText } from "../lib/width.ts";
 import { runTs } from "./run-helpers.ts";
@@ -13,27 +13,25 @@ const EXTRA_ARGS: Record<string, string[]> = { "09": ["--only", "axios"] };
 /** Columns a line takes, counted here independently of lib/width.ts: one per code point. */
 const columns = (line: string): number => [...line.replace(/\u001b\[[0-9;]*m/g, "")].length;
 
-for (const width of [80, 120]) {
-  // Two lessons at a time: each waits on its own child process, so the pair overlaps.
-  test(`every lesson fits in ${width} columns`, { concurrency: 2 }, async (t) => {
-    for (const lesson of listLessons()) {
-      void t.test(`lesson ${lesson.number}`, async () => {
-        const ran = await runTs([lesson.file, "--seed", "1", ...(EXTRA_ARGS[lesson.number] ?? [])], {
-          timeoutMs: 120_000,
-          env: { COLUMNS: String(width), FORCE_COLOR: "1", NO_COLOR: "" },
-        });
-        assert.equal(ran.timedOut, false, `lesson ${lesson.number} did not finish`);
-        assert.equal(ran.code, 0, ran.stderr);
-        const lines = ran.stdout.split("\n");
-        assert.ok(lines.length > 20, "the lesson printed its trace");
-        const wide = lines.map((l, i) => ({ n: i + 1, w: columns(l), text: stripAnsi(l) })).filter((l) => l.w > width);
-        assert.deepEqual(
-          wide.slice(0, 5).map((l) => `line ${l.n} (${l.w} columns): ${l.text}`),
-          [],
-          `lesson ${lesson.number}: ${wide.length} line(s) wider than ${width} columns`,
-        );
-      });
-    }
+/** Runs a lesson piped at `width` columns, colour on, and returns the lines wider than that. */
+async function wideLines(lesson: Lesson, width: number): Promise<string[]> {
+  const ran = await runTs([lesson.file, "--seed", "1", ...(EXTRA_ARGS[lesson.number] ?? [])], {
+    timeoutMs: 120_000,
+    env: { COLUMNS: String(width), FORCE_COLOR: "1", NO_COLOR: "" },
+  });
+  assert.equal(ran.timedOut, false, `lesson ${lesson.number} did not finish`);
+  assert.equal(ran.code, 0, ran.stderr);
+  const lines = ran.stdout.split("\n");
+  assert.ok(lines.length > 20, "the lesson printed its trace");
+  return lines.flatMap((l, i) => (columns(l) > width ? [`line ${i + 1} (${columns(l)} columns): ${stripAnsi(l)}`] : []));
+}
+
+// Each lesson from the catalog, at both widths at once (two processes), one lesson after another.
+for (const lesson of listLessons()) {
+  test(`lesson ${lesson.number} fits in 80 and in 120 columns`, async () => {
+    const [at80, at120] = await Promise.all([wideLines(lesson, 80), wideLines(lesson, 120)]);
+    assert.deepEqual(at80.slice(0, 5), [], `${at80.length} line(s) wider than 80 columns`);
+    assert.deepEqual(at120.slice(0, 5), [], `${at120.length} line(s) wider than 120 columns`);
   });
 }
 
