@@ -34,6 +34,7 @@ import { simulateManyParallel } from "../lib/herd/parallel.ts";
 import { HERD_STRATEGIES, LATENCY_MEAN_MS, LATENCY_SD_MS, simulatePoint, type HerdStrategy, type PointResult } from "../lib/herd/simulator.ts";
 import { refusedPerService, runLiveHerd, type LiveHerdResult } from "../lib/live-herd.ts";
 import { seeded } from "../lib/random.ts";
+import { visibleWidth } from "../lib/width.ts";
 
 const DEFAULT_CLIENTS = [10, 50, 100];
 const DEFAULT_RUNS = 100;
@@ -182,13 +183,14 @@ const crowdPeak = Math.max(...crowdCounts.flat());
 const nameWidth = Math.max(...crowd.map((c) => c.name.length));
 const widths = crowd.map((c) => Math.max(...c.waits) - Math.min(...c.waits));
 const busiest = crowdCounts.map((c) => Math.max(...c));
-crowd.forEach((c, i) => {
-  trace.line(
-    `  ${c.name.padEnd(nameWidth)} │${sparkline(crowdCounts[i]!, crowdPeak)}│ all ${CROWD} within ${ms(widths[i]!)} ms (${pct(widths[i]!, c.nominalMs)} of ${c.nominalMs}); busiest ${BUCKET_MS} ms: ${busiest[i]}`,
-  );
-});
+const crowdNotes = crowd.map((c, i) => `all ${CROWD} within ${ms(widths[i]!)} ms (${pct(widths[i]!, c.nominalMs)} of ${c.nominalMs}); busiest ${BUCKET_MS} ms: ${busiest[i]}`);
+const crowdRows = crowd.map((c, i) => `  ${c.name.padEnd(nameWidth)} │${sparkline(crowdCounts[i]!, crowdPeak)}│`);
+// Each row's numbers go beside it when the terminal is wide enough, else in a list under the chart.
+const beside = crowdRows.every((r, i) => visibleWidth(`${r} ${crowdNotes[i]}`) <= trace.width);
+crowdRows.forEach((r, i) => trace.line(beside ? `${r} ${crowdNotes[i]}` : r));
 trace.line(`  ${" ".repeat(nameWidth)}  0${`${WINDOW_MS} ms`.padStart(WINDOW_MS / BUCKET_MS - 1)}`);
 trace.line(`  ${" ".repeat(nameWidth)}  (first retries of ${CROWD} clients that failed together, per ${BUCKET_MS} ms bucket; one scale for all rows)`);
+if (!beside) crowd.forEach((c, i) => trace.line(`  ${c.name.padEnd(nameWidth)}  ${crowdNotes[i]}`));
 trace.prose(`Codex's ±10 % turns one spike of ${busiest[0]} retries into a bump ${ms(widths[1]!)} ms wide, ${pct(widths[1]!, 200)} of its 200 ms wait, still
   ${busiest[1]} in the busiest ${BUCKET_MS} ms. The SDK's quarter, downwards only, spreads them over ${ms(widths[2]!)} ms of its 500 ms wait. Full
   jitter, given the same 200 ms as Codex, uses all of it: ${busiest[3]} at most in ${BUCKET_MS} ms. What the small jitter buys is a floor for each client: Codex never waits less than
@@ -230,10 +232,11 @@ if (flags.clients.length > 1) {
 // ## When the writes land
 // One run at the largest client count, every write's arrival at the server counted in 50 ms
 // buckets over the first 3 s: long enough for exponential's every doubling, up to the cap. Heights by
-// the square root, so that the small buckets stay visible next to the first burst.
+// the square root, so that the small buckets stay visible next to the first burst. On a terminal too
+// narrow for 60 columns of chart (beside a name and its peak), the buckets are fewer and wider.
 const N = flags.clients.at(-1)!;
 const HIST_MS = 3000;
-const HIST_BUCKETS = 60;
+const HIST_BUCKETS = [60, 50, 40, 30].find((b) => 2 + 12 + 2 + b + 1 + 11 <= trace.width) ?? 20;
 const histStrategies: HerdStrategy[] = ["no-backoff", "exponential", "codex-capped", "full"];
 const writes = histStrategies.map((strategy) => ({
   name: strategy,

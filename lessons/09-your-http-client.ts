@@ -101,7 +101,7 @@ for (const p of probes) {
 
 /** A list item, wrapped, its continuation lines indented under its text. */
 function item(label: string, text: string): void {
-  const [first = "", ...rest] = wrap(text, 94 - label.length);
+  const [first = "", ...rest] = wrap(text, trace.width - label.length);
   trace.line(label + first);
   for (const l of rest) trace.line(" ".repeat(label.length) + l);
 }

@@ -4,6 +4,7 @@
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { Trace, colorWanted } from "./trace.ts";
+import { fitLine, hangingWrap, terminalWidth, visibleWidth, wrapText } from "./width.ts";
 
 /** Thrown for bad command-line input; `runMain` prints it as one line and exits 2. */
 export class UsageError extends Error {}
@@ -21,13 +22,39 @@ export interface CommandSpec<O extends ParseArgsOptionsConfig> {
   positionals?: boolean;
 }
 
-export function helpText<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>): string {
+export function helpText<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>, width = terminalWidth()): string {
+  // Each option's text wraps between words under itself, to the terminal's width.
+  const option = (flag: string, text: string): string => hangingWrap(`  ${flag.padEnd(24)} `, text, width).map((l) => l.trimEnd()).join("\n");
   const rows = Object.entries(spec.options).map(([name, o]) => {
     const flag = `--${name}${o.type === "string" ? " <value>" : ""}`;
-    return `  ${flag.padEnd(24)} ${spec.optionHelp[name as keyof O & string] ?? ""}`;
+    return option(flag, spec.optionHelp[name as keyof O & string] ?? "");
   });
-  rows.push(`  ${"--help".padEnd(24)} show this help`);
-  return `${spec.usage}\n\n${spec.description}\n\nOptions:\n${rows.join("\n")}\n`;
+  rows.push(option("--help", "show this help"));
+  return `${fitLine(spec.usage, width, 4).join("\n")}\n\n${fitText(spec.description, width)}\n\nOptions:\n${rows.join("\n")}\n`;
+}
+
+/**
+ * A description as written when it fits; else each paragraph (lines that do not start with a space)
+ * with a line too wide is reflowed to the width, and each indented line (a list item) wraps under itself.
+ */
+function fitText(text: string, width: number): string {
+  const out: string[] = [];
+  let paragraph: string[] = [];
+  const flush = (): void => {
+    if (paragraph.some((l) => visibleWidth(l) > width)) out.push(...wrapText(paragraph.join(" "), width));
+    else out.push(...paragraph);
+    paragraph = [];
+  };
+  for (const line of text.split("\n")) {
+    if (line.trim() !== "" && !/^\s/.test(line)) {
+      paragraph.push(line);
+      continue;
+    }
+    flush();
+    out.push(...fitLine(line, width));
+  }
+  flush();
+  return out.join("\n");
 }
 
 /**

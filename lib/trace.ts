@@ -5,6 +5,7 @@
  */
 import { styleText } from "node:util";
 import { nowMs, waitForEnter } from "./clock.ts";
+import { fitLine, hangingWrap, terminalWidth, truncate, visibleWidth, wrapText } from "./width.ts";
 
 export type Actor = "agent" | "harness" | "model" | "server" | "database" | "network" | "notifier" | "outbox" | "lesson";
 type Style = Parameters<typeof styleText>[0];
@@ -28,7 +29,7 @@ export interface TraceOptions {
   step: boolean;
   /** Where lines go; defaults to stdout. Tests collect them. */
   write?: (line: string) => void;
-  /** Text width for prose. */
+  /** The width every line fits in; default `terminalWidth()` (the terminal, else $COLUMNS, else 100). */
   width?: number;
 }
 
@@ -51,7 +52,12 @@ export class Trace {
     this.#color = options.color;
     this.#step = options.step;
     this.#write = options.write ?? ((line) => process.stdout.write(line + "\n"));
-    this.#width = options.width ?? 96;
+    this.#width = options.width ?? terminalWidth();
+  }
+
+  /** The width, in columns, that every line this trace writes fits in. */
+  get width(): number {
+    return this.#width;
   }
 
   /** Applies a style when colour is on. */
@@ -59,41 +65,60 @@ export class Trace {
     return this.#color ? styleText(format, text, { validateStream: false }) : text;
   }
 
+  /**
+   * A line as it is, if it fits; a line too wide is wrapped at spaces, its continuation lines
+   * indented under it (charts and tables are sized by whoever draws them, so that they fit).
+   */
   line(text = ""): void {
-    this.#write(text);
+    for (const l of text.split("\n")) for (const piece of fitLine(l, this.#width)) this.#write(piece);
   }
 
   /** A chapter heading: the lesson's title. */
   title(text: string): void {
-    const bar = "═".repeat(Math.min(this.#width, Math.max(text.length + 4, 40)));
-    this.#write(this.style("bold", `${bar}\n  ${text}\n${bar}`));
+    const lines = hangingWrap("  ", text, this.#width);
+    const bar = "═".repeat(Math.min(this.#width, Math.max(...lines.map((l) => visibleWidth(l) + 2), 40)));
+    this.#write(this.style("bold", `${bar}\n${lines.join("\n")}\n${bar}`));
   }
 
   /** A section heading; restarts the clock so each case's times begin at 0. */
   section(text: string): void {
     this.#write("");
-    this.#write(this.style(["bold", "underline"], text));
+    for (const l of wrapText(text, this.#width)) this.#write(this.style(["bold", "underline"], l));
     this.#t0 = nowMs();
   }
 
-  /** A paragraph of explanation, wrapped. */
+  /** A paragraph of explanation: its lines are joined and wrapped again to the width, never mid-word. */
   prose(text: string): void {
-    for (const l of wrap(text.replace(/\s+/g, " ").trim(), this.#width - 2)) this.#write("  " + this.style("dim", l));
+    for (const l of wrapText(text, this.#width - 2)) this.#write("  " + this.style("dim", l));
   }
 
-  /** One event: what an actor did. */
+  /** One event: what an actor did. A long one wraps, its continuation lines under its text. */
   event(actor: Actor, text: string, mark?: "ok" | "bad" | "warn"): void {
     const ms = `${Math.round(nowMs() - this.#t0)} ms`.padStart(8);
     const who = this.style(ACTOR_STYLE[actor], actor.padEnd(9));
-    const body = mark === "ok" ? this.style("green", text) : mark === "bad" ? this.style("red", text) : mark === "warn" ? this.style("yellow", text) : text;
-    this.#write(`${this.style("gray", ms)}  ${who} ${body}`);
+    const paint = (t: string): string => (mark === "ok" ? this.style("green", t) : mark === "bad" ? this.style("red", t) : mark === "warn" ? this.style("yellow", t) : t);
+    const prefix = `${this.style("gray", ms)}  ${who} `;
+    const lines = this.#fit(prefix, text);
+    lines.forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(visibleWidth(prefix))) + paint(l)));
     if (this.#step) waitForEnter(this.style("gray", "          (Enter for the next event)"));
   }
 
   /** What the client can know, set beside what really happened. */
   knows(clientKnows: string, reallyHappened: string): void {
-    this.#write(`          ${this.style("cyan", "the agent knows:")} ${clientKnows}`);
-    this.#write(`          ${this.style("magenta", "what happened:  ")} ${reallyHappened}`);
+    const pair = [
+      [`          ${this.style("cyan", "the agent knows:")} `, clientKnows],
+      [`          ${this.style("magenta", "what happened:  ")} `, reallyHappened],
+    ] as const;
+    for (const [prefix, text] of pair) {
+      this.#fit(prefix, text).forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(visibleWidth(prefix))) + l));
+    }
+  }
+
+  /** `text` in the columns left after `prefix`: as it is if it fits, else wrapped. */
+  #fit(prefix: string, text: string): string[] {
+    const room = this.#width - visibleWidth(prefix);
+    if (visibleWidth(text) <= room) return [text];
+    return wrapText(text, Math.max(room, 10));
   }
 
   /** The count of reports after a case, marked when it is not what one logical call should leave. */
@@ -104,23 +129,91 @@ export class Trace {
         : stored > expected
           ? this.style(["red", "bold"], `✗ DUPLICATE (${stored - expected} extra)`)
           : this.style(["red", "bold"], `✗ LOST (${expected - stored} missing)`);
-    this.#write(`          ${this.style("bold", `${what}: ${stored}`)}  ${verdict}`);
+    this.line(`          ${this.style("bold", `${what}: ${stored}`)}  ${verdict}`);
   }
 
-  /** A plain table with a header row. Cells are strings; widths are measured without colour codes. */
+  /**
+   * A plain table with a header row. Cells are strings; widths are measured without colour codes.
+   * A table wider than the trace is fitted: the widest columns are narrowed first and their cells
+   * wrap between words onto more lines (a row's first line holds the start of every cell); if
+   * that is not enough the columns are set closer together, and as a last resort words are broken
+   * and lines cut at the edge with "…".
+   */
   table(header: string[], rows: string[][]): void {
-    const widths = header.map((h, i) => Math.max(visible(h), ...rows.map((r) => visible(r[i] ?? ""))));
-    const fmt = (cells: string[]): string =>
-      "  " + cells.map((c, i) => c + " ".repeat(Math.max(0, widths[i]! - visible(c)))).join("  │  ");
-    this.#write(this.style("bold", fmt(header)));
-    this.#write("  " + widths.map((w) => "─".repeat(w)).join("──┼──"));
-    for (const r of rows) this.#write(fmt(r));
+    const all = [header, ...rows];
+    const words = (c: string): number => Math.max(1, ...c.split(/\s+/).map(visibleWidth));
+    const natural = header.map((_, i) => Math.max(...all.map((r) => visibleWidth(r[i] ?? ""))));
+    // Narrowing a column first wraps its header only, then its cells between words (the first column,
+    // the row's label, last), then breaks words.
+    const headerOnly = header.map((h, i) => (i === 0 ? natural[i]! : Math.max(words(h), ...rows.map((r) => visibleWidth(r[i] ?? "")))));
+    const wordFloors = header.map((_, i) => Math.min(natural[i]!, Math.max(...all.map((r) => words(r[i] ?? "")))));
+    const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+    const gaps = Math.max(0, header.length - 1);
+    // Indent and separator: as usual, then closer together, then without the indent.
+    const layouts = [
+      { indent: 2, bar: "  │  ", rule: "──┼──" },
+      { indent: 2, bar: " │ ", rule: "─┼─" },
+      { indent: 0, bar: " │ ", rule: "─┼─" },
+    ];
+    const room = (l: (typeof layouts)[number]): number => this.#width - l.indent - l.bar.length * gaps;
+    // For each layout: narrow the columns as little as the room needs (level 0: only headers wrap;
+    // 1: cells wrap between words, but not the labels; 2: any cell between words; 3: words break,
+    // but not the labels; 4: anything breaks).
+    // Keep the plan of the lowest level, then the fewest lines, then the first layout.
+    const firstWhole = [natural[0] ?? 0, ...wordFloors.slice(1)];
+    const cellLines = (c: string, w: number): number => (visibleWidth(c) <= w ? 1 : wrapText(c, w).length);
+    const plans = layouts.map((l) => {
+      const six = natural.map((w) => Math.min(w, 6));
+      const levels = [headerOnly, firstWhole, wordFloors, [natural[0] ?? 0, ...six.slice(1)]];
+      const level = levels.findIndex((f) => sum(f) <= room(l));
+      const floors = levels[level] ?? six;
+      const widths = fitColumns(natural, room(l), floors);
+      const lines = sum(all.map((row) => Math.max(...widths.map((w, i) => cellLines(row[i] ?? "", w)))));
+      return { layout: l, widths, level: level < 0 ? levels.length : level, lines };
+    });
+    const { layout, widths } = plans.reduce((best, p) => (p.level < best.level || (p.level === best.level && p.lines < best.lines) ? p : best));
+    const indent = " ".repeat(layout.indent);
+    const bar = layout.bar;
+    const fmt = (cells: string[]): string[] => {
+      const wrapped = widths.map((w, i) => {
+        const c = cells[i] ?? "";
+        return visibleWidth(c) <= w ? [c] : wrapText(c, w);
+      });
+      const height = Math.max(...wrapped.map((c) => c.length));
+      return Array.from({ length: height }, (_, k) =>
+        truncate(
+          indent +
+            wrapped
+              .map((c, i) => {
+                const piece = c[k] ?? "";
+                return piece + " ".repeat(Math.max(0, widths[i]! - visibleWidth(piece)));
+              })
+              .join(bar),
+          this.#width,
+        ),
+      );
+    };
+    for (const l of fmt(header)) this.#write(this.style("bold", l));
+    this.#write(truncate(indent + widths.map((w) => "─".repeat(w)).join(layout.rule), this.#width));
+    for (const r of rows) for (const l of fmt(r)) this.#write(l);
   }
 }
 
-function visible(s: string): number {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\u001b\[[0-9;]*m/g, "").length;
+/**
+ * Column widths that fit in `room` columns: while the sum is too large, the widest column that is
+ * still above its floor loses one column. If even the floors do not fit, the floors are returned.
+ */
+export function fitColumns(natural: readonly number[], room: number, floor: readonly number[] = natural.map((w) => Math.min(w, 8))): number[] {
+  const widths = [...natural];
+  let total = widths.reduce((a, b) => a + b, 0);
+  while (total > room) {
+    let widest = -1;
+    for (let i = 0; i < widths.length; i++) if (widths[i]! > floor[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    if (widest < 0) break;
+    widths[widest]!--;
+    total--;
+  }
+  return widths;
 }
 
 /** Greedy word wrap. */

@@ -13,13 +13,17 @@ export interface Ran {
   timedOut: boolean;
 }
 
-/** Runs `node --import tsx <args>` in the project root, killing it after `timeoutMs`. */
+/**
+ * Runs `node --import tsx <args>` in the project root, killing it after `timeoutMs`. Its output is
+ * as wide as it likes (COLUMNS=1000) unless `env` says otherwise, so that tests that read a lesson's
+ * lines read them whole, whatever terminal runs the tests; test/width.test.ts checks the wrapping.
+ */
 export function runTs(args: string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Ran> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", ...args], {
       cwd: ROOT,
-      env: childEnv({ NO_COLOR: "1", ...options.env }),
+      env: childEnv({ NO_COLOR: "1", COLUMNS: "1000", ...options.env }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
