@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NewReport } from "./store.ts";
+import { declaredOver, markOversized } from "./oversized.ts";
 
 /** The largest request body the tracker reads, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -69,22 +70,43 @@ export function send(res: ServerResponse, answer: Answer): void {
   res.end(text);
 }
 
-/** Reads the whole body, refusing more than `limit` bytes (413) whatever Content-Length claims. */
-export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  const declared = req.headers["content-length"];
-  if (declared !== undefined && Number(declared) > limit) {
-    throw new HttpError(413, "Content Too Large", `the body may be at most ${limit} bytes`, { connection: "close" });
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      throw new HttpError(413, "Content Too Large", `the body may be at most ${limit} bytes`, { connection: "close" });
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/**
+ * Reads the whole body, refusing more than `limit` bytes (413) whatever Content-Length claims. A
+ * refused request is marked (oversized.ts) and keeps flowing: the service lets its connection read
+ * and discard the rest before closing, so that the client, still sending, hears the 413.
+ */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const tooLarge = (): HttpError => {
+    markOversized(req);
+    return new HttpError(413, "Content Too Large", `the body may be at most ${limit} bytes`, { connection: "close" });
+  };
+  if (declaredOver(req, limit)) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      // Not `for await`: leaving that loop early destroys the request, and with it the connection.
+      done();
+      req.resume();
+      reject(tooLarge());
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      done();
+      reject(err);
+    };
+    // A client that hangs up mid-body: no "end" comes.
+    const onClose = (): void => onError(new Error("the client hung up before the body was complete"));
+    const done = (): void => {
+      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+    };
+    req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+  });
 }
 
 /** Parses and validates a report body: JSON object, `title` a non-empty string, the rest optional strings. */

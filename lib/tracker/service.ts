@@ -10,7 +10,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Faults, type FaultName, type Wake } from "../faults.ts";
-import { HttpError, answerFromError, parseReport, problem, rawProblem, readBody, send, type Answer } from "./http.ts";
+import { declaredOver, isOversized, lingerBeforeClose } from "./oversized.ts";
+import { HttpError, MAX_BODY_BYTES, answerFromError, parseReport, problem, rawProblem, readBody, send, type Answer } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
 import type { SideEffectCall, SideEffects } from "./side-effects.ts";
 import { ReportStore, type Report } from "./store.ts";
@@ -116,7 +117,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
   // node:http looks for late clients every connectionsCheckingInterval (30 s by default): a quarter
   // of the shorter limit keeps each limit within 25 % of itself.
   const connectionsCheckingInterval = Math.max(10, Math.min(30_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
-  const server: Server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const requestNo = ++requests;
     const started = performance.now();
     if (options.onRequest) {
@@ -140,6 +141,13 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
       emit({ actor: "server", requestNo, text: `internal error: ${err instanceof Error ? err.message : err}`, mark: "bad" });
       if (!res.headersSent && !res.destroyed) send(res, problem(500, "Internal Server Error", "the server failed"));
     });
+  };
+  const server: Server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, onRequest);
+  // `Expect: 100-continue`: the client waits before sending its body. When the headers already say
+  // 413, answer that instead of 100 Continue (RFC 9110 §10.1.1), and the body is never sent.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    if (!declaredOver(req, MAX_BODY_BYTES)) res.writeContinue();
+    onRequest(req, res);
   });
   // What node:http refuses before any handler runs (a malformed request, a client too slow): a
   // problem+json answer if the connection still takes one, then the connection is closed.
@@ -190,6 +198,8 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
     // The event goes out before the answer, so that a parent reading a child tracker's events hears
     // of the answer no later than its client does.
     emit({ actor: "server", requestNo, text: `→ ${answer.status} ${describe(answer)}`, mark: answer.status < 400 ? "ok" : "bad" });
+    // A body refused for its size may still be arriving: read and discard it before closing.
+    if (isOversized(req)) lingerBeforeClose(req);
     send(res, answer);
     if (answer.headers?.["idempotent-replayed"] === "true") replays.add(res);
     faults.mark(requestNo, "answered");
