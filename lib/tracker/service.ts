@@ -9,7 +9,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { Faults, type FaultName, type Wake } from "../faults.ts";
+import { Faults, type FaultName, type Stage, type Wake } from "../faults.ts";
 import { declaredOver, isOversized, lingerBeforeClose } from "./oversized.ts";
 import { HttpError, MAX_BODY_BYTES, answerFromError, parseReport, problem, rawProblem, readBody, send, type Answer } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
@@ -33,7 +33,7 @@ export interface TrackerOptions {
   variant?: VariantName;
   /** SQLite file path, or ":memory:" (default). */
   db?: string;
-  /** Faults by request number (default: none). */
+  /** Faults by request number (default: none). Stages (`faults.reached`) are recorded only when given. */
   faults?: Faults;
   /** Receives every event, for the trace or a log. */
   onEvent?: (event: TrackerEvent) => void;
@@ -115,7 +115,12 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
   const variant = variantByName(options.variant ?? "naive");
   const store = new ReportStore(options.db ?? ":memory:");
   const faults = options.faults ?? new Faults();
+  // A request's stages are recorded only for a caller who passed its own Faults and may wait on
+  // them; for anyone else they would be bookkeeping per request that nobody reads.
+  const mark: (requestNo: number, stage: Stage) => void = options.faults ? (n, stage) => faults.mark(n, stage) : () => {};
   const emit = options.onEvent ?? (() => {});
+  // Whether anyone hears the events: without a listener the per-request texts are not even built.
+  const tracing = options.onEvent !== undefined;
   const now = options.now ?? Date.now;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
@@ -156,7 +161,8 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
         }),
       );
     }
-    scope.run(requestNo, () => handle(requestNo, req, res)).catch((err: unknown) => {
+    // The scope costs a context switch per request: only the in-transaction hook reads it.
+    (inTransaction ? scope.run(requestNo, () => handle(requestNo, req, res)) : handle(requestNo, req, res)).catch((err: unknown) => {
       if (closing) return;
       emit({ actor: "server", requestNo, text: `internal error: ${err instanceof Error ? err.message : err}`, mark: "bad" });
       if (!res.headersSent && !res.destroyed) send(res, problem(500, "Internal Server Error", "the server failed"));
@@ -180,17 +186,16 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
 
   async function handle(requestNo: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const fault: FaultName = faults.faultFor(requestNo);
-    const url = new URL(req.url ?? "/", "http://tracker.invalid");
-    const path = url.pathname;
+    const { path, search } = splitTarget(req.url ?? "/");
     const method = req.method ?? "GET";
-    faults.mark(requestNo, "arrived");
-    res.on("close", () => faults.mark(requestNo, "finished"));
-    emit({ actor: "server", requestNo, text: `${method} ${path}${url.search} arrived${fault === "none" ? "" : ` (fault: ${fault})`}` });
+    mark(requestNo, "arrived");
+    if (options.faults) res.on("close", () => mark(requestNo, "finished"));
+    if (tracing) emit({ actor: "server", requestNo, text: `${method} ${path}${search} arrived${fault === "none" ? "" : ` (fault: ${fault})`}` });
 
     if (fault === "drop-request") {
       // The request vanishes: no handler runs and the client hears nothing until it gives up.
       req.resume();
-      faults.mark(requestNo, "dropped");
+      mark(requestNo, "dropped");
       emit({ actor: "server", requestNo, text: "dropped before any handler ran: nothing done, nothing said", mark: "warn" });
       await silenceUntilClientLeaves(res);
       return;
@@ -198,17 +203,17 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
 
     let answer: Answer;
     try {
-      answer = await route(requestNo, fault, method, path, url, req);
+      answer = await route(requestNo, fault, method, path, search, req);
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       answer = answerFromError(err);
     } finally {
-      faults.mark(requestNo, "handled");
+      mark(requestNo, "handled");
     }
 
     if (fault === "lose-response") {
       // Whatever was done stays done; the answer is thrown away before its first byte.
-      faults.mark(requestNo, "lost");
+      mark(requestNo, "lost");
       emit({ actor: "server", requestNo, text: `answer (${answer.status}) lost on the way back: not one byte reaches the agent`, mark: "warn" });
       await silenceUntilClientLeaves(res);
       return;
@@ -219,15 +224,15 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
     }
     // The event goes out before the answer, so that a parent reading a child tracker's events hears
     // of the answer no later than its client does.
-    emit({ actor: "server", requestNo, text: `→ ${answer.status} ${describe(answer)}`, mark: answer.status < 400 ? "ok" : "bad" });
+    if (tracing) emit({ actor: "server", requestNo, text: `→ ${answer.status} ${describe(answer)}`, mark: answer.status < 400 ? "ok" : "bad" });
     // A body refused for its size may still be arriving: read and discard it before closing.
     if (isOversized(req)) lingerBeforeClose(req);
     send(res, answer);
     if (answer.headers?.["idempotent-replayed"] === "true") replays.add(res);
-    faults.mark(requestNo, "answered");
+    mark(requestNo, "answered");
   }
 
-  async function route(requestNo: number, fault: FaultName, method: string, path: string, url: URL, req: IncomingMessage): Promise<Answer> {
+  async function route(requestNo: number, fault: FaultName, method: string, path: string, search: string, req: IncomingMessage): Promise<Answer> {
     // RFC 9110 §7.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
     // request message that lacks a Host header field".
     if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
@@ -271,7 +276,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
             if (call && sideEffects?.beforeCommit) await sideEffects.beforeCommit(call);
             ctx.crashPoint("before-commit");
           },
-          claimed: (fence, takenFrom) => faults.claimed(requestNo, fence, takenFrom),
+          claimed: (fence, takenFrom) => options.faults?.claimed(requestNo, fence, takenFrom),
           crashPoint: (point) => {
             if (fault === `crash-${point}`) {
               emit({ actor: "server", requestNo, text: `process killed (SIGKILL) at "${point}"`, mark: "bad" });
@@ -280,7 +285,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
           },
           database: (text, committed = false) => {
             emit({ actor: "database", requestNo, text });
-            if (committed) faults.mark(requestNo, "committed");
+            if (committed) mark(requestNo, "committed");
           },
           server: (text, mark) => emit({ actor: "server", requestNo, text, ...(mark ? { mark } : {}) }),
         };
@@ -290,7 +295,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
         }
         return answer;
       }
-      if (method === "GET" || method === "HEAD") return listPage(url);
+      if (method === "GET" || method === "HEAD") return listPage(new URLSearchParams(search));
       throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports`, { allow: "GET, HEAD, POST" });
     }
     const m = /^\/reports\/([^/]+)$/.exec(path);
@@ -306,7 +311,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
         if (fault === "slow" || fault === "pause-past-lease") await faults.hold(requestNo);
         const result = store.transaction(() => store.putReport(id, report));
         emit({ actor: "database", requestNo, text: `${result.created ? "INSERT" : "REPLACE"} report ${id} · COMMIT` });
-        faults.mark(requestNo, "committed");
+        mark(requestNo, "committed");
         return { status: result.created ? 201 : 200, body: result.report, headers: { location: `/reports/${id}` } };
       }
       throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports/${id}`, { allow: "GET, HEAD, PUT" });
@@ -320,10 +325,10 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
    * next page. Oldest first, so that reports filed while a client pages through come at the end,
    * never between pages.
    */
-  function listPage(url: URL): Answer {
-    const title = url.searchParams.get("title") ?? undefined;
-    const limit = wholeParam(url, "limit", 1, MAX_PAGE, MAX_PAGE);
-    const after = wholeParam(url, "after", 0, MAX_REPORT_ID, 0);
+  function listPage(query: URLSearchParams): Answer {
+    const title = query.get("title") ?? undefined;
+    const limit = wholeParam(query, "limit", 1, MAX_PAGE, MAX_PAGE);
+    const after = wholeParam(query, "after", 0, MAX_REPORT_ID, 0);
     const rows = store.page(after, limit + 1, title);
     if (rows.length <= limit) return { status: 200, body: rows };
     rows.length = limit;
@@ -389,12 +394,26 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
 export const MAX_PAGE = 100;
 
 /** A whole-number query parameter from `min` to `max`, `fallback` when absent; otherwise 400. */
-function wholeParam(url: URL, name: string, min: number, max: number, fallback: number): number {
-  const values = url.searchParams.getAll(name);
+function wholeParam(query: URLSearchParams, name: string, min: number, max: number, fallback: number): number {
+  const values = query.getAll(name);
   if (values.length === 0) return fallback;
   const n = values.length === 1 && /^[0-9]{1,16}$/.test(values[0]!) ? Number(values[0]) : NaN;
   if (!(n >= min && n <= max)) throw new HttpError(400, "Bad Request", `?${name}= takes one whole number from ${min} to ${max}`);
   return n;
+}
+
+/**
+ * The path and the query (with its "?") of a request target. A plain origin-form target is split
+ * as it stands; anything else (percent-escapes, dot segments, an absolute form) goes through the
+ * URL parser, which normalises it.
+ */
+export function splitTarget(target: string): { path: string; search: string } {
+  if (/^\/[A-Za-z0-9_\-/]*(?:\?[^#%]*)?$/.test(target) && !target.includes("//") && !/\/\.{1,2}(?:\/|\?|$)/.test(target)) {
+    const q = target.indexOf("?");
+    return q < 0 ? { path: target, search: "" } : { path: target.slice(0, q), search: q === target.length - 1 ? "" : target.slice(q) };
+  }
+  const url = new URL(target, "http://tracker.invalid");
+  return { path: url.pathname, search: url.search };
 }
 
 /** What the trace says when a held handler goes on. */
