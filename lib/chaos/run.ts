@@ -30,7 +30,9 @@ import type { VariantName } from "../tracker/variant.ts";
 import { startCluster } from "./cluster.ts";
 import { startProxy, type Target } from "./proxy.ts";
 import { CHAOS_FAULTS, FAULTED_ARRIVALS, operationSeed, planChaos, type ChaosFault, type LogicalOp } from "./schedule.ts";
-import { tally, type Tally } from "./tally.ts";
+import { tally, type StoredRow, type Tally } from "./tally.ts";
+import type { ChaosProgress } from "./progress.ts";
+import { DatabaseSync } from "node:sqlite";
 
 export interface ChaosOptions {
   variant: VariantName;
@@ -48,6 +50,8 @@ export interface ChaosOptions {
   timeoutMs?: number;
   /** The keyed variants' lease, ms (default 700). */
   leaseMs?: number;
+  /** Hears the run's progress every half second, and once at the end. */
+  onProgress?: (progress: ChaosProgress) => void;
 }
 
 export const CHAOS_DEFAULTS = { agents: 50, processes: 3, timeoutMs: 400, leaseMs: 700 } as const;
@@ -142,6 +146,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
   const cluster = await startCluster({ variant: options.variant, db, processes, leaseMs });
   let proxy: Awaited<ReturnType<typeof startProxy<Passing>>> | undefined;
+  // Progress: operations answered so far, and duplicates read from the database as rows arrive
+  // (only new rows each time, and only their titles are kept).
+  let done = 0;
+  let phase: ChaosProgress["phase"] = "main";
+  const reader = new DatabaseSync(db, { readOnly: true });
+  const newRows = reader.prepare("SELECT id, title FROM reports WHERE id > ? ORDER BY id");
+  const titlesSeen = new Set<string>();
+  let lastId = 0;
+  let duplicatesSoFar = 0;
+  const report = (): void => {
+    if (!options.onProgress) return;
+    for (const row of newRows.iterate(lastId) as Iterable<{ id: number; title: string }>) {
+      lastId = Number(row.id);
+      if (titlesSeen.has(row.title)) duplicatesSoFar += 1;
+      else titlesSeen.add(row.title);
+    }
+    options.onProgress({ variant: options.variant, done, ops: options.ops, duplicates: duplicatesSoFar, kills: cluster.restarts, elapsedMs: performance.now() - started, phase });
+  };
+  const ticker = options.onProgress ? setInterval(report, 500) : undefined;
   try {
     proxy = await startProxy<Passing>(cluster, {
       accept(exchange) {
@@ -189,10 +212,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       s.log.push(...r.attempts.map((a) => short(a.outcome)));
       if (r.ok) {
         s.acked = (r.final as { body: { id: number } }).body.id;
+        done += 1;
         return "done";
       }
       if (r.final.kind === "response" && !isRetryable(r.final)) {
         s.refused = r.final.status;
+        done += 1;
         return "done";
       }
       gaveUp += 1;
@@ -222,31 +247,35 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     // The settle phase: every fault stops, every held request goes on, every process is up; then each
     // operation still unanswered is retried with its key until the system answers.
     faultsOn = false;
+    phase = "settling";
     for (const target of [...held]) release(target);
     await cluster.allLive();
     const pending = states.filter((s) => s.acked === undefined && s.refused === undefined);
     for (const s of pending) s.settled = true;
     await inParallel(pending, agents, (s) => keepCalling(s, SETTLE_CALLS, Math.max(SETTLE_TIMEOUT_MS, timeoutMs)));
   } finally {
+    clearInterval(ticker);
     await proxy?.close();
     await cluster.close();
+    report();
+    reader.close();
   }
 
   const store = new ReportStore(db);
-  const rows = store.listReports();
+  // The rows are streamed into the tally, never held as one array.
+  const rows = store.db.prepare("SELECT id, title FROM reports ORDER BY id").iterate() as Iterable<StoredRow>;
   // What each key would replay now, beside what its client was told.
   const keys = keyStoreOf(store);
   const changedAnswers = states.filter((s) => {
     const stored = keys.get(s.op.caller, s.op.key)?.response;
     return s.acked !== undefined && stored !== undefined && (stored.body as { id?: unknown }).id !== s.acked;
   }).length;
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-
   const t = tally(
     states.map((s) => ({ index: s.op.index, title: s.op.report.title, ...(s.acked !== undefined ? { acked: s.acked } : {}), ...(s.refused !== undefined ? { refused: s.refused } : {}) })),
     rows,
   );
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
   const examples = [...t.duplicatedOps.slice(0, 5), ...t.lostOps.slice(0, 5)].map((i) => example(states[i - 1]!, t.rowsOf.get(i)!));
   return {
     variant: options.variant,
