@@ -28,7 +28,8 @@ is retried with its key until the system answers (settling). Then the database i
   lost         an operation with no report, or whose client was told of a report that is not there
 The same seed plans the same operations and faults (the plan's digest is printed). Exit code 1 when
 ${STRICT_VARIANT} shows any duplicate, loss, unanswered operation or changed answer, with the command that
-replays it; the other variants are there to show their failures.`,
+replays it; the other variants are there to show their failures. Progress goes to stderr: one line
+redrawn on a terminal, a plain line per tenth of the run when piped. An option given twice is an error.`,
   options: {
     variant: { type: "string" },
     ops: { type: "string" },
