@@ -47,6 +47,13 @@ test("piped: plain lines, one per tenth of the run, no control characters", () =
   assert.match(lines.at(-1)!, /10,000\/10,000 operations \(100 %\)/);
 });
 
+test("piped, a slow run: a plain line at least every half minute within one tenth", () => {
+  let out = "";
+  const p = progressPrinter({ write: (t: string) => (out += t) }, false);
+  for (let s = 0; s <= 120; s += 5) p.update(at(10, { elapsedMs: s * 1000 }));
+  assert.deepEqual(out.trimEnd().split("\n").map((l) => /, (\d+ s|\d+ min \d+ s),/.exec(l)?.[1]), ["0 s", "30 s", "1 min 00 s", "1 min 30 s", "2 min 00 s"]);
+});
+
 test("the tally reads its rows as a stream, once", () => {
   function* rows(): Generator<{ id: number; title: string }> {
     yield { id: 1, title: "a" };

@@ -1,8 +1,8 @@
 /**
  * The chaos run's progress: operations done, duplicates so far, processes killed, time elapsed and
  * an estimate of the rest. On a terminal it is one line redrawn in place; when the output is piped
- * (a log, CI), plain lines, one each time another tenth of the operations is done, so a log stays
- * short and readable.
+ * (a log, CI), plain lines, one each time another tenth of the operations is done and at least
+ * one every half minute, so a log stays short and readable.
  */
 
 export interface ChaosProgress {
@@ -36,6 +36,9 @@ export function progressLine(p: ChaosProgress): string {
   );
 }
 
+/** When piped, a plain line at least this often, ms, even within one tenth of the run. */
+export const PLAIN_EVERY_MS = 30_000;
+
 export interface ProgressPrinter {
   update(p: ChaosProgress): void;
   /** Ends the display (the terminal line is cleared; plain output prints nothing more). */
@@ -45,6 +48,7 @@ export interface ProgressPrinter {
 /** Writes progress to `out`: redrawn in place when `tty`, else a plain line per tenth of the run. */
 export function progressPrinter(out: { write(text: string): unknown }, tty: boolean): ProgressPrinter {
   let lastTenth = -1;
+  let lastAtMs = 0;
   let drawn = false;
   return {
     update(p) {
@@ -54,8 +58,10 @@ export function progressPrinter(out: { write(text: string): unknown }, tty: bool
         return;
       }
       const tenth = p.ops === 0 ? 10 : Math.floor((10 * p.done) / p.ops);
-      if (tenth === lastTenth) return;
+      // A line per tenth, and at least one every half minute on a long run.
+      if (tenth === lastTenth && p.elapsedMs - lastAtMs < PLAIN_EVERY_MS) return;
       lastTenth = tenth;
+      lastAtMs = p.elapsedMs;
       out.write(`${progressLine(p)}\n`);
     },
     end() {

@@ -29,7 +29,7 @@ import { ReportStore } from "../tracker/store.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import { startCluster } from "./cluster.ts";
 import { startProxy, type Target } from "./proxy.ts";
-import { CHAOS_FAULTS, FAULTED_ARRIVALS, operationSeed, planChaos, type ChaosFault, type LogicalOp } from "./schedule.ts";
+import { CHAOS_FAULTS, FAULTED_ARRIVALS, operationSeed, planOp, planSummary, type ChaosFault, type LogicalOp } from "./schedule.ts";
 import { tally, type StoredRow, type Tally } from "./tally.ts";
 import type { ChaosProgress } from "./progress.ts";
 import { DatabaseSync } from "node:sqlite";
@@ -124,9 +124,36 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const processes = options.processes ?? CHAOS_DEFAULTS.processes;
   const timeoutMs = options.timeoutMs ?? CHAOS_DEFAULTS.timeoutMs;
   const leaseMs = options.leaseMs ?? CHAOS_DEFAULTS.leaseMs;
-  const plan = planChaos({ seed: options.seed, ops: options.ops, agents, ...(options.faults ? { faults: options.faults } : {}), ...(options.rate !== undefined ? { rate: options.rate } : {}) });
-  const states = plan.ops.map((op): OpState => ({ op, arrivals: 0, holds: [], settled: false, log: [] }));
-  const byKey = new Map(states.map((s) => [s.op.key, s]));
+  const planOptions = { seed: options.seed, ops: options.ops, agents, ...(options.faults ? { faults: options.faults } : {}), ...(options.rate !== undefined ? { rate: options.rate } : {}) };
+  // The plan is walked once for its digest and counts; each operation is made again (planOp) when
+  // its agent comes to it, and forgotten once answered. What the summary needs is kept compact:
+  // each operation's title and key, the id it was acknowledged with, a refusal, and the attempts of
+  // those that needed more than one.
+  const plan = planSummary(planOptions);
+  const titles = new Array<string>(options.ops);
+  const opKeys = new Array<string>(options.ops);
+  const ackedIds = new Float64Array(options.ops).fill(Number.NaN);
+  const refusals = new Uint16Array(options.ops);
+  const logs = new Map<number, string[]>();
+  let settledCount = 0;
+  /** The operations being worked on, by key (the proxy finds a request's operation here). */
+  const byKey = new Map<string, OpState>();
+  const open = (index: number): OpState => {
+    const op = planOp(planOptions, index);
+    titles[index - 1] = op.report.title;
+    opKeys[index - 1] = op.key;
+    const s: OpState = { op, arrivals: 0, holds: [], settled: false, log: [] };
+    byKey.set(op.key, s);
+    return s;
+  };
+  const finish = (s: OpState): void => {
+    byKey.delete(s.op.key);
+    const i = s.op.index - 1;
+    if (s.acked !== undefined) ackedIds[i] = s.acked;
+    if (s.refused !== undefined) refusals[i] = s.refused;
+    if (s.settled && s.acked !== undefined) settledCount += 1;
+    if (s.log.length !== 1 || s.log[0] !== "201") logs.set(s.op.index, s.log);
+  };
   const injected = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<ChaosFault, number>;
   let faultsOn = true;
   let attempts = 0;
@@ -234,12 +261,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       }
     };
 
+    /** Operations still unanswered when their agent moved on: the settle phase retries them. */
+    const pending: OpState[] = [];
     // The main phase: each agent files its operations one after another, all agents at once.
     await Promise.all(
       Array.from({ length: agents }, async (_, a) => {
-        for (const s of states.filter((x) => x.op.agent === a + 1)) {
+        // Agent a + 1 files operations a + 1, a + 1 + agents, … (planOp gives each its agent so).
+        for (let index = a + 1; index <= options.ops; index += agents) {
+          const s = open(index);
           await keepCalling(s, MAIN_CALLS, timeoutMs);
           for (const h of s.holds) release(h);
+          if (s.acked === undefined && s.refused === undefined) pending.push(s);
+          else finish(s);
         }
       }),
     );
@@ -250,9 +283,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     phase = "settling";
     for (const target of [...held]) release(target);
     await cluster.allLive();
-    const pending = states.filter((s) => s.acked === undefined && s.refused === undefined);
     for (const s of pending) s.settled = true;
     await inParallel(pending, agents, (s) => keepCalling(s, SETTLE_CALLS, Math.max(SETTLE_TIMEOUT_MS, timeoutMs)));
+    for (const s of pending) finish(s);
   } finally {
     clearInterval(ticker);
     await proxy?.close();
@@ -266,17 +299,28 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const rows = store.db.prepare("SELECT id, title FROM reports ORDER BY id").iterate() as Iterable<StoredRow>;
   // What each key would replay now, beside what its client was told.
   const keys = keyStoreOf(store);
-  const changedAnswers = states.filter((s) => {
-    const stored = keys.get(s.op.caller, s.op.key)?.response;
-    return s.acked !== undefined && stored !== undefined && (stored.body as { id?: unknown }).id !== s.acked;
-  }).length;
+  let changedAnswers = 0;
+  for (let i = 0; i < options.ops; i++) {
+    if (Number.isNaN(ackedIds[i]!)) continue;
+    const stored = keys.get(`agent-${(i % agents) + 1}`, opKeys[i]!)?.response;
+    if (stored !== undefined && (stored.body as { id?: unknown }).id !== ackedIds[i]) changedAnswers += 1;
+  }
   const t = tally(
-    states.map((s) => ({ index: s.op.index, title: s.op.report.title, ...(s.acked !== undefined ? { acked: s.acked } : {}), ...(s.refused !== undefined ? { refused: s.refused } : {}) })),
+    titles.map((title, i) => ({
+      index: i + 1,
+      title,
+      ...(Number.isNaN(ackedIds[i]!) ? {} : { acked: ackedIds[i]! }),
+      ...(refusals[i] !== 0 ? { refused: refusals[i]! } : {}),
+    })),
     rows,
   );
   store.close();
   rmSync(dir, { recursive: true, force: true });
-  const examples = [...t.duplicatedOps.slice(0, 5), ...t.lostOps.slice(0, 5)].map((i) => example(states[i - 1]!, t.rowsOf.get(i)!));
+  const examples = [...t.duplicatedOps.slice(0, 5), ...t.lostOps.slice(0, 5)].map((i) => {
+    const acked = ackedIds[i - 1]!;
+    const again: OpState = { op: planOp(planOptions, i), arrivals: 0, holds: [], settled: false, log: logs.get(i) ?? ["201"], ...(Number.isNaN(acked) ? {} : { acked }) };
+    return example(again, t.rowsOf.get(i)!);
+  });
   return {
     variant: options.variant,
     seed: options.seed,
@@ -293,7 +337,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     watchdogKills: proxy?.watchdogKills ?? 0,
     attempts,
     gaveUp,
-    settled: states.filter((s) => s.settled && s.acked !== undefined).length,
+    settled: settledCount,
     ms: performance.now() - started,
     examples,
   };
