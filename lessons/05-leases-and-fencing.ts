@@ -26,7 +26,7 @@ import { agentLog, agentLogAfter, scratchDir, serverLog } from "../lib/narrate.t
 import { pacedClock, type PacedClock } from "../lib/paced-clock.ts";
 import { seeded } from "../lib/random.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
-import { startTracker, type Tracker } from "../lib/tracker/service.ts";
+import { ANONYMOUS_CALLER, startTracker, type Tracker } from "../lib/tracker/service.ts";
 import { ReportStore, countReportsIn } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
 
@@ -128,7 +128,7 @@ const killed = await (async () => {
   }
   // Read back from the file, as a fresh process would: the token the take-over drew.
   const store = new ReportStore(db);
-  const fence = keyStoreOf(store).get("anonymous", attempts[0]!.key!)?.fence;
+  const fence = keyStoreOf(store).get(ANONYMOUS_CALLER, attempts[0]!.key!)?.fence;
   store.close();
   return { reports: countReportsIn(db), statuses: attempts.map((a) => status(a.outcome)), fence };
 })();
@@ -190,7 +190,7 @@ async function pausedCase<T>(
 }
 
 /** The response the key holds for the call's key at the end. */
-const storedKey = (tracker: Tracker, result: CallResult) => keyStoreOf(tracker.store).get("anonymous", result.attempts[0]!.key!)?.response;
+const storedKey = (tracker: Tracker, result: CallResult) => keyStoreOf(tracker.store).get(ANONYMOUS_CALLER, result.attempts[0]!.key!)?.response;
 
 trace.section("2a · The paused holder wakes: keyed");
 const pausedKeyed = await pausedHolder("keyed");

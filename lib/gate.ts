@@ -31,28 +31,34 @@ export function gate<T = void>(): Gate<T> {
  * or after the opener. `signals.when("committed:2")` resolves once `signals.fire("committed:2")`.
  */
 export class Signals<T = void> {
+  /** Gates someone waits on (or waited on). */
   readonly #gates = new Map<string, Gate<T>>();
-
-  #get(name: string): Gate<T> {
-    let g = this.#gates.get(name);
-    if (!g) this.#gates.set(name, (g = gate<T>()));
-    return g;
-  }
+  /**
+   * Signals fired before anyone waited: just the value. Most signals of a busy server are never
+   * awaited, and a promise for each would be work (and garbage) per request for nobody.
+   */
+  readonly #early = new Map<string, T>();
 
   when(name: string): Promise<T> {
-    return this.#get(name).passed;
+    if (this.#early.has(name)) return Promise.resolve(this.#early.get(name) as T);
+    let g = this.#gates.get(name);
+    if (!g) this.#gates.set(name, (g = gate<T>()));
+    return g.passed;
   }
 
   fire(name: string, value: T): void {
-    this.#get(name).open(value);
+    const g = this.#gates.get(name);
+    if (g) g.open(value);
+    else if (!this.#early.has(name)) this.#early.set(name, value);
   }
 
   fired(name: string): boolean {
-    return this.#gates.get(name)?.isOpen ?? false;
+    return this.#early.has(name) || (this.#gates.get(name)?.isOpen ?? false);
   }
 
   /** Forgets a gate (a long-running server must not keep them all). */
   delete(name: string): void {
     this.#gates.delete(name);
+    this.#early.delete(name);
   }
 }

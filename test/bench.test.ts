@@ -136,6 +136,8 @@ describe("npm run bench", () => {
       assert.match(out, /^What idempotency costs: POST \/reports over loopback, 16 connections/m);
       assert.match(out, /^SQLite durability: keyed/m);
       assert.match(out, /Checked afterwards: every answer was a 201/);
+      assert.match(out, /^The floor under each server: node:sqlite alone/m);
+      assert.match(out, /^one insert in one transaction \d+ µs of CPU; claim \+ complete in two transactions \d+ µs;/m);
 
       const num = (s: string | undefined): number => Number((s ?? "").replace(/,/g, ""));
       // Table rows: [label, requests/s, × ceiling, × naive, p50, p99, cpu, cpu × naive, rounds] (split on two spaces).

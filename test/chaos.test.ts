@@ -103,7 +103,18 @@ test("npm run chaos: --help, bad flags as one line with exit 2", async () => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--variant/);
   assert.match(help.stdout, /lost/);
-  const bad = [[], ["--variant", "nope"], ["--variant", "fenced", "--ops", "0"], ["--variant", "fenced", "--faults", "meteor"], ["--bogus"]];
+  const bad = [
+    [],
+    ["--variant", "nope"],
+    ["--variant", "fenced", "--ops", "0"],
+    ["--variant", "fenced", "--faults", "meteor"],
+    ["--bogus"],
+    // Repeated: the parser alone would keep the last one silently.
+    ["--variant", "fenced", "--ops", "5", "--ops", "6"],
+    ["--variant", "fenced", "--ops=5", "--ops", "6"],
+    ["--variant", "fenced", "--faults", "kill,kill"],
+    ["--variant", "fenced", "--variant", "keyed", "--ops", "1"],
+  ];
   const runs = await Promise.all(bad.map((args) => runTs(["lib/chaos/cli.ts", ...args])));
   runs.forEach((r, i) => {
     assert.equal(r.code, 2, `${bad[i]!.join(" ")}: ${r.stderr}`);
@@ -117,7 +128,14 @@ test("npm run chaos with paused holders only: keyed files twice (red), fenced on
   assert.ok(plan.ops.some((o) => o.faults[0] === "pause-past-lease"), "some operation's first request pauses");
   const run = await runTs(["lib/chaos/cli.ts", ...args], { timeoutMs: 60_000 });
   assert.equal(run.code, 0, run.stdout + run.stderr);
-  assert.equal(run.stderr, "");
+  // Piped: the progress is plain lines on stderr, the last of each variant at 100 %, with the
+  // duplicates it read from the database so far (keyed's are there before the summary).
+  assert.ok(!/[\r\x1b]/.test(run.stderr), JSON.stringify(run.stderr));
+  const progress = run.stderr.trimEnd().split("\n");
+  for (const line of progress) assert.match(line, /^(keyed|fenced): \d+\/16 operations \(\d+ %\)(, settling)?, \d+ duplicates?, \d+ kills?, \d+ s, /);
+  const last = (v: string): string => progress.filter((l) => l.startsWith(`${v}:`)).at(-1) ?? "";
+  assert.match(last("fenced"), /^fenced: 16\/16 operations \(100 %\).*, 0 duplicates, .*done$/);
+  assert.match(last("keyed"), /^keyed: 16\/16 operations \(100 %\).*, [1-9]\d* duplicates?, /);
   assert.match(run.stdout, new RegExp(`plan ${plan.digest}:`), "the printed plan is the seed's");
   const [, keyed, fenced] = tableRow(run.stdout, "duplicates")!;
   assert.ok(Number(keyed) >= 1, `keyed duplicates: ${keyed}`);

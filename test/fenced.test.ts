@@ -12,7 +12,7 @@ import { Faults } from "../lib/faults.ts";
 import { pacedClock } from "../lib/paced-clock.ts";
 import { seeded } from "../lib/random.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
-import { startTracker, type Tracker, type TrackerEvent } from "../lib/tracker/service.ts";
+import { ANONYMOUS_CALLER, startTracker, type Tracker, type TrackerEvent } from "../lib/tracker/service.ts";
 import { ReportStore, countReportsIn } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
 import { availableVariants } from "../lib/tracker/variants/index.ts";
@@ -79,7 +79,7 @@ for (const variant of ["keyed", "fenced"] as const) {
         assert.equal(late.status, 201);
         assert.notEqual(idOf(late), idOf(winner));
         assert.equal(t.store.countReports(), 2);
-        assert.deepEqual(keys.get("anonymous", KEY)?.response?.body, late.body, "and its response overwrote the winner's");
+        assert.deepEqual(keys.get(ANONYMOUS_CALLER, KEY)?.response?.body, late.body, "and its response overwrote the winner's");
       } else {
         // Green: 0 rows changed, rolled back with its report; it replays the winner's answer.
         assert.equal(late.status, 201);
@@ -87,7 +87,7 @@ for (const variant of ["keyed", "fenced"] as const) {
         assert.deepEqual(late.body, winner.body);
         assert.equal(faults.hasReached(1, "committed"), false);
         assert.equal(t.store.countReports(), 1);
-        assert.deepEqual(keys.get("anonymous", KEY)?.response?.body, winner.body);
+        assert.deepEqual(keys.get(ANONYMOUS_CALLER, KEY)?.response?.body, winner.body);
         assert.equal((await post(t)).headers["idempotent-replayed"], "true");
         assert.equal(t.store.countReports(), 1);
       }
@@ -96,7 +96,7 @@ for (const variant of ["keyed", "fenced"] as const) {
   test(`${variant}: the paused holder woken while the new holder still runs`, () =>
     pausedHolder(variant, { 2: "slow" }, async ({ t, faults, holder, takeover }) => {
       await faults.reached(2, "held");
-      const fence = keyStoreOf(t.store).get("anonymous", KEY)!.fence;
+      const fence = keyStoreOf(t.store).get(ANONYMOUS_CALLER, KEY)!.fence;
       faults.release(1);
       const late = await holder;
       if (variant === "keyed") {
@@ -104,7 +104,7 @@ for (const variant of ["keyed", "fenced"] as const) {
       } else {
         assert.equal(late.status, 409, "the new holder still runs: the stale one gets 409");
         assert.equal(late.headers["retry-after-ms"], String(LEASE_MS), "until the new holder's lease ends");
-        const row = keyStoreOf(t.store).get("anonymous", KEY)!;
+        const row = keyStoreOf(t.store).get(ANONYMOUS_CALLER, KEY)!;
         assert.deepEqual([row.state, row.fence], ["in_progress", fence], "the new holder's claim is untouched");
         assert.equal(t.store.countReports(), 0);
       }
@@ -120,7 +120,7 @@ for (const variant of ["keyed", "fenced"] as const) {
       faults.fail(1);
       const late = await holder;
       const keys = keyStoreOf(t.store);
-      const row = keys.get("anonymous", KEY)!;
+      const row = keys.get(ANONYMOUS_CALLER, KEY)!;
       // A retry while the new holder still works.
       const retry = await post(t);
       if (variant === "keyed") {
@@ -180,7 +180,7 @@ test("fenced: a late holder whose lease ran out but whom nobody took over still 
     assert.equal(replayed(late), false);
     assert.equal(faults.hasReached(1, "taken-over"), false);
     assert.equal(t.store.countReports(), 1);
-    assert.equal(keyStoreOf(t.store).get("anonymous", KEY)?.state, "completed");
+    assert.equal(keyStoreOf(t.store).get(ANONYMOUS_CALLER, KEY)?.state, "completed");
   } finally {
     await t.close();
   }
@@ -235,7 +235,7 @@ async function killedFenced(crash: "crash-after-claim" | "crash-between-commits"
     });
     const statuses = r.attempts.map((a) => (a.outcome.kind === "response" ? a.outcome.status : a.outcome.kind));
     const store = new ReportStore(db);
-    const fence = keyStoreOf(store).get("anonymous", r.attempts[0]!.key!)?.fence;
+    const fence = keyStoreOf(store).get(ANONYMOUS_CALLER, r.attempts[0]!.key!)?.fence;
     store.close();
     return { statuses, last: r.final, events, fence, reports: countReportsIn(db), generation: tracker.generation };
   } finally {

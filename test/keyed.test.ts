@@ -7,7 +7,7 @@ import { fileReport } from "../lib/client.ts";
 import { Faults } from "../lib/faults.ts";
 import { seeded } from "../lib/random.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
-import { startTracker } from "../lib/tracker/service.ts";
+import { ANONYMOUS_CALLER, startTracker } from "../lib/tracker/service.ts";
 import { post, rawPost, withTracker } from "./http-helpers.ts";
 
 const report = { title: "Login button does nothing", module: "auth" };
@@ -97,7 +97,7 @@ test("keyed: an error after the work began is stored and replayed (Stripe API v1
     assert.equal(again.headers["idempotent-replayed"], "true");
     assert.deepEqual(again.body, first.body);
     assert.equal(t.store.countReports(), 0);
-    assert.equal(keyStoreOf(t.store).get("anonymous", KEY)?.state, "completed");
+    assert.equal(keyStoreOf(t.store).get(ANONYMOUS_CALLER, KEY)?.state, "completed");
   }));
 
 test("keyed: a claim whose lease ran out is taken over with a larger fence; the paused holder still files (lesson 05's bug)", async () => {
@@ -107,11 +107,11 @@ test("keyed: a claim whose lease ran out is taken over with a larger fence; the 
     const keys = keyStoreOf(t.store);
     const holder = post(t, report, { "idempotency-key": KEY });
     await faults.reached(1, "held");
-    const firstFence = keys.get("anonymous", KEY)!.fence;
+    const firstFence = keys.get(ANONYMOUS_CALLER, KEY)!.fence;
     clock = 100;
     const takeover = await post(t, report, { "idempotency-key": KEY });
     assert.equal(takeover.status, 201);
-    assert.ok(keys.get("anonymous", KEY)!.fence > firstFence, "the take-over draws a larger fencing token");
+    assert.ok(keys.get(ANONYMOUS_CALLER, KEY)!.fence > firstFence, "the take-over draws a larger fencing token");
     faults.release(1);
     assert.equal((await holder).status, 201);
     assert.equal(t.store.countReports(), 2, "keyed does not check the fence: two reports");

@@ -12,6 +12,7 @@ import { UsageError, parseCommand, runMain } from "../cli.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { originalSweep, timeLiteralSample, timeParallelSweep, timeSerialSweep } from "./herd-speed.ts";
 import { benchIdempotency, benchTargets, type RoundsSpec } from "./idempotency.ts";
+import { floorSection } from "./floor.ts";
 import { durabilityReport, herdSpeedReport, idempotencyReport, throughputSvg } from "./report.ts";
 
 /** The file `--svg` writes. */
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
   out(idempotencyReport(bench, variants));
   out();
   out(durabilityReport(bench));
+  out(), out(floorSection(bench, values.quick === true));
 
   if (values.svg !== undefined) {
     mkdirSync(values.svg, { recursive: true });

@@ -9,6 +9,7 @@ import { availableVariants } from "../tracker/variants/index.ts";
 import { CHAOS_DEFAULTS, runChaos, type ChaosResult } from "./run.ts";
 import { CHAOS_FAULTS, CHAOS_FAULT_HELP, DEFAULT_FAULT_RATE, FAULTED_ARRIVALS, isChaosFault, type ChaosFault } from "./schedule.ts";
 import { STRICT_VARIANT, failed, printSummary } from "./summary.ts";
+import { progressPrinter } from "./progress.ts";
 
 const DEFAULT_OPS = 1000;
 const DEFAULT_SEED = 1;
@@ -27,7 +28,8 @@ is retried with its key until the system answers (settling). Then the database i
   lost         an operation with no report, or whose client was told of a report that is not there
 The same seed plans the same operations and faults (the plan's digest is printed). Exit code 1 when
 ${STRICT_VARIANT} shows any duplicate, loss, unanswered operation or changed answer, with the command that
-replays it; the other variants are there to show their failures.`,
+replays it; the other variants are there to show their failures. Progress goes to stderr: one line
+redrawn on a terminal, a plain line per tenth of the run when piped. An option given twice is an error.`,
   options: {
     variant: { type: "string" },
     ops: { type: "string" },
@@ -68,11 +70,33 @@ function parseFaults(text: string | undefined): ChaosFault[] | undefined {
   if (text === undefined) return undefined;
   const names = text.split(",").map((f) => f.trim());
   for (const f of names) if (!isChaosFault(f)) throw new UsageError(`--faults: unknown fault "${f}" (one of ${CHAOS_FAULTS.join(", ")})`);
+  const twice = names.find((f, i) => names.indexOf(f) !== i);
+  if (twice !== undefined) throw new UsageError(`--faults: "${twice}" is named twice; name each fault once`);
   return names as ChaosFault[];
+}
+
+/**
+ * An option given twice (`--ops 5 --ops 6`) is refused: node:util's parser would keep the last one
+ * silently, and the run would not be the one asked for.
+ */
+export function refuseRepeatedOptions(argv: readonly string[], options: Record<string, { type: "string" | "boolean" }>): void {
+  const seen = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") break;
+    if (!arg.startsWith("--")) continue;
+    const name = arg.slice(2).split("=")[0]!;
+    const option = options[name];
+    if (option === undefined) continue; // an unknown flag: the parser says so
+    if (seen.has(name)) throw new UsageError(`--${name} is given twice; give it once`);
+    seen.add(name);
+    if (option.type === "string" && !arg.includes("=")) i++; // skip its value
+  }
 }
 
 runMain(async () => {
   requireRuntime();
+  refuseRepeatedOptions(process.argv.slice(2), spec.options);
   const { values } = parseCommand(spec);
   const variants = parseVariants(values.variant);
   const options = {
@@ -93,11 +117,15 @@ runMain(async () => {
     ["npm run chaos --", "--variant", variant, "--ops", String(options.ops), "--seed", String(options.seed), ...given].join(" ");
   const trace = new Trace({ color: colorWanted(values["no-color"] === true), step: false });
   const results: ChaosResult[] = [];
+  // Progress on stderr: one line redrawn on a terminal, a plain line per tenth of the run otherwise.
+  const progress = progressPrinter(process.stderr, process.stderr.isTTY === true);
   for (const variant of variants) {
     try {
-      results.push(await runChaos({ variant, ...options }));
+      results.push(await runChaos({ variant, ...options, onProgress: (p) => progress.update(p) }));
     } catch (err) {
       throw new Error(`the ${variant} run failed: ${err instanceof Error ? err.message : String(err)} (seed ${options.seed}; replay: ${replay(variant)})`);
+    } finally {
+      progress.end();
     }
   }
   printSummary(trace, results, replay);

@@ -52,7 +52,7 @@ interface Slot {
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const start = (port: number): Promise<ChildTracker> =>
-    startChildTracker({ variant: options.variant, db: options.db, port, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
+    startChildTracker({ variant: options.variant, db: options.db, port, quiet: true, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
   const dead = new WeakSet<ChildTracker>();
   let closing = false;
   let restarts = 0;

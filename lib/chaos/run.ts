@@ -28,8 +28,10 @@ import { ReportStore } from "../tracker/store.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import { startCluster } from "./cluster.ts";
 import { startProxy, type Target } from "./proxy.ts";
-import { CHAOS_FAULTS, FAULTED_ARRIVALS, operationSeed, planChaos, type ChaosFault, type LogicalOp } from "./schedule.ts";
-import { tally, type Tally } from "./tally.ts";
+import { CHAOS_FAULTS, FAULTED_ARRIVALS, operationSeed, planOp, planSummary, type ChaosFault, type LogicalOp } from "./schedule.ts";
+import { tally, type StoredRow, type Tally } from "./tally.ts";
+import type { ChaosProgress } from "./progress.ts";
+import { DatabaseSync } from "node:sqlite";
 
 export interface ChaosOptions {
   variant: VariantName;
@@ -47,6 +49,8 @@ export interface ChaosOptions {
   timeoutMs?: number;
   /** The keyed variants' lease, ms (default 700). */
   leaseMs?: number;
+  /** Hears the run's progress every half second, and once at the end. */
+  onProgress?: (progress: ChaosProgress) => void;
 }
 
 export const CHAOS_DEFAULTS = { agents: 50, processes: 3, timeoutMs: 400, leaseMs: 700 } as const;
@@ -119,9 +123,36 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const processes = options.processes ?? CHAOS_DEFAULTS.processes;
   const timeoutMs = options.timeoutMs ?? CHAOS_DEFAULTS.timeoutMs;
   const leaseMs = options.leaseMs ?? CHAOS_DEFAULTS.leaseMs;
-  const plan = planChaos({ seed: options.seed, ops: options.ops, agents, ...(options.faults ? { faults: options.faults } : {}), ...(options.rate !== undefined ? { rate: options.rate } : {}) });
-  const states = plan.ops.map((op): OpState => ({ op, arrivals: 0, holds: [], settled: false, log: [] }));
-  const byKey = new Map(states.map((s) => [s.op.key, s]));
+  const planOptions = { seed: options.seed, ops: options.ops, agents, ...(options.faults ? { faults: options.faults } : {}), ...(options.rate !== undefined ? { rate: options.rate } : {}) };
+  // The plan is walked once for its digest and counts; each operation is made again (planOp) when
+  // its agent comes to it, and forgotten once answered. What the summary needs is kept compact:
+  // each operation's title and key, the id it was acknowledged with, a refusal, and the attempts of
+  // those that needed more than one.
+  const plan = planSummary(planOptions);
+  const titles = new Array<string>(options.ops);
+  const opKeys = new Array<string>(options.ops);
+  const ackedIds = new Float64Array(options.ops).fill(Number.NaN);
+  const refusals = new Uint16Array(options.ops);
+  const logs = new Map<number, string[]>();
+  let settledCount = 0;
+  /** The operations being worked on, by key (the proxy finds a request's operation here). */
+  const byKey = new Map<string, OpState>();
+  const open = (index: number): OpState => {
+    const op = planOp(planOptions, index);
+    titles[index - 1] = op.report.title;
+    opKeys[index - 1] = op.key;
+    const s: OpState = { op, arrivals: 0, holds: [], settled: false, log: [] };
+    byKey.set(op.key, s);
+    return s;
+  };
+  const finish = (s: OpState): void => {
+    byKey.delete(s.op.key);
+    const i = s.op.index - 1;
+    if (s.acked !== undefined) ackedIds[i] = s.acked;
+    if (s.refused !== undefined) refusals[i] = s.refused;
+    if (s.settled && s.acked !== undefined) settledCount += 1;
+    if (s.log.length !== 1 || s.log[0] !== "201") logs.set(s.op.index, s.log);
+  };
   const injected = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<ChaosFault, number>;
   let faultsOn = true;
   let attempts = 0;
@@ -142,6 +173,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
   const cluster = await startCluster({ variant: options.variant, db, processes, leaseMs });
   let proxy: Awaited<ReturnType<typeof startProxy<Passing>>> | undefined;
+  // Progress: operations answered so far, and duplicates read from the database as rows arrive
+  // (only new rows each time, and only their titles are kept).
+  let done = 0;
+  let phase: ChaosProgress["phase"] = "main";
+  const reader = new DatabaseSync(db, { readOnly: true });
+  const newRows = reader.prepare("SELECT id, title FROM reports WHERE id > ? ORDER BY id");
+  const titlesSeen = new Set<string>();
+  let lastId = 0;
+  let duplicatesSoFar = 0;
+  const report = (): void => {
+    if (!options.onProgress) return;
+    for (const row of newRows.iterate(lastId) as Iterable<{ id: number; title: string }>) {
+      lastId = Number(row.id);
+      if (titlesSeen.has(row.title)) duplicatesSoFar += 1;
+      else titlesSeen.add(row.title);
+    }
+    options.onProgress({ variant: options.variant, done, ops: options.ops, duplicates: duplicatesSoFar, kills: cluster.restarts, elapsedMs: performance.now() - started, phase });
+  };
+  const ticker = options.onProgress ? setInterval(report, 500) : undefined;
   try {
     proxy = await startProxy<Passing>(cluster, {
       accept(exchange) {
@@ -189,10 +239,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       s.log.push(...r.attempts.map((a) => short(a.outcome)));
       if (r.ok) {
         s.acked = (r.final as { body: { id: number } }).body.id;
+        done += 1;
         return "done";
       }
       if (r.final.kind === "response" && !isRetryable(r.final)) {
         s.refused = r.final.status;
+        done += 1;
         return "done";
       }
       gaveUp += 1;
@@ -209,12 +261,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       }
     };
 
+    /** Operations still unanswered when their agent moved on: the settle phase retries them. */
+    const pending: OpState[] = [];
     // The main phase: each agent files its operations one after another, all agents at once.
     await Promise.all(
       Array.from({ length: agents }, async (_, a) => {
-        for (const s of states.filter((x) => x.op.agent === a + 1)) {
+        // Agent a + 1 files operations a + 1, a + 1 + agents, … (planOp gives each its agent so).
+        for (let index = a + 1; index <= options.ops; index += agents) {
+          const s = open(index);
           await keepCalling(s, MAIN_CALLS, timeoutMs);
           for (const h of s.holds) release(h);
+          if (s.acked === undefined && s.refused === undefined) pending.push(s);
+          else finish(s);
         }
       }),
     );
@@ -222,32 +280,47 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     // The settle phase: every fault stops, every held request goes on, every process is up; then each
     // operation still unanswered is retried with its key until the system answers.
     faultsOn = false;
+    phase = "settling";
     for (const target of [...held]) release(target);
     await cluster.allLive();
-    const pending = states.filter((s) => s.acked === undefined && s.refused === undefined);
     for (const s of pending) s.settled = true;
     await inParallel(pending, agents, (s) => keepCalling(s, SETTLE_CALLS, Math.max(SETTLE_TIMEOUT_MS, timeoutMs)));
+    for (const s of pending) finish(s);
   } finally {
+    clearInterval(ticker);
     await proxy?.close();
     await cluster.close();
+    report();
+    reader.close();
   }
 
   const store = new ReportStore(db);
-  const rows = store.listReports();
+  // The rows are streamed into the tally, never held as one array.
+  const rows = store.db.prepare("SELECT id, title FROM reports ORDER BY id").iterate() as Iterable<StoredRow>;
   // What each key would replay now, beside what its client was told.
   const keys = keyStoreOf(store);
-  const changedAnswers = states.filter((s) => {
-    const stored = keys.get(s.op.caller, s.op.key)?.response;
-    return s.acked !== undefined && stored !== undefined && (stored.body as { id?: unknown }).id !== s.acked;
-  }).length;
-  store.close();
-  folder.remove();
-
+  let changedAnswers = 0;
+  for (let i = 0; i < options.ops; i++) {
+    if (Number.isNaN(ackedIds[i]!)) continue;
+    const stored = keys.get(`agent-${(i % agents) + 1}`, opKeys[i]!)?.response;
+    if (stored !== undefined && (stored.body as { id?: unknown }).id !== ackedIds[i]) changedAnswers += 1;
+  }
   const t = tally(
-    states.map((s) => ({ index: s.op.index, title: s.op.report.title, ...(s.acked !== undefined ? { acked: s.acked } : {}), ...(s.refused !== undefined ? { refused: s.refused } : {}) })),
+    titles.map((title, i) => ({
+      index: i + 1,
+      title,
+      ...(Number.isNaN(ackedIds[i]!) ? {} : { acked: ackedIds[i]! }),
+      ...(refusals[i] !== 0 ? { refused: refusals[i]! } : {}),
+    })),
     rows,
   );
-  const examples = [...t.duplicatedOps.slice(0, 5), ...t.lostOps.slice(0, 5)].map((i) => example(states[i - 1]!, t.rowsOf.get(i)!));
+  store.close();
+  folder.remove();
+  const examples = [...t.duplicatedOps.slice(0, 5), ...t.lostOps.slice(0, 5)].map((i) => {
+    const acked = ackedIds[i - 1]!;
+    const again: OpState = { op: planOp(planOptions, i), arrivals: 0, holds: [], settled: false, log: logs.get(i) ?? ["201"], ...(Number.isNaN(acked) ? {} : { acked }) };
+    return example(again, t.rowsOf.get(i)!);
+  });
   return {
     variant: options.variant,
     seed: options.seed,
@@ -264,7 +337,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     watchdogKills: proxy?.watchdogKills ?? 0,
     attempts,
     gaveUp,
-    settled: states.filter((s) => s.settled && s.acked !== undefined).length,
+    settled: settledCount,
     ms: performance.now() - started,
     examples,
   };

@@ -96,30 +96,46 @@ export interface ChaosPlan {
 export const DEFAULT_FAULT_RATE = 0.25;
 
 export function planChaos(options: ChaosPlanOptions): ChaosPlan {
-  const kinds = options.faults ?? CHAOS_FAULTS;
-  const rate = options.rate ?? DEFAULT_FAULT_RATE;
-  const planned = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<ChaosFault, number>;
   const ops: LogicalOp[] = [];
-  for (let index = 1; index <= options.ops; index++) {
-    const random = seeded(operationSeed(options.seed, index));
-    const agent = ((index - 1) % options.agents) + 1;
-    const key = uuid(random);
-    const faults: (ChaosFault | undefined)[] = [];
-    for (let arrival = 1; arrival <= FAULTED_ARRIVALS; arrival++) {
-      // Two draws per arrival whatever the outcome, so one fault's presence never shifts the next.
-      const strikes = random() < (arrival === 1 ? rate : rate * SECOND_ARRIVAL_SHARE);
-      const kind = pick(kinds, random());
-      const fault = strikes ? kind : undefined;
-      faults.push(fault);
-      if (fault) planned[fault] += 1;
-    }
-    ops.push({ index, agent, caller: `agent-${agent}`, key, report: reportFor(options.seed, index, agent, random), faults });
-  }
-  const digest = createHash("sha256").update(JSON.stringify(ops)).digest("hex").slice(0, 12);
+  const { digest, planned } = walkPlan(options, (op) => ops.push(op));
   return { seed: options.seed, ops, digest, planned };
 }
 
-/** The seed of operation `index`'s own stream: a 32-bit mix of the run's seed and the number. */
+/** The plan's digest and counts without keeping its operations (a long run makes each when it needs it). */
+export function planSummary(options: ChaosPlanOptions): Omit<ChaosPlan, "ops"> {
+  return { seed: options.seed, ...walkPlan(options, () => {}) };
+}
+
+/** Operation `index` of the plan, made alone: the same as planChaos(options).ops[index - 1]. */
+export function planOp(options: ChaosPlanOptions, index: number): LogicalOp {
+  const kinds = options.faults ?? CHAOS_FAULTS;
+  const rate = options.rate ?? DEFAULT_FAULT_RATE;
+  const random = seeded(operationSeed(options.seed, index));
+  const agent = ((index - 1) % options.agents) + 1;
+  const key = uuid(random);
+  const faults: (ChaosFault | undefined)[] = [];
+  for (let arrival = 1; arrival <= FAULTED_ARRIVALS; arrival++) {
+    // Two draws per arrival whatever the outcome, so one fault's presence never shifts the next.
+    const strikes = random() < (arrival === 1 ? rate : rate * SECOND_ARRIVAL_SHARE);
+    const kind = pick(kinds, random());
+    faults.push(strikes ? kind : undefined);
+  }
+  return { index, agent, caller: `agent-${agent}`, key, report: reportFor(options.seed, index, agent, random), faults };
+}
+
+function walkPlan(options: ChaosPlanOptions, each: (op: LogicalOp) => void): { digest: string; planned: Record<ChaosFault, number> } {
+  const planned = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<ChaosFault, number>;
+  // The hash of JSON.stringify(ops), fed one operation at a time: no string of the whole plan.
+  const hash = createHash("sha256").update("[");
+  for (let index = 1; index <= options.ops; index++) {
+    const op = planOp(options, index);
+    for (const fault of op.faults) if (fault) planned[fault] += 1;
+    hash.update(index === 1 ? JSON.stringify(op) : `,${JSON.stringify(op)}`);
+    each(op);
+  }
+  return { digest: hash.update("]").digest("hex").slice(0, 12), planned };
+}
+
 export function operationSeed(seed: number, index: number): number {
   let h = (Math.imul(index, 0x9e3779b9) ^ (seed >>> 0) ^ Math.floor(seed / 0x100000000)) >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;

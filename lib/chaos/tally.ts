@@ -47,11 +47,14 @@ export interface Tally {
   rowsOf: Map<number, number[]>;
 }
 
-export function tally(ops: readonly OpResult[], rows: readonly StoredRow[]): Tally {
+/** `rows` may be a stream (a statement's iterate()): it is read once, row by row, never held whole. */
+export function tally(ops: readonly OpResult[], rows: Iterable<StoredRow>): Tally {
   const opByTitle = new Map(ops.map((o) => [o.title, o.index]));
   const rowsOf = new Map<number, number[]>(ops.map((o) => [o.index, []]));
   let strays = 0;
+  let stored = 0;
   for (const row of rows) {
+    stored += 1;
     const index = opByTitle.get(row.title);
     if (index === undefined) strays += 1;
     else rowsOf.get(index)!.push(row.id);
@@ -59,7 +62,7 @@ export function tally(ops: readonly OpResult[], rows: readonly StoredRow[]): Tal
   const t: Tally = {
     operations: ops.length,
     acknowledged: 0,
-    stored: rows.length,
+    stored,
     duplicates: 0,
     duplicatedOps: [],
     lost: 0,

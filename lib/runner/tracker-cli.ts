@@ -5,7 +5,7 @@ import { FAULT_HELP, FAULT_NAMES, Faults, isFaultName, type FaultName, type Wake
 import { UsageError, intFlag, parseCommand, runMain } from "../cli.ts";
 import { MAX_BODY_BYTES, MAX_TITLE_CHARS } from "../tracker/http.ts";
 import { MAX_KEY_CHARS } from "../tracker/idempotency-key.ts";
-import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_LEASE_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TTL_MS, startTracker, type RequestRecord, type TrackerEvent } from "../tracker/service.ts";
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_LEASE_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SWEEP_BATCH, DEFAULT_TTL_MS, startTracker, type RequestRecord, type TrackerEvent } from "../tracker/service.ts";
 import { VARIANT_NAMES, isVariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { requireRuntime } from "./runtime.ts";
@@ -17,24 +17,26 @@ const spec = {
   description: `Serves the bug tracker's HTTP API on 127.0.0.1 and prints its URL (port 0, the default, picks a free one).
 
 API: POST /reports (JSON {"title": string, "body"?, "module"?, "run"?}) → 201 + Location; GET /reports
-[?title=…]; GET /reports/<id>; PUT /reports/<id>. Errors are application/problem+json (RFC 9457).
+[?title=…][&limit=1-100][&after=<id>] (oldest first, 100 at most, Link: rel="next"); GET /reports/<id>;
+PUT /reports/<id> (ids 1 to 2^53 - 1). Errors are application/problem+json (RFC 9457).
 
 Limits: a body of at most ${MAX_BODY_BYTES / 1024} KiB (413 beyond), application/json only (415), a title of at most
-${MAX_TITLE_CHARS} characters, malformed JSON 400, headers within ${DEFAULT_HEADERS_TIMEOUT_MS / 1000} s and the whole request within
+${MAX_TITLE_CHARS} characters (code points), malformed JSON or invalid UTF-8 400, headers within ${DEFAULT_HEADERS_TIMEOUT_MS / 1000} s and the whole request within
 ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} s (408, then the connection closes). Nothing is stored for a rejected request.
 
 Idempotency (key-after, keyed, fenced; naive ignores it): POST /reports requires an Idempotency-Key,
 either the IETF draft's quoted sf-string ("8e03…", escapes \\" and \\\\) or Stripe's bare value (8e03…);
 both name the same key. A key is 1 to ${MAX_KEY_CHARS} characters of printable ASCII; a bare key has no space,
 " or comma; a quoted key takes no parameters; a missing, empty, longer, non-printable, unparseable or
-repeated key is 400. Keys are scoped to the caller ("Authorization: Bearer <name>"; none means one
-anonymous caller). The same key and request after completion replays the stored status and body, errors
-included, with Idempotent-Replayed: true; the same key with another request (method, route or body as
-canonical JSON) is 422, checked first; the same key while in progress within its lease (--lease-ms,
+repeated key is 400. Keys are scoped to the caller ("Authorization: Bearer <name>", sent once; none
+means one anonymous caller, which no name reaches). The same key and request after completion replays the stored status and body, errors
+included, with Idempotent-Replayed: true; the same key with another request (method, route or the
+parsed report, absent fields as stored) is 422, checked first; the same key while in progress within its lease (--lease-ms,
 default ${DEFAULT_LEASE_MS} ms) is 409 with Retry-After (whole seconds) and retry-after-ms; an expired lease may
 be taken over, with the next fencing token; fenced completes a key only while that token still holds
 it (keyed does not check), so a holder that was taken over stores nothing and answers from the key.
-Keys are kept for --ttl-ms (default ${DEFAULT_TTL_MS} ms = 24 h) from their claim; after that the key is new.
+Keys are kept for --ttl-ms (default ${DEFAULT_TTL_MS} ms = 24 h) from their claim; after that the key is new,
+and a sweep deletes it (every minute, ${DEFAULT_SWEEP_BATCH} keys per transaction).
 
 Faults (--fault <name> for every request, <name>@<n> for request n only; may be repeated):
 ${FAULT_NAMES.map((f) => `  ${f.padEnd(22)} ${FAULT_HELP[f]}`).join("\n")}

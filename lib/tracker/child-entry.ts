@@ -7,16 +7,17 @@ import { tellParent } from "../child-pipe.ts";
 import { Faults, type Stage } from "../faults.ts";
 import type { ChildConfig, FromChild, ToChild } from "./child.ts";
 import { notifyEffects } from "../notify-effects.ts";
-import { startTracker } from "./service.ts";
+import { startTracker, type TrackerEvent } from "./service.ts";
 
 /** Every message to the parent goes out synchronously (child-pipe.ts), so none is lost to a SIGKILL. */
 const tell = (message: FromChild): void => tellParent(message);
 
-/** Faults that also tell the parent each stage a request reaches. */
+/** Faults that also tell the parent each stage a request reaches (a quiet child: "arrived" only). */
 class ForwardingFaults extends Faults {
   mark(requestNo: number, stage: Stage): void {
     super.mark(requestNo, stage);
-    tell({ type: "stage", requestNo, stage });
+    // A quiet child still says "arrived": the chaos proxy sends a process its next request only then.
+    if (!config.quiet || stage === "arrived") tell({ type: "stage", requestNo, stage });
   }
 }
 
@@ -25,6 +26,8 @@ process.on("disconnect", () => process.exit(0));
 
 const config = JSON.parse(process.argv[2] ?? "{}") as ChildConfig;
 const faults = new ForwardingFaults(config.faults);
+// A quiet child may serve for a long time: it remembers only its last finished requests.
+if (config.quiet) faults.keepLast(1000);
 // The parent's clock, when it keeps one: it moves only when the parent says so.
 let clock = config.clockMs;
 try {
@@ -37,7 +40,7 @@ try {
     ...(config.leaseMs !== undefined ? { leaseMs: config.leaseMs } : {}),
     ...(config.ttlMs !== undefined ? { ttlMs: config.ttlMs } : {}),
     ...(clock !== undefined ? { now: () => clock! } : {}),
-    onEvent: (event) => tell({ type: "event", event }),
+    ...(config.quiet ? {} : { onEvent: (event: TrackerEvent) => tell({ type: "event", event }) }),
     // The crash: no unwinding, no closing, no answer; the event saying so is already in the pipe.
     crash: () => process.kill(process.pid, "SIGKILL"),
   });

@@ -32,6 +32,8 @@ export interface ChildConfig {
   /** A clock the parent sets (ms), starting here; absent: the real clock (Date.now). */
   clockMs?: number;
   faults: Record<number, FaultName>;
+  /** Tell the parent nothing per request (no events, no stages) and forget finished requests. */
+  quiet?: boolean;
 }
 
 /** Parent → child, over IPC. Each carries an id that the child acknowledges. */
@@ -75,6 +77,13 @@ export interface ChildTrackerOptions {
   onEvent?: (event: TrackerEvent) => void;
   /** How long start-up may take (default 15 s). */
   startTimeoutMs?: number;
+  /**
+   * For long runs (the chaos run): the child sends no events and of the stages only "arrived"
+   * (`reached` resolves for that stage alone, once: it is then forgotten; onEvent hears nothing),
+   * and forgets each finished request's stages, so that neither process grows with the number of
+   * requests.
+   */
+  quiet?: boolean;
 }
 
 export type { ChildExit };
@@ -115,6 +124,7 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
     ...(options.clockMs !== undefined ? { clockMs: options.clockMs } : {}),
+    ...(options.quiet === true ? { quiet: true } : {}),
   };
   const { child, exited } = spawnEntry<FromChild>(ENTRY, JSON.stringify(config), receive);
 
@@ -160,7 +170,9 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     if (gone || !child.connected) return Promise.resolve();
     const id = ++nextId;
     child.send({ ...message, id } as ToChild, () => {});
-    return Promise.race([acks.when(String(id)), exited.then(() => undefined)]);
+    const acked = acks.when(String(id));
+    void acked.then(() => acks.delete(String(id)));
+    return Promise.race([acked, exited.then(() => undefined)]);
   }
 
   const timeoutMs = options.startTimeoutMs ?? 15_000;
@@ -195,6 +207,14 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     },
     reached(requestNo, stage) {
       const name = `${requestNo}:${stage}`;
+      if (options.quiet === true) {
+        // Each request's arrival is awaited once (by the proxy): then it is forgotten.
+        const arrived = stages.when(name);
+        void arrived.then(() => stages.delete(name));
+        return Promise.race([arrived, exited.then(() => {
+          if (!stages.fired(name)) throw new Error(`the tracker process exited before request ${requestNo} was ${stage}`);
+        })]);
+      }
       return Promise.race([
         stages.when(name),
         exited.then(() => {

@@ -6,8 +6,18 @@
  * It covers the method, the route and the body as canonical JSON: object keys sorted, no white
  * space, numbers as JSON.stringify writes them. `{"title":"x", "module":"a"}` and
  * `{ "module": "a", "title": "x" }` are the same request.
+ *
+ * The tracker fingerprints the report as it understands it, not the bytes it received: the parsed
+ * and validated report with every field as it would be stored (`normalisedReport`), so that a retry
+ * that adds `"module": null` or `"body": ""` (which the report treats as absent) is the same request.
  */
 import { createHash } from "node:crypto";
+import type { NewReport } from "./store.ts";
+
+/** A report as the tracker stores it: absent fields as their stored defaults (body "", module and run null). */
+export function normalisedReport(report: NewReport): { title: string; body: string; module: string | null; run: string | null } {
+  return { title: report.title, body: report.body ?? "", module: report.module ?? null, run: report.run ?? null };
+}
 
 /** JSON with object keys sorted at every depth and no white space. */
 export function canonicalJson(value: unknown): string {
@@ -23,8 +33,14 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** sha256 over "METHOD route\ncanonical body", hex. The body must be JSON (the service checked it). */
-export function requestFingerprint(method: string, route: string, rawBody: Buffer | string): string {
-  const body = canonicalJson(JSON.parse(rawBody.toString()));
+/**
+ * sha256 over "METHOD route\ncanonical body", hex. The body is raw JSON text (the service checked it
+ * parses) or a value already parsed, such as `normalisedReport(report)`.
+ */
+export function requestFingerprint(method: string, route: string, body: Buffer | string | object): string {
+  return fingerprintOfCanonical(method, route, canonicalJson(typeof body === "string" || Buffer.isBuffer(body) ? JSON.parse(body.toString()) : body));
+}
+
+function fingerprintOfCanonical(method: string, route: string, body: string): string {
   return createHash("sha256").update(`${method.toUpperCase()} ${route}\n${body}`).digest("hex");
 }

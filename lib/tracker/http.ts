@@ -4,11 +4,37 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NewReport } from "./store.ts";
+import { declaredOver, markOversized } from "./oversized.ts";
 
 /** The largest request body the tracker reads, in bytes. */
 export const MAX_BODY_BYTES = 64 * 1024;
-/** The longest title accepted, in characters. */
+/** The longest title accepted, in characters (Unicode code points: an emoji is one). */
 export const MAX_TITLE_CHARS = 500;
+
+/** Strict UTF-8 (fatal: invalid bytes throw); a byte order mark stays, and JSON.parse refuses it as before. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** How many characters (Unicode code points, not UTF-16 units) `text` has, counting no further than `stopAt`. */
+export function codePoints(text: string, stopAt = Infinity): number {
+  if (text.length <= stopAt) {
+    // Fast path: with no surrogate pair, code points are UTF-16 units.
+    let pairs = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          pairs++;
+          i++;
+        }
+      }
+    }
+    return text.length - pairs;
+  }
+  let n = 0;
+  for (const _ of text) if (++n >= stopAt) break;
+  return n;
+}
 
 /** An answer the tracker sends: status, JSON body, extra headers. */
 export interface Answer {
@@ -69,22 +95,43 @@ export function send(res: ServerResponse, answer: Answer): void {
   res.end(text);
 }
 
-/** Reads the whole body, refusing more than `limit` bytes (413) whatever Content-Length claims. */
-export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  const declared = req.headers["content-length"];
-  if (declared !== undefined && Number(declared) > limit) {
-    throw new HttpError(413, "Content Too Large", `the body may be at most ${limit} bytes`, { connection: "close" });
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      throw new HttpError(413, "Content Too Large", `the body may be at most ${limit} bytes`, { connection: "close" });
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/**
+ * Reads the whole body, refusing more than `limit` bytes (413) whatever Content-Length claims. A
+ * refused request is marked (oversized.ts) and keeps flowing: the service lets its connection read
+ * and discard the rest before closing, so that the client, still sending, hears the 413.
+ */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const tooLarge = (): HttpError => {
+    markOversized(req);
+    return new HttpError(413, "Content Too Large", `the body may be at most ${limit} bytes`, { connection: "close" });
+  };
+  if (declaredOver(req, limit)) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      // Not `for await`: leaving that loop early destroys the request, and with it the connection.
+      done();
+      req.resume();
+      reject(tooLarge());
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      done();
+      reject(err);
+    };
+    // A client that hangs up mid-body: no "end" comes.
+    const onClose = (): void => onError(new Error("the client hung up before the body was complete"));
+    const done = (): void => {
+      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+    };
+    req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+  });
 }
 
 /** Parses and validates a report body: JSON object, `title` a non-empty string, the rest optional strings. */
@@ -93,9 +140,16 @@ export function parseReport(contentType: string | undefined, raw: Buffer): NewRe
   if (type !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
     throw new HttpError(415, "Unsupported Media Type", "send the report as application/json");
   }
+  let text: string;
+  try {
+    text = UTF8.decode(raw);
+  } catch {
+    // A lenient decoder would turn every bad byte into U+FFFD, and two different bodies into one.
+    throw new HttpError(400, "Bad Request", "the body is not valid UTF-8");
+  }
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString("utf8"));
+    value = JSON.parse(text);
   } catch {
     throw new HttpError(400, "Bad Request", "the body is not valid JSON");
   }
@@ -110,7 +164,7 @@ export function parseReport(contentType: string | undefined, raw: Buffer): NewRe
   if (typeof obj.title !== "string" || obj.title.trim() === "") {
     throw new HttpError(400, "Bad Request", '"title" must be a non-empty string');
   }
-  if (obj.title.length > MAX_TITLE_CHARS) {
+  if (codePoints(obj.title, MAX_TITLE_CHARS + 1) > MAX_TITLE_CHARS) {
     throw new HttpError(400, "Bad Request", `"title" may be at most ${MAX_TITLE_CHARS} characters`);
   }
   const report: NewReport = { title: obj.title };

@@ -4,7 +4,7 @@
  */
 import { HttpError, type Answer } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
-import { requestFingerprint } from "./fingerprint.ts";
+import { normalisedReport, requestFingerprint } from "./fingerprint.ts";
 import { keyStoreOf, type KeyStore, type StoredKey } from "./key-store.ts";
 import type { Report } from "./store.ts";
 import type { CreateContext } from "./variant.ts";
@@ -22,8 +22,9 @@ export function requestKey(ctx: CreateContext): string {
   return parsed.key;
 }
 
+/** The fingerprint of the report as the tracker understands it (fingerprint.ts), not of the raw bytes. */
 export function fingerprintOf(ctx: CreateContext): string {
-  return requestFingerprint(ctx.method, ctx.path, ctx.rawBody);
+  return requestFingerprint(ctx.method, ctx.path, normalisedReport(ctx.report));
 }
 
 /** The answer to a stored report: 201, the report, its Location. */

@@ -47,6 +47,7 @@ export class KeyStore {
   readonly #completeFenced: StatementSync;
   readonly #nextFence: StatementSync;
   readonly #count: StatementSync;
+  readonly #deleteExpired: StatementSync;
 
   constructor(db: DatabaseSync) {
     db.exec(`
@@ -68,6 +69,7 @@ export class KeyStore {
         value INTEGER NOT NULL
       );
       INSERT OR IGNORE INTO fence_counter (only, value) VALUES (1, 0);
+      CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires_at);
     `);
     const cols = "caller, key, fingerprint, state, fence, lease_until, expires_at, status, headers, body";
     this.#get = db.prepare(`SELECT ${cols} FROM idempotency_keys WHERE caller = ? AND key = ?`);
@@ -97,6 +99,9 @@ export class KeyStore {
       WHERE caller = ? AND key = ? AND state = 'in_progress' AND fence = ?`);
     this.#nextFence = db.prepare("UPDATE fence_counter SET value = value + 1 WHERE only = 1 RETURNING value");
     this.#count = db.prepare("SELECT count(*) AS n FROM idempotency_keys");
+    this.#deleteExpired = db.prepare(`
+      DELETE FROM idempotency_keys WHERE (caller, key) IN (
+        SELECT caller, key FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)`);
   }
 
   get(caller: string, key: string): StoredKey | undefined {
@@ -128,6 +133,14 @@ export class KeyStore {
    */
   completeFenced(caller: string, key: string, fence: number, response: Answer): number {
     return Number(this.#completeFenced.run(...serialise(response), caller, key, fence).changes);
+  }
+
+  /**
+   * Deletes at most `limit` keys whose TTL has run out at `now` (they are forgotten already: a
+   * request with one is new); returns how many. In a transaction; the fence counter is untouched.
+   */
+  deleteExpired(now: number, limit: number): number {
+    return Number(this.#deleteExpired.run(now, limit).changes);
   }
 
   count(): number {

@@ -9,11 +9,13 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { Faults, type FaultName, type Wake } from "../faults.ts";
-import { HttpError, answerFromError, parseReport, problem, rawProblem, readBody, send, type Answer } from "./http.ts";
+import { Faults, type FaultName, type Stage, type Wake } from "../faults.ts";
+import { declaredOver, isOversized, lingerBeforeClose } from "./oversized.ts";
+import { HttpError, MAX_BODY_BYTES, answerFromError, parseReport, problem, rawProblem, readBody, send, type Answer } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
 import type { SideEffectCall, SideEffects } from "./side-effects.ts";
-import { ReportStore, type Report } from "./store.ts";
+import { keyStoreOf } from "./key-store.ts";
+import { MAX_REPORT_ID, ReportStore, type Report } from "./store.ts";
 import type { CrashPoint, CreateContext, Variant, VariantName } from "./variant.ts";
 import { variantByName } from "./variants/index.ts";
 import { listenOnLoopback } from "../listen.ts";
@@ -31,7 +33,7 @@ export interface TrackerOptions {
   variant?: VariantName;
   /** SQLite file path, or ":memory:" (default). */
   db?: string;
-  /** Faults by request number (default: none). */
+  /** Faults by request number (default: none). Stages (`faults.reached`) are recorded only when given. */
   faults?: Faults;
   /** Receives every event, for the trace or a log. */
   onEvent?: (event: TrackerEvent) => void;
@@ -53,6 +55,18 @@ export interface TrackerOptions {
   headersTimeoutMs?: number;
   /** How long a client may take to send its whole request, ms (default 30 s); then 408 and close. */
   requestTimeoutMs?: number;
+  /** How often expired keys are deleted, ms (keyed variants; default 60 s; 0: never by itself). */
+  sweepEveryMs?: number;
+  /** How many expired keys one sweep transaction deletes at most (default 500). */
+  sweepBatch?: number;
+  /** Hears each sweep that deleted something (the total and the transactions it took). */
+  onSweep?: (swept: Swept) => void;
+}
+
+/** What one sweep of expired keys did. */
+export interface Swept {
+  deleted: number;
+  batches: number;
 }
 
 /** How one request ended, for a one-line log. */
@@ -80,6 +94,11 @@ export interface Tracker {
   readonly variant: Variant;
   /** How many requests have arrived so far. */
   readonly requests: number;
+  /**
+   * Deletes the keys whose TTL has run out, in transactions of at most `sweepBatch` keys, yielding
+   * to requests between them (the service runs it every `sweepEveryMs`). Naive has no keys: 0.
+   */
+  sweepExpiredKeys(): Promise<Swept>;
   /** Stops listening, cuts open connections, closes the database. */
   close(): Promise<void>;
 }
@@ -88,13 +107,20 @@ export const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_LEASE_MS = 5_000;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_SWEEP_EVERY_MS = 60_000;
+export const DEFAULT_SWEEP_BATCH = 500;
 
 /** Starts a tracker on 127.0.0.1 and resolves once it listens. */
 export async function startTracker(options: TrackerOptions = {}): Promise<Tracker> {
   const variant = variantByName(options.variant ?? "naive");
   const store = new ReportStore(options.db ?? ":memory:");
   const faults = options.faults ?? new Faults();
+  // A request's stages are recorded only for a caller who passed its own Faults and may wait on
+  // them; for anyone else they would be bookkeeping per request that nobody reads.
+  const mark: (requestNo: number, stage: Stage) => void = options.faults ? (n, stage) => faults.mark(n, stage) : () => {};
   const emit = options.onEvent ?? (() => {});
+  // Whether anyone hears the events: without a listener the per-request texts are not even built.
+  const tracing = options.onEvent !== undefined;
   const now = options.now ?? Date.now;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
@@ -116,7 +142,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
   // node:http looks for late clients every connectionsCheckingInterval (30 s by default): a quarter
   // of the shorter limit keeps each limit within 25 % of itself.
   const connectionsCheckingInterval = Math.max(10, Math.min(30_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
-  const server: Server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const requestNo = ++requests;
     const started = performance.now();
     if (options.onRequest) {
@@ -135,11 +161,21 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
         }),
       );
     }
-    scope.run(requestNo, () => handle(requestNo, req, res)).catch((err: unknown) => {
+    // The scope costs a context switch per request: only the in-transaction hook reads it.
+    (inTransaction ? scope.run(requestNo, () => handle(requestNo, req, res)) : handle(requestNo, req, res)).catch((err: unknown) => {
       if (closing) return;
       emit({ actor: "server", requestNo, text: `internal error: ${err instanceof Error ? err.message : err}`, mark: "bad" });
       if (!res.headersSent && !res.destroyed) send(res, problem(500, "Internal Server Error", "the server failed"));
     });
+  };
+  // requireHostHeader: false, so that the missing Host is refused by route() in problem+json
+  // rather than by node:http with an empty 400.
+  const server: Server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval, requireHostHeader: false }, onRequest);
+  // `Expect: 100-continue`: the client waits before sending its body. When the headers already say
+  // 413, answer that instead of 100 Continue (RFC 9110 §10.1.1), and the body is never sent.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    if (!declaredOver(req, MAX_BODY_BYTES)) res.writeContinue();
+    onRequest(req, res);
   });
   // What node:http refuses before any handler runs (a malformed request, a client too slow): a
   // problem+json answer if the connection still takes one, then the connection is closed.
@@ -150,17 +186,16 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
 
   async function handle(requestNo: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const fault: FaultName = faults.faultFor(requestNo);
-    const url = new URL(req.url ?? "/", "http://tracker.invalid");
-    const path = url.pathname;
+    const { path, search } = splitTarget(req.url ?? "/");
     const method = req.method ?? "GET";
-    faults.mark(requestNo, "arrived");
-    res.on("close", () => faults.mark(requestNo, "finished"));
-    emit({ actor: "server", requestNo, text: `${method} ${path}${url.search} arrived${fault === "none" ? "" : ` (fault: ${fault})`}` });
+    mark(requestNo, "arrived");
+    if (options.faults) res.on("close", () => mark(requestNo, "finished"));
+    if (tracing) emit({ actor: "server", requestNo, text: `${method} ${path}${search} arrived${fault === "none" ? "" : ` (fault: ${fault})`}` });
 
     if (fault === "drop-request") {
       // The request vanishes: no handler runs and the client hears nothing until it gives up.
       req.resume();
-      faults.mark(requestNo, "dropped");
+      mark(requestNo, "dropped");
       emit({ actor: "server", requestNo, text: "dropped before any handler ran: nothing done, nothing said", mark: "warn" });
       await silenceUntilClientLeaves(res);
       return;
@@ -168,17 +203,17 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
 
     let answer: Answer;
     try {
-      answer = await route(requestNo, fault, method, path, url, req);
+      answer = await route(requestNo, fault, method, path, search, req);
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       answer = answerFromError(err);
     } finally {
-      faults.mark(requestNo, "handled");
+      mark(requestNo, "handled");
     }
 
     if (fault === "lose-response") {
       // Whatever was done stays done; the answer is thrown away before its first byte.
-      faults.mark(requestNo, "lost");
+      mark(requestNo, "lost");
       emit({ actor: "server", requestNo, text: `answer (${answer.status}) lost on the way back: not one byte reaches the agent`, mark: "warn" });
       await silenceUntilClientLeaves(res);
       return;
@@ -189,13 +224,20 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
     }
     // The event goes out before the answer, so that a parent reading a child tracker's events hears
     // of the answer no later than its client does.
-    emit({ actor: "server", requestNo, text: `→ ${answer.status} ${describe(answer)}`, mark: answer.status < 400 ? "ok" : "bad" });
+    if (tracing) emit({ actor: "server", requestNo, text: `→ ${answer.status} ${describe(answer)}`, mark: answer.status < 400 ? "ok" : "bad" });
+    // A body refused for its size may still be arriving: read and discard it before closing.
+    if (isOversized(req)) lingerBeforeClose(req);
     send(res, answer);
     if (answer.headers?.["idempotent-replayed"] === "true") replays.add(res);
-    faults.mark(requestNo, "answered");
+    mark(requestNo, "answered");
   }
 
-  async function route(requestNo: number, fault: FaultName, method: string, path: string, url: URL, req: IncomingMessage): Promise<Answer> {
+  async function route(requestNo: number, fault: FaultName, method: string, path: string, search: string, req: IncomingMessage): Promise<Answer> {
+    // RFC 9110 §7.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
+    // request message that lacks a Host header field".
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+      throw new HttpError(400, "Bad Request", "an HTTP/1.1 request needs a Host header", { connection: "close" });
+    }
     if (path === "/reports") {
       if (method === "POST") {
         const rawBody = await readBody(req);
@@ -234,7 +276,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
             if (call && sideEffects?.beforeCommit) await sideEffects.beforeCommit(call);
             ctx.crashPoint("before-commit");
           },
-          claimed: (fence, takenFrom) => faults.claimed(requestNo, fence, takenFrom),
+          claimed: (fence, takenFrom) => options.faults?.claimed(requestNo, fence, takenFrom),
           crashPoint: (point) => {
             if (fault === `crash-${point}`) {
               emit({ actor: "server", requestNo, text: `process killed (SIGKILL) at "${point}"`, mark: "bad" });
@@ -243,7 +285,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
           },
           database: (text, committed = false) => {
             emit({ actor: "database", requestNo, text });
-            if (committed) faults.mark(requestNo, "committed");
+            if (committed) mark(requestNo, "committed");
           },
           server: (text, mark) => emit({ actor: "server", requestNo, text, ...(mark ? { mark } : {}) }),
         };
@@ -253,10 +295,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
         }
         return answer;
       }
-      if (method === "GET" || method === "HEAD") {
-        const title = url.searchParams.get("title");
-        return { status: 200, body: title === null ? store.listReports() : store.findByTitle(title) };
-      }
+      if (method === "GET" || method === "HEAD") return listPage(new URLSearchParams(search));
       throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports`, { allow: "GET, HEAD, POST" });
     }
     const m = /^\/reports\/([^/]+)$/.exec(path);
@@ -272,13 +311,59 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
         if (fault === "slow" || fault === "pause-past-lease") await faults.hold(requestNo);
         const result = store.transaction(() => store.putReport(id, report));
         emit({ actor: "database", requestNo, text: `${result.created ? "INSERT" : "REPLACE"} report ${id} · COMMIT` });
-        faults.mark(requestNo, "committed");
+        mark(requestNo, "committed");
         return { status: result.created ? 201 : 200, body: result.report, headers: { location: `/reports/${id}` } };
       }
       throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports/${id}`, { allow: "GET, HEAD, PUT" });
     }
     throw new HttpError(404, "Not Found", `no route for ${path} (try /reports)`);
   }
+
+  /**
+   * GET /reports: one page, oldest first, at most `limit` reports (default and most: 100) with an
+   * id above `after`; when there may be more, a `Link: <…>; rel="next"` header (RFC 8288) names the
+   * next page. Oldest first, so that reports filed while a client pages through come at the end,
+   * never between pages.
+   */
+  function listPage(query: URLSearchParams): Answer {
+    const title = query.get("title") ?? undefined;
+    const limit = wholeParam(query, "limit", 1, MAX_PAGE, MAX_PAGE);
+    const after = wholeParam(query, "after", 0, MAX_REPORT_ID, 0);
+    const rows = store.page(after, limit + 1, title);
+    if (rows.length <= limit) return { status: 200, body: rows };
+    rows.length = limit;
+    const next = new URLSearchParams({ ...(title === undefined ? {} : { title }), limit: String(limit), after: String(rows[limit - 1]!.id) });
+    return { status: 200, body: rows, headers: { link: `</reports?${next}>; rel="next"` } };
+  }
+
+  // Expired keys are forgotten by the decision at once, and deleted here, off the request path: a
+  // timer, small transactions, and a turn of the event loop for the requests between two of them.
+  const sweepBatch = Math.max(1, options.sweepBatch ?? DEFAULT_SWEEP_BATCH);
+  let sweeping: Promise<Swept> | undefined;
+  const sweepOnce = async (): Promise<Swept> => {
+    const keys = keyStoreOf(store);
+    const swept: Swept = { deleted: 0, batches: 0 };
+    while (!closing) {
+      const n = store.transaction(() => keys.deleteExpired(now(), sweepBatch));
+      swept.deleted += n;
+      swept.batches++;
+      if (n < sweepBatch) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (swept.deleted > 0) options.onSweep?.(swept);
+    return swept;
+  };
+  /** One sweep at a time: a call while one runs gets that one. */
+  const sweepExpiredKeys = (): Promise<Swept> => {
+    if (variant.name === "naive") return Promise.resolve({ deleted: 0, batches: 0 });
+    sweeping ??= sweepOnce().finally(() => (sweeping = undefined));
+    return sweeping;
+  };
+  const sweepEveryMs = options.sweepEveryMs ?? DEFAULT_SWEEP_EVERY_MS;
+  const sweeper =
+    sweepEveryMs > 0 && variant.name !== "naive"
+      ? setInterval(() => void sweepExpiredKeys().catch(() => {}), sweepEveryMs).unref()
+      : undefined;
 
   const { port } = await listenOnLoopback(server, options.port ?? 0);
 
@@ -291,15 +376,44 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
     get requests() {
       return requests;
     },
+    sweepExpiredKeys,
     async close() {
       if (closing) return;
       closing = true;
+      clearInterval(sweeper);
+      await sweeping?.catch(() => {});
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
       store.close();
     },
   };
+}
+
+/** The most reports GET /reports returns at once (and its default). */
+export const MAX_PAGE = 100;
+
+/** A whole-number query parameter from `min` to `max`, `fallback` when absent; otherwise 400. */
+function wholeParam(query: URLSearchParams, name: string, min: number, max: number, fallback: number): number {
+  const values = query.getAll(name);
+  if (values.length === 0) return fallback;
+  const n = values.length === 1 && /^[0-9]{1,16}$/.test(values[0]!) ? Number(values[0]) : NaN;
+  if (!(n >= min && n <= max)) throw new HttpError(400, "Bad Request", `?${name}= takes one whole number from ${min} to ${max}`);
+  return n;
+}
+
+/**
+ * The path and the query (with its "?") of a request target. A plain origin-form target is split
+ * as it stands; anything else (percent-escapes, dot segments, an absolute form) goes through the
+ * URL parser, which normalises it.
+ */
+export function splitTarget(target: string): { path: string; search: string } {
+  if (/^\/[A-Za-z0-9_\-/]*(?:\?[^#%]*)?$/.test(target) && !target.includes("//") && !/\/\.{1,2}(?:\/|\?|$)/.test(target)) {
+    const q = target.indexOf("?");
+    return q < 0 ? { path: target, search: "" } : { path: target.slice(0, q), search: q === target.length - 1 ? "" : target.slice(q) };
+  }
+  const url = new URL(target, "http://tracker.invalid");
+  return { path: url.pathname, search: url.search };
 }
 
 /** What the trace says when a held handler goes on. */
@@ -331,10 +445,20 @@ function silenceUntilClientLeaves(res: ServerResponse): Promise<void> {
   });
 }
 
+/**
+ * The scope of the callers who send no Authorization header. It holds a space, which no Bearer name
+ * may, so no one can reach it by name (`Authorization: Bearer anonymous` is a caller of its own).
+ */
+export const ANONYMOUS_CALLER = "anonymous caller";
+
 /** The caller named by `Authorization: Bearer <name>`; absent means one anonymous caller. */
 export function callerOf(req: IncomingMessage): string {
+  let lines = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === "authorization") lines++;
+  // node:http keeps the first of two Authorization lines and drops the other: which caller is it?
+  if (lines > 1) throw new HttpError(400, "Bad Request", `the Authorization header came ${lines} times; send it once`);
   const auth = req.headers.authorization;
-  if (auth === undefined) return "anonymous";
+  if (auth === undefined) return ANONYMOUS_CALLER;
   const m = /^Bearer\s+([\x21-\x7e]{1,200})$/i.exec(auth.trim());
   if (!m) throw new HttpError(401, "Unauthorized", 'use "Authorization: Bearer <your name>", or no Authorization header', {
       // RFC 9110 §11.6.1: a 401 MUST say which scheme the server accepts.
@@ -343,9 +467,11 @@ export function callerOf(req: IncomingMessage): string {
   return m[1]!;
 }
 
+/** A report id from a route: the same range on every route, 1 to MAX_REPORT_ID. */
 function parseId(text: string): number {
-  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new HttpError(404, "Not Found", `"${text}" is not a report id (a positive whole number)`);
-  return Number(text);
+  const id = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : NaN;
+  if (!(id <= MAX_REPORT_ID)) throw new HttpError(404, "Not Found", `"${text}" is not a report id (a whole number from 1 to ${MAX_REPORT_ID})`);
+  return id;
 }
 
 function describe(answer: Answer): string {

@@ -3,6 +3,13 @@
  * statements, WAL mode, and short synchronous transactions.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { HttpError } from "./http.ts";
+
+/**
+ * The largest report id, on every route: the largest whole number a JSON client reads exactly
+ * (2^53 - 1). GET and PUT refuse a larger id; POST refuses to create one (507, nothing stored).
+ */
+export const MAX_REPORT_ID = Number.MAX_SAFE_INTEGER;
 
 /** What a client sends to file a report. */
 export interface NewReport {
@@ -51,6 +58,8 @@ export class ReportStore {
   readonly #list: StatementSync;
   readonly #byTitle: StatementSync;
   readonly #count: StatementSync;
+  readonly #page: StatementSync;
+  readonly #pageByTitle: StatementSync;
   // BEGIN, COMMIT and ROLLBACK prepared once: `exec` would parse them again for every request.
   readonly #begin: StatementSync;
   readonly #commit: StatementSync;
@@ -72,7 +81,7 @@ export class ReportStore {
       PRAGMA busy_timeout = 5000;
       PRAGMA foreign_keys = ON;
       CREATE TABLE IF NOT EXISTS reports (
-        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        id         INTEGER PRIMARY KEY AUTOINCREMENT CONSTRAINT report_id_range CHECK (id <= ${MAX_REPORT_ID}),
         title      TEXT NOT NULL,
         title_norm TEXT NOT NULL,
         body       TEXT NOT NULL DEFAULT '',
@@ -96,6 +105,8 @@ export class ReportStore {
     this.#list = this.db.prepare(`SELECT ${cols} FROM reports ORDER BY id`);
     this.#byTitle = this.db.prepare(`SELECT ${cols} FROM reports WHERE title_norm = ? ORDER BY id`);
     this.#count = this.db.prepare("SELECT count(*) AS n FROM reports");
+    this.#page = this.db.prepare(`SELECT ${cols} FROM reports WHERE id > ? ORDER BY id LIMIT ?`);
+    this.#pageByTitle = this.db.prepare(`SELECT ${cols} FROM reports WHERE title_norm = ? AND id > ? ORDER BY id LIMIT ?`);
     this.#begin = this.db.prepare("BEGIN IMMEDIATE");
     this.#commit = this.db.prepare("COMMIT");
     this.#rollback = this.db.prepare("ROLLBACK");
@@ -127,9 +138,16 @@ export class ReportStore {
 
   /** Inserts a new report, then runs the `onInsert` hook, if any, in the same transaction. Call it inside `transaction`. */
   insertReport(r: NewReport): Report {
-    const report = toReport(
-      this.#insert.get(r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null) as unknown as ReportRow,
-    );
+    let row: ReportRow;
+    try {
+      row = this.#insert.get(r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null) as unknown as ReportRow;
+    } catch (err) {
+      // The next id would be past MAX_REPORT_ID (a PUT took the last one). The CHECK refuses it
+      // before the row exists: an id past 2^53 - 1 would not even read back into JavaScript.
+      if (!String((err as Error).message).includes("report_id_range")) throw err;
+      throw new HttpError(507, "Insufficient Storage", `no report id is left: ids go up to ${MAX_REPORT_ID}`);
+    }
+    const report = toReport(row);
     this.#afterInsert?.(report);
     return report;
   }
@@ -157,6 +175,12 @@ export class ReportStore {
 
   listReports(): Report[] {
     return (this.#list.all() as unknown as ReportRow[]).map(toReport);
+  }
+
+  /** At most `limit` reports with an id above `after`, oldest first; `title` keeps those with this normalised title. */
+  page(after: number, limit: number, title?: string): Report[] {
+    const rows = title === undefined ? this.#page.all(after, limit) : this.#pageByTitle.all(normalizeTitle(title), after, limit);
+    return (rows as unknown as ReportRow[]).map(toReport);
   }
 
   findByTitle(title: string): Report[] {

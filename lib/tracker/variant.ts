@@ -33,7 +33,7 @@ export interface CreateContext {
   headers: IncomingHttpHeaders;
   /** Header names and values as received, repeated headers not joined. */
   rawHeaders: string[];
-  /** Who is calling (the name in `Authorization: Bearer <name>`, or "anonymous"). */
+  /** Who is calling (the name in `Authorization: Bearer <name>`, or ANONYMOUS_CALLER for none). */
   caller: string;
   store: ReportStore;
   /** The handler's own work happens here; a `slow` or `pause-past-lease` fault holds it. */

@@ -44,6 +44,14 @@ export function claimThenComplete(name: "keyed" | "fenced", checkFence: boolean)
       const { key, fingerprint, keys, label } = keyedRequest(ctx);
       const where = (fence: number): string => (checkFence ? ` WHERE fence = ${fence}` : "");
 
+      // 0. A completed key answers from a plain read, without the write lock: a completed row
+      //    within its TTL never changes back, so what one SELECT sees is the answer (replay or 422).
+      const seen = keys.get(ctx.caller, key);
+      if (seen?.state === "completed") {
+        const early = decideKey(seen, fingerprint, ctx.now());
+        if (early.kind === "replay" || early.kind === "mismatch") return answerFromKey(ctx, key, label, seen, early);
+      }
+
       // 1. Look the key up and, if it is free, claim it: one short transaction, so that of two
       //    requests with one key exactly one sees it free.
       const { row, decision, fence } = ctx.store.transaction(() => {

@@ -1,0 +1,72 @@
+/**
+ * The chaos run's progress: operations done, duplicates so far, processes killed, time elapsed and
+ * an estimate of the rest. On a terminal it is one line redrawn in place; when the output is piped
+ * (a log, CI), plain lines, one each time another tenth of the operations is done and at least
+ * one every half minute, so a log stays short and readable.
+ */
+
+export interface ChaosProgress {
+  variant: string;
+  /** Operations answered (2xx or a final refusal). */
+  done: number;
+  ops: number;
+  /** Reports stored beyond the first for one operation, as read from the database so far. */
+  duplicates: number;
+  /** Processes killed (and started again) so far. */
+  kills: number;
+  elapsedMs: number;
+  /** "main" while faults strike; "settling" once they have stopped. */
+  phase: "main" | "settling";
+}
+
+function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+}
+
+/** One line: "fenced: 4 210/10 000 operations (42 %), 0 duplicates, 31 kills, 48 s, about 1 min 06 s left". */
+export function progressLine(p: ChaosProgress): string {
+  const pct = p.ops === 0 ? 100 : Math.floor((100 * p.done) / p.ops);
+  const left =
+    p.done >= p.ops ? "done" : p.done === 0 ? "estimating" : `about ${duration((p.elapsedMs * (p.ops - p.done)) / p.done)} left`;
+  const n = (v: number): string => v.toLocaleString("en-US");
+  return (
+    `${p.variant}: ${n(p.done)}/${n(p.ops)} operations (${pct} %)${p.phase === "settling" ? ", settling" : ""}, ` +
+    `${n(p.duplicates)} duplicate${p.duplicates === 1 ? "" : "s"}, ${n(p.kills)} kill${p.kills === 1 ? "" : "s"}, ${duration(p.elapsedMs)}, ${left}`
+  );
+}
+
+/** When piped, a plain line at least this often, ms, even within one tenth of the run. */
+export const PLAIN_EVERY_MS = 30_000;
+
+export interface ProgressPrinter {
+  update(p: ChaosProgress): void;
+  /** Ends the display (the terminal line is cleared; plain output prints nothing more). */
+  end(): void;
+}
+
+/** Writes progress to `out`: redrawn in place when `tty`, else a plain line per tenth of the run. */
+export function progressPrinter(out: { write(text: string): unknown }, tty: boolean): ProgressPrinter {
+  let lastTenth = -1;
+  let lastAtMs = 0;
+  let drawn = false;
+  return {
+    update(p) {
+      if (tty) {
+        out.write(`\r${progressLine(p)}\x1b[K`);
+        drawn = true;
+        return;
+      }
+      const tenth = p.ops === 0 ? 10 : Math.floor((10 * p.done) / p.ops);
+      // A line per tenth, and at least one every half minute on a long run.
+      if (tenth === lastTenth && p.elapsedMs - lastAtMs < PLAIN_EVERY_MS) return;
+      lastTenth = tenth;
+      lastAtMs = p.elapsedMs;
+      out.write(`${progressLine(p)}\n`);
+    },
+    end() {
+      if (tty && drawn) out.write("\r\x1b[K");
+      drawn = false;
+    },
+  };
+}
