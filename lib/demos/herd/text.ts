@@ -65,7 +65,7 @@ export const T = {
   },
   calls: {
     en: "“Calls” counts write attempts only (the blog's “work”); “completion” is when the last client has written.",
-    zh: "“调用次数”只算写请求（博客里的 work）；“完成时间”是最后一个客户端写成功的时刻。",
+    zh: "“调用次数”只算写请求（即博客说的“工作量”）；“完成时间”是最后一个客户端写成功的时刻。",
   },
   controls: { en: "Parameters", zh: "参数" },
   clients: { en: "Clients N", zh: "客户端数 N" },
