@@ -46,6 +46,11 @@ export const herdDemo: Demo = {
 
 const e = escapeHtml;
 
+/** Escaped text with the commands in it set as code (and left untranslated). */
+function prose(text: string): string {
+  return e(text).replace(/npm run (herd -- --csv|herd|lesson 2)/g, (command) => `<code translate="no">${command}</code>`);
+}
+
 function field(lang: Lang, name: Field, label: string, value: string, errors: readonly ParamError[], attrs: string, hint?: string): string {
   const error = errors.find((x) => x.field === name);
   const describedBy = [hint === undefined ? "" : `${name}-hint`, `${name}-error`].filter((x) => x !== "").join(" ");
@@ -59,7 +64,7 @@ ${hint === undefined ? "" : `<small id="${name}-hint">${e(hint)}</small>`}
 
 /** The page: the controls, filled from the URL, and the empty places the script fills. */
 export function herdBody(lang: Lang, p: HerdParams, errors: readonly ParamError[], langInUrl: boolean): string {
-  const t = (k: keyof typeof T): string => e(T[k][lang]);
+  const t = (k: keyof typeof T): string => prose(T[k][lang]);
   const strategyError = errors.find((x) => x.field === "strategies");
   const strategies = HERD_STRATEGIES.map(
     (s) => `<li>

@@ -16,10 +16,11 @@ import { ENGLISH_LABELS, herdSvgs, strategyColor, strategyDash } from "../../her
 import { herdWriteTimes } from "../../herd/write-times.ts";
 import { langOfTag, type Lang } from "../lang.ts";
 import { cliArgs, parseParams, sweepSpec, toQuery, type HerdParams, type ParamError } from "./params.ts";
-import { runSweep, type SweepRun } from "./sweep.ts";
+import { runSweep, WorkerPool, type SweepRun } from "./sweep.ts";
 import { CHART_LABELS_ZH, CONCLUSIONS, FORMULAS, STATUS, STRATEGY_NAMES, T, VERDICT, type Numbers } from "./text.ts";
 
-const WORKER_URL = "/assets/herd-worker.js";
+const pool = new WorkerPool("/assets/herd-worker.js");
+const WORKERS = Math.min(navigator.hardwareConcurrency || 2, 8);
 const lang: Lang = langOfTag(document.documentElement.lang);
 const locale = lang === "zh" ? "zh-CN" : "en-US";
 
@@ -114,8 +115,8 @@ function start(): void {
   status.textContent = wasRunning ? `${STATUS.restarted(lang)} ${computing}` : computing;
 
   const sweep = runSweep(sweepSpec(params), {
-    workerUrl: WORKER_URL,
-    workers: Math.min(navigator.hardwareConcurrency || 2, 8),
+    pool,
+    workers: WORKERS,
     onPoint(done, all) {
       if (run !== runNumber) return;
       progress.value = done;

@@ -4,7 +4,8 @@
  * Workers as `npm run herd` shares them out among threads (lib/herd/parallel.ts): biggest first, the
  * next point to whichever worker is free. Every point has its own seed (`pointSeed`), so the rows
  * are the same whichever worker computes which point. `cancel()` terminates the workers at once:
- * a cancelled run never resolves with rows.
+ * a cancelled run never resolves with rows. The workers of a finished run go back to the pool, so
+ * the next run starts with workers whose code the engine has already compiled and optimised.
  */
 import { pointSpec, type PointResult, type PointSpec, type SweepSpec } from "../../herd/simulator.ts";
 import type { WorkerReply, WorkerRequest } from "./protocol.ts";
@@ -25,8 +26,34 @@ export interface SweepRun {
   cancel(): void;
 }
 
+/** Workers kept between runs: idle ones are reused, busy ones of a cancelled run are terminated. */
+export class WorkerPool {
+  readonly url: string;
+  #idle: Worker[] = [];
+
+  constructor(url: string) {
+    this.url = url;
+  }
+
+  /** `count` workers: idle ones first, new ones for the rest. */
+  take(count: number): Worker[] {
+    const workers = this.#idle.splice(0, count);
+    while (workers.length < count) workers.push(new Worker(this.url, { type: "module" }));
+    return workers;
+  }
+
+  /** Workers that finished their work, for the next run. */
+  give(workers: readonly Worker[]): void {
+    for (const w of workers) {
+      w.onmessage = null;
+      w.onerror = null;
+    }
+    this.#idle.push(...workers);
+  }
+}
+
 export interface SweepOptions {
-  workerUrl: string;
+  pool: WorkerPool;
   workers: number;
   /** After each point: how many are done of how many. */
   onPoint?: (done: number, total: number) => void;
@@ -39,7 +66,7 @@ export function runSweep(spec: SweepSpec, options: SweepOptions): SweepRun {
   const order = points.map((_, i) => i).sort((a, b) => points[b]!.clients - points[a]!.clients);
   const results: (PointResult | undefined)[] = new Array<PointResult | undefined>(points.length);
   const count = Math.max(1, Math.min(options.workers, points.length));
-  const workers: Worker[] = [];
+  const workers = options.pool.take(count);
   let next = 0;
   let done = 0;
   let busyMs = 0;
@@ -53,9 +80,11 @@ export function runSweep(spec: SweepSpec, options: SweepOptions): SweepRun {
     reject = rej;
   });
 
-  const stop = (): void => {
+  /** Ends the run: finished workers go back to the pool; a cancelled or failed run's are terminated. */
+  const stop = (finishedCleanly: boolean): void => {
     settled = true;
-    for (const w of workers) w.terminate();
+    if (finishedCleanly) options.pool.give(workers);
+    else for (const w of workers) w.terminate();
   };
 
   const feed = (worker: Worker): void => {
@@ -65,14 +94,12 @@ export function runSweep(spec: SweepSpec, options: SweepOptions): SweepRun {
     worker.postMessage(request);
   };
 
-  for (let i = 0; i < count; i++) {
-    const worker = new Worker(options.workerUrl, { type: "module" });
-    workers.push(worker);
+  for (const worker of workers) {
     worker.onmessage = (event: MessageEvent<WorkerReply>) => {
       if (settled) return;
       const reply = event.data;
       if ("error" in reply) {
-        stop();
+        stop(false);
         reject(new Error(reply.error));
         return;
       }
@@ -81,13 +108,13 @@ export function runSweep(spec: SweepSpec, options: SweepOptions): SweepRun {
       done++;
       options.onPoint?.(done, points.length);
       if (done === points.length) {
-        stop();
+        stop(true);
         resolve({ rows: results as PointResult[], elapsedMs: performance.now() - started, busyMs, workers: count });
       } else feed(worker);
     };
     worker.onerror = (event: ErrorEvent) => {
       if (settled) return;
-      stop();
+      stop(false);
       reject(new Error(event.message || "a worker failed to start"));
     };
     feed(worker);
@@ -97,7 +124,7 @@ export function runSweep(spec: SweepSpec, options: SweepOptions): SweepRun {
     result,
     cancel() {
       if (settled) return;
-      stop();
+      stop(false);
       resolve(undefined);
     },
   };

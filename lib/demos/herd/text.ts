@@ -57,7 +57,7 @@ export const T = {
   title: { en: "Demo 1 · The thundering herd, live", zh: "演示 1 · 惊群模拟器" },
   intro: {
     en: "A port of the simulator behind the AWS Architecture Blog post “Exponential Backoff And Jitter” (Marc Brooker, 2015), a synthetic experiment: N clients read a row's version at the same moment and write it back; a write whose version moved meanwhile fails, and that client backs off and starts again from the read. Each one-way network hop takes |Normal(mean, deviation)| ms. “Codex amplitude” is the exponential value × uniform(0.9, 1.1), given the same cap so that only the size of the jitter differs.",
-    zh: "移植 AWS 博客配套的模拟器（合成实验）：N 个客户端同时读一行的版本号再写回，版本号对不上就失败、退避后从读开始重来。网络单程延迟取正态分布（均值、标准差可调）的绝对值，单位毫秒。“Codex 幅度”是指数值 × [0.9, 1.1) 的均匀随机数，为了公平对比也套上同样的 cap。",
+    zh: "移植 AWS 博客配套的模拟器（合成实验）：N 个客户端同时读一行的版本号再写回，版本号对不上就失败、退避后从读开始重来。网络单程延迟取正态分布（均值、标准差可调）的绝对值，单位毫秒。“Codex 幅度”是指数值 × [0.9, 1.1) 的均匀随机数，为了公平对比也套上同样的上限。",
   },
   sameCode: {
     en: "It computes here, in your browser, in Web Workers, with the same simulator module that npm run herd runs: the same seed and parameters give the same numbers as npm run herd -- --csv, to the last digit. Its random numbers are not the Python original's, so the numbers differ a little from the blog's.",
