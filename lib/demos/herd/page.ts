@@ -41,6 +41,7 @@ const numbers: Numbers = {
   n: (value, d = 0) => value.toLocaleString(locale, { maximumFractionDigits: d }),
   pct: (a, b) => `${(b === 0 ? 0 : (100 * a) / b).toLocaleString(locale, { maximumFractionDigits: 0 })}%`,
   times: (a, b) => `×${(b === 0 ? 0 : a / b).toLocaleString(locale, { maximumFractionDigits: 1 })}`,
+  ratio: (a, b) => (b === 0 ? 0 : a / b).toLocaleString(locale, { maximumFractionDigits: 1 }),
 };
 
 let current: SweepRun | undefined;

@@ -119,6 +119,8 @@ export interface Numbers {
   pct(a: number, b: number): string;
   /** a / b as "×2.3". */
   times(a: number, b: number): string;
+  /** a / b as "2.3" (for "2.3 倍"). */
+  ratio(a: number, b: number): string;
 }
 
 /** The status line (an aria-live region). */
@@ -162,7 +164,7 @@ export const CONCLUSIONS: Record<ConclusionId, { claim: Text; detail: (lang: Lan
           ? `需要至少两个客户端数才能比较；这次只有 ${v.n}（试试 10,50,100）。`
           : `Needs two client counts to compare; this run has only ${v.n} (try 10,50,100).`
         : lang === "zh"
-          ? `不退避：${v.nLow} 个客户端时 ${f.n(v.low!, 1)} 次调用，${v.n} 个时 ${f.n(v.high!, 1)} 次：客户端 ×${f.n(v.clientsRatio!, 1)}，调用 ×${f.n(v.growth, 1)}，约为 N^${f.n(v.exponent!, 2)}（N² 应为 ×${f.n(v.clientsRatio! ** 2)}，线性为 ×${f.n(v.clientsRatio!, 1)}）。`
+          ? `不退避：${v.nLow} 个客户端时 ${f.n(v.low!, 1)} 次调用，${v.n} 个时 ${f.n(v.high!, 1)} 次：客户端增加到 ${f.n(v.clientsRatio!, 1)} 倍，调用增加到 ${f.n(v.growth, 1)} 倍，约为 N^${f.n(v.exponent!, 2)}（若是 N² 应为 ${f.n(v.clientsRatio! ** 2)} 倍，若是线性则为 ${f.n(v.clientsRatio!, 1)} 倍）。`
           : `no-backoff: ${f.n(v.low!, 1)} calls at ${v.nLow} clients, ${f.n(v.high!, 1)} at ${v.n}: ×${f.n(v.growth, 1)} for ×${f.n(v.clientsRatio!, 1)} clients, i.e. like N^${f.n(v.exponent!, 2)} (N² would be ×${f.n(v.clientsRatio! ** 2)}, linear ×${f.n(v.clientsRatio!, 1)}).`,
   },
   "exponential-work": {
@@ -176,7 +178,7 @@ export const CONCLUSIONS: Record<ConclusionId, { claim: Text; detail: (lang: Lan
     claim: { en: "Backoff without jitter is the clear loser on time.", zh: "没有抖动的退避在完成时间上明显最差。" },
     detail: (lang, v, f) =>
       lang === "zh"
-        ? `指数退避用了 ${f.n(v.exponential!)} 毫秒，是完全抖动（${f.n(v.full!)} 毫秒）的 ${f.times(v.exponential!, v.full!)}，不退避（${f.n(v.none!)} 毫秒）的 ${f.times(v.exponential!, v.none!)}。`
+        ? `指数退避用了 ${f.n(v.exponential!)} 毫秒，是完全抖动（${f.n(v.full!)} 毫秒）的 ${f.ratio(v.exponential!, v.full!)} 倍，不退避（${f.n(v.none!)} 毫秒）的 ${f.ratio(v.exponential!, v.none!)} 倍。`
         : `exponential took ${f.n(v.exponential!)} ms to finish: ${f.times(v.exponential!, v.full!)} full jitter's ${f.n(v.full!)} ms and ${f.times(v.exponential!, v.none!)} no-backoff's ${f.n(v.none!)} ms.`,
   },
   "full-equal-work": {
@@ -211,7 +213,7 @@ export const CONCLUSIONS: Record<ConclusionId, { claim: Text; detail: (lang: Lan
     claim: { en: "The course's point: ±10 % jitter does not break up the herd.", zh: "课程的观点：±10% 的抖动拆不散惊群。" },
     detail: (lang, v, f) =>
       lang === "zh"
-        ? `Codex 幅度（指数值 × [0.9, 1.1)）用了 ${f.n(v.codexTime!)} 毫秒，是完全抖动的 ${f.times(v.codexTime!, v.fullTime!)}，调用次数是完全抖动的 ${f.pct(v.codexCalls!, v.fullCalls!)}。它比完全不抖动好（完成时间是指数退避的 ${f.pct(v.codexTime!, v.exponentialTime!)}），但远不如完全抖动。`
+        ? `Codex 幅度（指数值 × [0.9, 1.1)）用了 ${f.n(v.codexTime!)} 毫秒，是完全抖动的 ${f.ratio(v.codexTime!, v.fullTime!)} 倍，调用次数是完全抖动的 ${f.pct(v.codexCalls!, v.fullCalls!)}。它比完全不抖动好（完成时间是指数退避的 ${f.pct(v.codexTime!, v.exponentialTime!)}），但远不如完全抖动。`
         : `codex-capped (exponential × uniform(0.9, 1.1)) took ${f.n(v.codexTime!)} ms, ${f.times(v.codexTime!, v.fullTime!)} full jitter's time, with ${f.pct(v.codexCalls!, v.fullCalls!)} of full's calls. It did better than no jitter (${f.pct(v.codexTime!, v.exponentialTime!)} of exponential's time), but nowhere near full jitter.`,
   },
 };
