@@ -230,7 +230,10 @@ function lessonStep(cell: Cell, what: NewCellEvent["what"], text: string, mark?:
 
 /** A tracker event as a step (the generation and PID of its process, in the crash cells). */
 function serverStep(cell: Cell, e: TrackerEvent, process?: { generation: number; pid: number }): void {
-  cell.emit({ ...classify(e, cell.variant), ...(process ?? {}) });
+  const step = classify(e, cell.variant);
+  // A restarted process's lines say so.
+  if (process && process.generation > 1) step.text = `#${e.requestNo} [restarted] ${e.text}`;
+  cell.emit({ ...step, ...(process ?? {}) });
 }
 
 /** Each attempt of the agent's call `callNo` as it starts and ends. */
@@ -375,9 +378,8 @@ async function crashCell(cell: Cell): Promise<Ran> {
     leaseMs: cell.leaseMs,
     clockMs: clock.now(),
     onEvent: (e, generation) => {
-      const step = { ...e, text: `${generation > 1 ? "[restarted] " : ""}${e.text}` };
       if (classify(e, cell.variant).what === "crash") killed = true;
-      serverStep(cell, step, { generation, pid: pids[generation - 1] ?? 0 });
+      serverStep(cell, e, { generation, pid: pids[generation - 1] ?? 0 });
     },
   });
   pids.push(tracker.current.pid);
