@@ -1,0 +1,153 @@
+// The browser tests' frame: a real headless Chromium driven by playwright-core. The browser is the
+// npm package @sparticuz/chromium (a Chromium binary inside the package, unpacked on first use into
+// the system's temp folder), so `npm install` is the whole set-up.
+//
+// Every page opened here runs against one demo server, and nothing else: each request the page (or
+// its workers) makes is logged, and any request to another origin is blocked and counted, so a test
+// can assert that the page fetched nothing from outside. Screenshots go to an ignored folder
+// (.screenshots/, see .gitignore), never over tracked files.
+//
+// Machine load: launching takes about 3 s on an idle 2-core machine and far longer on a busy one,
+// so every wait here is generous; nothing is timed with sleeps, tests wait for the page's own
+// signals (its aria-live text, an attribute it sets when done).
+import chromium from "@sparticuz/chromium";
+import { chromium as playwright, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { mkdirSync, rmdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { setTimeout as delay } from "node:timers/promises";
+
+/** Where tests write screenshots: ignored by git. */
+export const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", ".screenshots");
+
+/** How long launching may take on a loaded machine. */
+export const LAUNCH_TIMEOUT_MS = 120_000;
+/** The default for every wait on a page. */
+export const PAGE_TIMEOUT_MS = 60_000;
+
+/**
+ * The Chromium binary's path. The package unpacks it into the temp folder on first use; two test
+ * processes doing that at once could launch a half-written file, so unpacking is done under a lock
+ * (a directory created atomically; one left over by a killed process is taken after 5 minutes).
+ * Waiting for another process's lock is the one loop with a timer here: it orders nothing in a test.
+ */
+export async function chromiumPath(): Promise<string> {
+  const lock = join(tmpdir(), "retry-workbook-chromium.lock");
+  const deadline = Date.now() + LAUNCH_TIMEOUT_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 5 * 60_000) rmdirSync(lock);
+      } catch {
+        // gone already: try again
+      }
+      if (Date.now() > deadline) throw new Error(`waited too long for ${lock} (remove it if no test is running)`);
+      await delay(200);
+    }
+  }
+  try {
+    return await chromium.executablePath();
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+/** A headless Chromium, launched with the package's own flags. Close it in an `after` hook. */
+export async function launchBrowser(): Promise<Browser> {
+  const executablePath = await chromiumPath();
+  return playwright.launch({ executablePath, args: chromium.args, headless: true, timeout: LAUNCH_TIMEOUT_MS });
+}
+
+export interface OpenOptions {
+  /** Sent as Accept-Language and navigator.language (default "en-US"). */
+  locale?: string;
+  /** Default 1280 × 900. */
+  viewport?: { width: number; height: number };
+  /** Ignore the pages' Content-Security-Policy (to test the blocking route itself). Default false. */
+  bypassCSP?: boolean;
+}
+
+export interface DemoPage {
+  page: Page;
+  context: BrowserContext;
+  /** Every request the page and its workers made, in order: "GET http://127.0.0.1:…/herd". */
+  requests: string[];
+  /** Requests to any origin but the demo server's: blocked before they left. */
+  blocked: string[];
+  /** console.error messages and uncaught page errors. */
+  errors: string[];
+  /** Bytes transferred (headers and bodies, as Chromium counts them) for the requests so far. */
+  transferredBytes(): Promise<number>;
+  /**
+   * Closes the page. (Not its context: the package's flags run Chromium as one process, and closing
+   * a context there takes the whole browser down; contexts go when the browser closes.)
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh context and page, with every request logged and everything off `origin` blocked. Does not
+ * navigate: call `page.goto(...)` (tests choose what to wait for).
+ */
+export async function openPage(browser: Browser, origin: string, options: OpenOptions = {}): Promise<DemoPage> {
+  const allowed = new URL(origin).origin;
+  const context = await browser.newContext({
+    locale: options.locale ?? "en-US",
+    viewport: options.viewport ?? { width: 1280, height: 900 },
+    serviceWorkers: "block",
+    bypassCSP: options.bypassCSP === true,
+  });
+  context.setDefaultTimeout(PAGE_TIMEOUT_MS);
+  const requests: string[] = [];
+  const blocked: string[] = [];
+  const errors: string[] = [];
+  const finished: Promise<number>[] = [];
+  await context.route("**/*", async (route) => {
+    const url = route.request().url();
+    if (new URL(url).origin === allowed) await route.continue();
+    else {
+      blocked.push(url);
+      await route.abort("blockedbyclient");
+    }
+  });
+  context.on("request", (request) => {
+    requests.push(`${request.method()} ${request.url()}`);
+    finished.push(
+      request
+        .response()
+        .then((response) => (response === null ? 0 : request.sizes().then((s) => s.responseBodySize + s.responseHeadersSize)))
+        .catch(() => 0),
+    );
+  });
+  const page = await context.newPage();
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(`console: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+  return {
+    page,
+    context,
+    requests,
+    blocked,
+    errors,
+    async transferredBytes() {
+      const sizes = await Promise.all(finished);
+      return sizes.reduce((a, b) => a + b, 0);
+    },
+    close: () => page.close(),
+  };
+}
+
+/** Writes a full-page screenshot to .screenshots/<name>.png and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  if (!/^[\w.-]+$/.test(name)) throw new Error(`bad screenshot name: ${name}`);
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}

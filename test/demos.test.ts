@@ -1,0 +1,210 @@
+// The demo server (`npm run demos`): loopback only, static files only from its own folder, the
+// language choice, the CLI's flags, and the index page in a real headless Chromium.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { request } from "node:http";
+import { after, before, describe, test } from "node:test";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import type { Browser } from "playwright-core";
+import { startDemoServer, type DemoServer } from "../lib/demos/server.ts";
+import { langFromAcceptLanguage, pickLang } from "../lib/demos/lang.ts";
+import { launchBrowser, LAUNCH_TIMEOUT_MS, openPage, screenshot } from "./browser.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** A raw GET: the path is sent exactly as written (no client-side normalisation of ".."). */
+function rawGet(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path, method: "GET", headers, agent: false }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("the language choice", () => {
+  test("Accept-Language picks by q value; zh-* is zh; nothing we speak is en", () => {
+    assert.equal(langFromAcceptLanguage("zh-CN,zh;q=0.9,en;q=0.8"), "zh");
+    assert.equal(langFromAcceptLanguage("en-GB,zh;q=0.9"), "en");
+    assert.equal(langFromAcceptLanguage("fr;q=1, zh-TW;q=0.5, en;q=0.4"), "zh");
+    assert.equal(langFromAcceptLanguage("de, fr"), "en");
+    assert.equal(langFromAcceptLanguage("zh;q=0, en;q=0.1"), "en");
+    assert.equal(langFromAcceptLanguage(undefined), "en");
+  });
+  test("?lang= wins over the header; an unknown ?lang= is ignored", () => {
+    assert.equal(pickLang(new URL("http://x/?lang=en"), "zh-CN"), "en");
+    assert.equal(pickLang(new URL("http://x/?lang=zh"), "en"), "zh");
+    assert.equal(pickLang(new URL("http://x/?lang=fr"), "zh-CN"), "zh");
+  });
+});
+
+describe("the demo server", () => {
+  let server: DemoServer;
+  before(async () => {
+    server = await startDemoServer();
+  });
+  after(() => server.close());
+
+  test("listens on 127.0.0.1 on a port of its own", () => {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.notEqual(server.port, 0);
+  });
+
+  test("no path outside lib/demos/static is served, however it is spelled", async () => {
+    for (const path of [
+      "/../package.json",
+      "/static/../server.ts",
+      "/static/%2e%2e/server.ts",
+      "/static/..%2fserver.ts",
+      "/static/..%5cserver.ts",
+      "/static/%2e%2e%2f%2e%2e%2fpackage.json",
+      "/static//etc/passwd",
+      "/static/demos.css%00",
+      "/package.json",
+      "/lib/demos/server.ts",
+      "/assets/../package.json",
+    ]) {
+      const r = await rawGet(server.url, path);
+      assert.equal(r.status, 404, `${path} → ${r.status}`);
+      assert.doesNotMatch(r.body, /"name"|import /, path);
+    }
+    const css = await rawGet(server.url, "/static/demos.css");
+    assert.equal(css.status, 200);
+    assert.match(String(css.headers["content-type"]), /^text\/css/);
+  });
+
+  test("the index lists the demos in the language asked for, with a policy that allows this origin only", async () => {
+    const zh = await rawGet(server.url, "/", { "accept-language": "zh-CN,zh;q=0.9" });
+    assert.equal(zh.status, 200);
+    assert.match(zh.body, /<html lang="zh-CN">/);
+    assert.match(zh.body, /href="\/herd"/);
+    assert.match(String(zh.headers["content-security-policy"]), /default-src 'self'/);
+    const en = await rawGet(server.url, "/?lang=en", { "accept-language": "zh-CN" });
+    assert.match(en.body, /<html lang="en">/);
+    assert.match(en.body, /href="\/herd\?lang=en"/);
+  });
+
+  test("a request naming another host is refused (DNS rebinding)", async () => {
+    const r = await rawGet(server.url, "/", { host: "attacker.example" });
+    assert.equal(r.status, 421);
+  });
+
+  test("close() ends open keep-alive connections and resolves; a second close() is harmless", async () => {
+    const s = await startDemoServer();
+    const { hostname, port } = new URL(s.url);
+    // A connection left open by the client (a streaming answer or keep-alive).
+    const req = request({ host: hostname, port, path: "/", headers: { connection: "keep-alive" } });
+    req.end();
+    const [res] = (await once(req, "response")) as [import("node:http").IncomingMessage];
+    res.resume();
+    await s.close();
+    await s.close();
+    await assert.rejects(rawGet(s.url, "/"), /ECONNREFUSED/);
+  });
+});
+
+describe("npm run demos", () => {
+  const cli = (args: string[]) => spawn(process.execPath, ["--import", "tsx", "lib/demos/cli.ts", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  async function output(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = cli(args);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const [code] = (await once(child, "exit")) as [number | null];
+    return { code, stdout, stderr };
+  }
+
+  test("--help describes every flag", async () => {
+    const r = await output(["--help"]);
+    assert.equal(r.code, 0);
+    for (const flag of ["--port", "--open", "--help"]) assert.match(r.stdout, new RegExp(flag));
+  });
+
+  test("a bad flag or value is one line naming what is valid, exit 2", async () => {
+    for (const args of [["--bogus"], ["--port", "x"], ["--port", "70000"]]) {
+      const r = await output(args);
+      assert.equal(r.code, 2, args.join(" "));
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.match(r.stderr, /^error: .*\(try --help\)\n$/);
+    }
+    assert.match((await output(["--bogus"])).stderr, /--port/);
+  });
+
+  test("prints its URL, serves, and stops cleanly on SIGTERM and on SIGINT", async () => {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      const child = cli([]);
+      let stdout = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (c: Buffer) => {
+          stdout += c.toString();
+          const m = /http:\/\/127\.0\.0\.1:\d+/.exec(stdout);
+          if (m !== null) resolve(m[0]);
+        });
+        child.on("exit", () => reject(new Error(`exited before printing its URL: ${stdout}`)));
+      });
+      assert.equal((await rawGet(url, "/")).status, 200);
+      const exited = once(child, "exit");
+      child.kill(signal);
+      const [code] = (await exited) as [number | null];
+      assert.equal(code, 0, signal);
+      assert.match(stdout, /stopped/);
+    }
+  });
+});
+
+describe("the index in a real browser", { timeout: LAUNCH_TIMEOUT_MS * 2 }, () => {
+  let server: DemoServer;
+  let browser: Browser;
+  before(async () => {
+    [server, browser] = await Promise.all([startDemoServer(), launchBrowser()]);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("loads with no console error and no request beyond the demo server; links to Demo 1", async () => {
+    const p = await openPage(browser, server.url, { locale: "zh-CN" });
+    try {
+      await p.page.goto(`${server.url}/`);
+      assert.equal(await p.page.getAttribute("html", "lang"), "zh-CN");
+      const link = p.page.getByRole("link", { name: /演示 1/ });
+      assert.equal(await link.getAttribute("href"), "/herd");
+      assert.deepEqual(p.blocked, []);
+      assert.ok(p.requests.length >= 2, p.requests.join("\n"));
+      for (const r of p.requests) assert.ok(r.includes(server.url), r);
+      assert.deepEqual(p.errors, []);
+      await screenshot(p.page, "index-zh");
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("a request to another host is stopped by the page's policy, and else blocked and counted", async () => {
+    const strict = await openPage(browser, server.url);
+    try {
+      await strict.page.goto(`${server.url}/`);
+      const outcome = await strict.page.evaluate(() => fetch("http://example.com/x").then(() => "fetched", () => "refused"));
+      assert.equal(outcome, "refused");
+      assert.ok(!strict.requests.some((r) => r.includes("example.com")), "the policy stops it before it is a request");
+    } finally {
+      await strict.close();
+    }
+    const p = await openPage(browser, server.url, { bypassCSP: true });
+    try {
+      await p.page.goto(`${server.url}/`);
+      const outcome = await p.page.evaluate(() => fetch("http://example.com/x").then(() => "fetched", () => "refused"));
+      assert.equal(outcome, "refused");
+      assert.deepEqual(p.blocked, ["http://example.com/x"]);
+    } finally {
+      await p.close();
+    }
+  });
+});
