@@ -135,6 +135,9 @@ export class StepSession {
   failed: string | undefined;
   /** Stopped: its process is gone (or going) and its folder deleted. */
   stopped = false;
+  /** Resolves once a stop is complete: the process gone, the folder deleted. */
+  readonly ended: Promise<void>;
+  #ended!: () => void;
 
   readonly #child: ChildProcess;
   readonly #exited: Promise<void>;
@@ -154,6 +157,7 @@ export class StepSession {
     this.cell = cell;
     this.#idleMs = idleMs;
     this.#forget = forget;
+    this.ended = new Promise((resolve) => (this.#ended = resolve));
     this.dir = mkdtempSync(join(tmpdir(), "retry-workbook-step-"));
     const config: CellChildConfig = { ...cell, seed, dir: this.dir };
     // stdin: one byte per step; fd 3: the child's JSON lines; IPC: only so that it notices we are gone.
@@ -223,6 +227,7 @@ export class StepSession {
       rmSync(this.dir, { recursive: true, force: true });
       this.#broadcast({ type: "gone" });
       this.#listeners.clear();
+      this.#ended();
     }
     await this.#exited;
   }
