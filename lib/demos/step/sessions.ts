@@ -163,7 +163,12 @@ export class StepSession {
     // stdin: one byte per step; fd 3: the child's JSON lines; IPC: only so that it notices we are gone.
     this.#child = spawnTsChild(CHILD_ENTRY, [JSON.stringify(config)], ["pipe", "ignore", "inherit", "pipe", "ipc"]);
     this.pid = this.#child.pid ?? 0;
-    this.#exited = new Promise((resolve) => this.#child.once("close", () => resolve()));
+    // Gone: exited, and every line it wrote read. (Not "close": when the parent disconnects the IPC
+    // channel while the child exits, Node may never emit it.)
+    this.#exited = Promise.all([
+      new Promise((resolve) => this.#child.once("exit", resolve)),
+      new Promise((resolve) => this.#child.stdio[3]?.once("close", resolve)),
+    ]).then(() => undefined);
     this.#child.stdin?.on("error", () => {}); // writing to a process that just died is not our error
     void this.#exited.then(() => {
       if (!this.#finished && !this.stopped) this.#fail("the cell's process ended before the cell did");
