@@ -68,6 +68,8 @@ export interface LineSeries {
   values: readonly number[];
   /** Default: the palette's colour for the series' place in the list. */
   color?: string;
+  /** A dash pattern (SVG stroke-dasharray, e.g. "6 3"), so lines differ by more than colour. Default solid. */
+  dash?: string;
 }
 
 export interface LineChartSpec {
@@ -82,6 +84,8 @@ export interface LineChartSpec {
   yScale?: "linear" | "log";
   width?: number;
   height?: number;
+  /** Appended to the y label on a log scale. Default " (log scale)". */
+  logNote?: string;
 }
 
 /**
@@ -115,7 +119,7 @@ export function lineChartSvg(spec: LineChartSpec): string {
   body.push(textElement(spec.xLabel, { x: (left + right) / 2, y: height - 14, "text-anchor": "middle" }));
   const yMid = (top + bottom) / 2;
   body.push(
-    textElement(`${spec.yLabel}${log ? " (log scale)" : ""}`, {
+    textElement(`${spec.yLabel}${log ? (spec.logNote ?? " (log scale)") : ""}`, {
       x: 18,
       y: yMid,
       "text-anchor": "middle",
@@ -131,7 +135,7 @@ export function lineChartSvg(spec: LineChartSpec): string {
     return element(
       "g",
       { class: "series", "data-series": s.name, fill: color, stroke: color },
-      element("path", { d, fill: "none", "stroke-width": 2, "stroke-linejoin": "round" }),
+      element("path", { d, fill: "none", "stroke-width": 2, "stroke-linejoin": "round", "stroke-dasharray": s.dash }),
       ...points.map((p) =>
         element(
           "circle",
@@ -155,7 +159,7 @@ export function lineChartSvg(spec: LineChartSpec): string {
         return element(
           "g",
           {},
-          element("line", { x1: legendX, x2: legendX + 16, y1: ly, y2: ly, stroke: colors[i], "stroke-width": 2 }),
+          element("line", { x1: legendX, x2: legendX + 16, y1: ly, y2: ly, stroke: colors[i], "stroke-width": 2, "stroke-dasharray": s.dash }),
           element("circle", { cx: legendX + 8, cy: ly, r: 2.5, fill: colors[i] }),
           textElement(s.name, { x: legendX + 22, y: ly + 4 }),
         );
@@ -186,6 +190,12 @@ export interface HistogramSpec {
   /** One scale for every row instead of each row to its own peak. Default false. */
   sharedScale?: boolean;
   width?: number;
+  /** The time axis' label. Default "time since the clients started (ms)". */
+  xLabel?: string;
+  /** The note right of each panel. Default "peak <n>" and " / run" when the counts add up several runs. */
+  peakLabel?: (peak: string, perRun: boolean) => string;
+  /** A bar's tooltip. Default "<name>, <from>-<to> ms: <count> writes over <runs> runs". */
+  barTooltip?: (name: string, from: string, to: string, count: number, runs: number) => string;
 }
 
 const PANEL_HEIGHT = 54;
@@ -235,7 +245,10 @@ export function histogramSvg(spec: HistogramSpec): string {
             "data-x": b * bucketMs,
             "data-y": count,
           },
-          tooltip(`${row.name}, ${tickLabel(b * bucketMs)}-${tickLabel((b + 1) * bucketMs)} ms: ${count} writes over ${runs} runs`),
+          tooltip(
+            spec.barTooltip?.(row.name, tickLabel(b * bucketMs), tickLabel((b + 1) * bucketMs), count, runs) ??
+              `${row.name}, ${tickLabel(b * bucketMs)}-${tickLabel((b + 1) * bucketMs)} ms: ${count} writes over ${runs} runs`,
+          ),
         ),
       ];
     });
@@ -248,9 +261,10 @@ export function histogramSvg(spec: HistogramSpec): string {
     );
     body.push(element("line", { x1: left, x2: right, y1: panelBottom, y2: panelBottom, stroke: AXIS }));
     body.push(textElement(row.name, { x: left - 8, y: panelBottom - PANEL_HEIGHT / 2 + 4, "text-anchor": "end" }));
-    body.push(textElement(`peak ${tickLabel(Math.round(peak / runs))}${runs > 1 ? " / run" : ""}`, { x: right + 10, y: panelBottom - PANEL_HEIGHT / 2 + 4, fill: MUTED }));
+    const peakText = tickLabel(Math.round(peak / runs));
+    body.push(textElement(spec.peakLabel?.(peakText, runs > 1) ?? `peak ${peakText}${runs > 1 ? " / run" : ""}`, { x: right + 10, y: panelBottom - PANEL_HEIGHT / 2 + 4, fill: MUTED }));
   });
-  body.push(textElement("time since the clients started (ms)", { x: (left + right) / 2, y: height - 12, "text-anchor": "middle" }));
+  body.push(textElement(spec.xLabel ?? "time since the clients started (ms)", { x: (left + right) / 2, y: height - 12, "text-anchor": "middle" }));
   return svgDocument({ width, height, title: spec.title, ...(spec.subtitle ? { description: spec.subtitle } : {}) }, body);
 }
 

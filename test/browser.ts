@@ -10,58 +10,18 @@
 // Machine load: launching takes about 3 s on an idle 2-core machine and far longer on a busy one,
 // so every wait here is generous; nothing is timed with sleeps, tests wait for the page's own
 // signals (its aria-live text, an attribute it sets when done).
-import chromium from "@sparticuz/chromium";
-import { chromium as playwright, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { mkdirSync, rmdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { setTimeout as delay } from "node:timers/promises";
+
+export { launchBrowser, LAUNCH_TIMEOUT_MS } from "../lib/demos/browser.ts";
 
 /** Where tests write screenshots: ignored by git. */
 export const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", ".screenshots");
 
-/** How long launching may take on a loaded machine. */
-export const LAUNCH_TIMEOUT_MS = 120_000;
 /** The default for every wait on a page. */
 export const PAGE_TIMEOUT_MS = 60_000;
-
-/**
- * The Chromium binary's path. The package unpacks it into the temp folder on first use; two test
- * processes doing that at once could launch a half-written file, so unpacking is done under a lock
- * (a directory created atomically; one left over by a killed process is taken after 5 minutes).
- * Waiting for another process's lock is the one loop with a timer here: it orders nothing in a test.
- */
-export async function chromiumPath(): Promise<string> {
-  const lock = join(tmpdir(), "retry-workbook-chromium.lock");
-  const deadline = Date.now() + LAUNCH_TIMEOUT_MS;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > 5 * 60_000) rmdirSync(lock);
-      } catch {
-        // gone already: try again
-      }
-      if (Date.now() > deadline) throw new Error(`waited too long for ${lock} (remove it if no test is running)`);
-      await delay(200);
-    }
-  }
-  try {
-    return await chromium.executablePath();
-  } finally {
-    rmdirSync(lock);
-  }
-}
-
-/** A headless Chromium, launched with the package's own flags. Close it in an `after` hook. */
-export async function launchBrowser(): Promise<Browser> {
-  const executablePath = await chromiumPath();
-  return playwright.launch({ executablePath, args: chromium.args, headless: true, timeout: LAUNCH_TIMEOUT_MS });
-}
 
 export interface OpenOptions {
   /** Sent as Accept-Language and navigator.language (default "en-US"). */

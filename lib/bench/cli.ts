@@ -11,6 +11,7 @@ import { DatabaseSync } from "node:sqlite";
 import { UsageError, parseCommand, runMain } from "../cli.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { originalSweep, timeLiteralSample, timeParallelSweep, timeSerialSweep } from "./herd-speed.ts";
+import { timeBrowserSweep } from "./herd-browser.ts";
 import { benchIdempotency, benchTargets, type RoundsSpec } from "./idempotency.ts";
 import { durabilityReport, herdSpeedReport, idempotencyReport, throughputSvg } from "./report.ts";
 
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
     // This thread computed points of the parallel sweeps: it is warm already.
     await (progress("herd simulator: the sweep on one thread"), timeSerialSweep(sweep, plan.sweepRounds, 0)),
     await (progress("herd simulator: the literal loop"), timeLiteralSample(plan.literal.clients, plan.literal.runs, plan.sweepRounds)),
+    ...(await (progress("herd simulator: the sweep in the browser demo"), timeBrowserSweep(plan.sweepRuns, plan.sweepRounds))),
   ];
   progress("");
   out();

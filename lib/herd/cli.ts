@@ -6,7 +6,9 @@
 
 import { UsageError } from "../cli.ts";
 import { parseArgs } from "node:util";
-import { HERD_STRATEGIES, isHerdStrategy, type HerdStrategy, type PointResult } from "./simulator.ts";
+import { HERD_LATENCY, HERD_STRATEGIES, isHerdStrategy, type HerdStrategy, type LatencyParams, type PointResult, type SweepSpec } from "./simulator.ts";
+import { HERD_PARAMS, type BackoffParams } from "../backoff.ts";
+import { herdCsv } from "./csv.ts";
 import { simulateManyParallel } from "./parallel.ts";
 import { formatNumber, sweepBars, sweepChart, sweepTable, writeTimeHistogram } from "./charts.ts";
 import { writeHerdSvgs } from "./svg.ts";
@@ -31,6 +33,11 @@ Options:
   --seed <int>          seed; the same seed prints the same numbers (default ${DEFAULT_SEED})
   --strategies <list>   comma-separated (default all): ${HERD_STRATEGIES.slice(0, 3).join(", ")},
                         ${HERD_STRATEGIES.slice(3).join(", ")}
+  --base <ms>            backoff base, ms (default ${HERD_PARAMS.baseMs}, as in the original)
+  --cap <ms>             backoff cap, ms (default ${HERD_PARAMS.capMs})
+  --latency-mean <ms>    one-way network latency's mean, ms (default ${HERD_LATENCY.meanMs})
+  --latency-sd <ms>      its standard deviation, ms (default ${HERD_LATENCY.sdMs}); a hop takes
+                         |Normal(mean, sd)| ms
   --threads <n>         threads to use (default: one per core)
   --csv                 print CSV: strategy,clients,calls,completion_ms
   --svg <dir>           also write the charts as SVG files into <dir> (created if
@@ -46,6 +53,8 @@ interface Options {
   runs: number;
   seed: number;
   strategies: HerdStrategy[];
+  params: BackoffParams;
+  latency: LatencyParams;
   threads: number | undefined;
   csv: boolean;
   svg: string | undefined;
@@ -72,6 +81,10 @@ function parseOptions(argv: string[]): Options {
         seed: { type: "string" },
         strategies: { type: "string" },
         threads: { type: "string" },
+        base: { type: "string" },
+        cap: { type: "string" },
+        "latency-mean": { type: "string" },
+        "latency-sd": { type: "string" },
         csv: { type: "boolean" },
         svg: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -81,7 +94,7 @@ function parseOptions(argv: string[]): Options {
     const first = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.replace(/\.$/, "");
     const message = first.charAt(0).toLowerCase() + first.slice(1);
     throw new UsageError(
-      `${message} (valid: --clients, --runs, --seed, --strategies, --threads, --csv, --svg, --help)`,
+      `${message} (valid: --clients, --runs, --seed, --strategies, --base, --cap, --latency-mean, --latency-sd, --threads, --csv, --svg, --help)`,
     );
   }
 
@@ -118,11 +131,23 @@ function parseOptions(argv: string[]): Options {
     seed = Number(values.seed);
   }
 
+  const params = {
+    baseMs: msValue("--base", values.base, HERD_PARAMS.baseMs, false),
+    capMs: msValue("--cap", values.cap, HERD_PARAMS.capMs, false),
+  };
+  if (params.capMs < params.baseMs) throw new UsageError(`--cap must be at least --base (${params.baseMs}), got '${values.cap}'`);
+  const latency = {
+    meanMs: msValue("--latency-mean", values["latency-mean"], HERD_LATENCY.meanMs, false),
+    sdMs: msValue("--latency-sd", values["latency-sd"], HERD_LATENCY.sdMs, true),
+  };
+
   return {
     clients: [...new Set(clients)],
     runs: values.runs === undefined ? DEFAULT_RUNS : positiveInteger("--runs", values.runs, MAX_RUNS),
     seed,
     strategies: [...new Set(strategies)],
+    params,
+    latency,
     threads: values.threads === undefined ? undefined : positiveInteger("--threads", values.threads, 256),
     csv: values.csv === true,
     svg: svgDir(values.svg),
@@ -130,9 +155,14 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
-/** A number for CSV: at most one decimal, no grouping. */
-function csvNumber(value: number): string {
-  return String(Math.round(value * 10) / 10);
+/** A duration flag in ms: a decimal number, above 0 (or at least 0 if `zero`), at most 1 000 000. */
+function msValue(flag: string, text: string | undefined, fallback: number, zero: boolean): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || n > 1_000_000 || (zero ? n < 0 : n <= 0)) {
+    throw new UsageError(`${flag} must be a number of ms ${zero ? "from 0" : "above 0"} up to 1,000,000, got '${text}'`);
+  }
+  return n;
 }
 
 /** The --svg value: a directory name (it need not exist yet). */
@@ -142,17 +172,11 @@ function svgDir(value: string | undefined): string | undefined {
   return value;
 }
 
-function csv(rows: readonly PointResult[]): string {
-  const lines = ["strategy,clients,calls,completion_ms"];
-  for (const r of rows) lines.push(`${r.strategy},${r.clients},${csvNumber(r.calls)},${csvNumber(r.completionMs)}`);
-  return lines.join("\n") + "\n";
-}
-
 /** The data of the histogram: a few runs at the largest client count, every write time kept. */
 function writeTimesFor(options: Options, rows: readonly PointResult[]): HerdWriteTimes {
   const clients = Math.max(...options.clients);
   const runs = Math.min(options.runs, 20);
-  return herdWriteTimes({ strategies: options.strategies, clients, runs, seed: options.seed, rows });
+  return herdWriteTimes({ strategies: options.strategies, clients, runs, seed: options.seed, rows, params: options.params, latency: options.latency });
 }
 
 function report(options: Options, rows: readonly PointResult[], writeTimes: HerdWriteTimes, elapsedMs: number): string {
@@ -201,11 +225,14 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const started = performance.now();
-  const spec = { strategies: options.strategies, clients: options.clients, runs: options.runs, seed: options.seed };
+  const spec: SweepSpec = { strategies: options.strategies, clients: options.clients, runs: options.runs, seed: options.seed };
+  // The original's values are left out of the spec, so the default run is exactly as before.
+  if (options.params.baseMs !== HERD_PARAMS.baseMs || options.params.capMs !== HERD_PARAMS.capMs) spec.params = options.params;
+  if (options.latency.meanMs !== HERD_LATENCY.meanMs || options.latency.sdMs !== HERD_LATENCY.sdMs) spec.latency = options.latency;
   const rows = await simulateManyParallel(spec, options.threads === undefined ? {} : { threads: options.threads });
   const elapsedMs = performance.now() - started;
   let writeTimes: HerdWriteTimes | undefined;
-  if (options.csv) process.stdout.write(csv(rows));
+  if (options.csv) process.stdout.write(herdCsv(rows));
   else process.stdout.write(report(options, rows, (writeTimes = writeTimesFor(options, rows)), elapsedMs));
   if (options.svg !== undefined) {
     const written = writeHerdSvgs(options.svg, rows, writeTimes ?? writeTimesFor(options, rows));

@@ -7,7 +7,7 @@
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { simulatePoint, type PointResult, type PointSpec, type SweepSpec } from "./simulator.ts";
+import { pointSpec, simulatePoint, type PointResult, type PointSpec, type SweepSpec } from "./simulator.ts";
 
 export interface ParallelOptions {
   /** Threads in all, the main one included. Default: the number of cores. */
@@ -33,11 +33,7 @@ export interface WorkerOutput {
 export async function simulateManyParallel(spec: SweepSpec, options: ParallelOptions = {}): Promise<PointResult[]> {
   const points: PointSpec[] = [];
   for (const strategy of spec.strategies) {
-    for (const clients of spec.clients) {
-      const point: PointSpec = { strategy, clients, runs: spec.runs, seed: spec.seed };
-      if (spec.params !== undefined) point.params = spec.params;
-      points.push(point);
-    }
+    for (const clients of spec.clients) points.push(pointSpec(spec, strategy, clients));
   }
   // Biggest first (work grows with the client count), so no thread is left with a big one at the end.
   const order = points.map((_, i) => i).sort((a, b) => points[b]!.clients - points[a]!.clients);

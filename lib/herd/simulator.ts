@@ -56,6 +56,15 @@ export function isHerdStrategy(name: string): name is HerdStrategy {
 export const LATENCY_MEAN_MS = 10;
 export const LATENCY_SD_MS = 2;
 
+/** The network's one-way latency, |Normal(meanMs, sdMs)| ms a hop. */
+export interface LatencyParams {
+  meanMs: number;
+  sdMs: number;
+}
+
+/** The original's latency: |Normal(10, 2)| ms. */
+export const HERD_LATENCY: Readonly<LatencyParams> = Object.freeze({ meanMs: LATENCY_MEAN_MS, sdMs: LATENCY_SD_MS });
+
 export interface RunResult {
   /** Write attempts (reads are not counted). */
   calls: number;
@@ -74,6 +83,8 @@ export interface SimulateOptions {
   recordWriteTimes?: boolean;
   /** Base and cap of the backoff. Default 5 ms and 2000 ms, as in the original. */
   params?: BackoffParams;
+  /** One-way latency. Default |Normal(10, 2)| ms, as in the original. */
+  latency?: LatencyParams;
 }
 
 // Strategy codes for the switch in the inner loop.
@@ -101,14 +112,13 @@ function strategyCode(strategy: HerdStrategy): number {
   }
 }
 
-/**
+/*
  * Two hops back to back (a reply, then the next message straight out) as one draw: the sum of two
  * independent Normal(10, 2) is Normal(20, 2·√2). The original takes |x| of each hop separately; a hop
  * is negative only with probability 3 in 10 million (5 sd below the mean), so that makes no
- * measurable difference, and it halves the normal draws, the simulator's main cost.
+ * measurable difference, and it halves the normal draws, the simulator's main cost. (With another
+ * latency, Normal(m, s): two hops are Normal(2m, s·√2); the same holds while s is well below m.)
  */
-const TWO_HOPS_MEAN_MS = 2 * LATENCY_MEAN_MS;
-const TWO_HOPS_SD_MS = Math.SQRT2 * LATENCY_SD_MS;
 
 /** 2^26: one 53-bit draw holds two independent uniforms, its high 26 bits and its low 27 bits. */
 const TWO_POW_26 = 67108864;
@@ -127,19 +137,27 @@ class Latency {
   #random: Random;
   #normals = new Float64Array(BATCH);
   #next = BATCH;
+  #mean: number;
+  #sd: number;
+  #twoMean: number;
+  #twoSd: number;
 
-  constructor(random: Random) {
+  constructor(random: Random, { meanMs, sdMs }: LatencyParams = HERD_LATENCY) {
     this.#random = random;
+    this.#mean = meanMs;
+    this.#sd = sdMs;
+    this.#twoMean = 2 * meanMs;
+    this.#twoSd = Math.SQRT2 * sdMs;
   }
 
-  /** One hop: |Normal(10, 2)| ms. */
+  /** One hop: |Normal(10, 2)| ms by default. */
   hop(): number {
-    return Math.abs(LATENCY_MEAN_MS + LATENCY_SD_MS * this.#normal());
+    return Math.abs(this.#mean + this.#sd * this.#normal());
   }
 
-  /** Two hops back to back: |Normal(20, 2·√2)| ms. */
+  /** Two hops back to back: |Normal(20, 2·√2)| ms by default. */
   twoHops(): number {
-    return Math.abs(TWO_HOPS_MEAN_MS + TWO_HOPS_SD_MS * this.#normal());
+    return Math.abs(this.#twoMean + this.#twoSd * this.#normal());
   }
 
   #normal(): number {
@@ -187,7 +205,7 @@ export function simulateOnce(
   options: SimulateOptions = {},
 ): RunResult {
   checkClients(clients);
-  return run(strategyCode(strategy), clients, random, new Latency(random), options);
+  return run(strategyCode(strategy), clients, random, new Latency(random, options.latency), options);
 }
 
 /** `simulateOnce`'s loop; `simulatePoint` passes one `Latency` through all its runs. */
@@ -304,7 +322,8 @@ export function simulateOnceLiteral(
   checkClients(clients);
   const params = options.params ?? HERD_PARAMS;
   const writeTimes: number[] | null = options.recordWriteTimes === true ? [] : null;
-  const hop = (): number => Math.abs(normal(random, LATENCY_MEAN_MS, LATENCY_SD_MS));
+  const { meanMs, sdMs } = options.latency ?? HERD_LATENCY;
+  const hop = (): number => Math.abs(normal(random, meanMs, sdMs));
 
   const seen = new Int32Array(clients); // the version each client last read
   const succeeded = new Uint8Array(clients); // the result of each client's last write
@@ -384,6 +403,7 @@ export interface PointSpec {
   seed: number;
   recordWriteTimes?: boolean;
   params?: BackoffParams;
+  latency?: LatencyParams;
 }
 
 /**
@@ -405,7 +425,7 @@ export function simulatePoint(spec: PointSpec): PointResult {
   checkClients(clients);
   const code = strategyCode(strategy);
   const random = seeded(pointSeed(seed, strategy, clients));
-  const latency = new Latency(random);
+  const latency = new Latency(random, spec.latency);
   const options: SimulateOptions = { recordWriteTimes: spec.recordWriteTimes === true };
   if (spec.params !== undefined) options.params = spec.params;
   let calls = 0;
@@ -428,6 +448,7 @@ export interface SweepSpec {
   runs: number;
   seed: number;
   params?: BackoffParams;
+  latency?: LatencyParams;
 }
 
 /** The original's sweep: every strategy at every client count; rows by strategy, then clients. */
@@ -435,12 +456,18 @@ export function simulateMany(spec: SweepSpec): PointResult[] {
   const rows: PointResult[] = [];
   for (const strategy of spec.strategies) {
     for (const clients of spec.clients) {
-      const point: PointSpec = { strategy, clients, runs: spec.runs, seed: spec.seed };
-      if (spec.params !== undefined) point.params = spec.params;
-      rows.push(simulatePoint(point));
+      rows.push(simulatePoint(pointSpec(spec, strategy, clients)));
     }
   }
   return rows;
+}
+
+/** The spec of one point of a sweep. */
+export function pointSpec(spec: SweepSpec, strategy: HerdStrategy, clients: number): PointSpec {
+  const point: PointSpec = { strategy, clients, runs: spec.runs, seed: spec.seed };
+  if (spec.params !== undefined) point.params = spec.params;
+  if (spec.latency !== undefined) point.latency = spec.latency;
+  return point;
 }
 
 /** The original's client counts: 10, 20, ..., 190. */

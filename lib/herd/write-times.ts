@@ -5,7 +5,8 @@
  */
 import { niceStep } from "../svg.ts";
 import type { SweepRow, TimeSeries } from "./charts.ts";
-import { simulatePoint, type HerdStrategy } from "./simulator.ts";
+import { simulatePoint, type HerdStrategy, type LatencyParams, type PointSpec } from "./simulator.ts";
+import type { BackoffParams } from "../backoff.ts";
 
 export interface HerdWriteTimes {
   /** The client count the times come from. */
@@ -30,15 +31,20 @@ export interface WriteTimesSpec {
   rows: readonly SweepRow[];
   /** Default 50. */
   buckets?: number;
+  /** Backoff base and cap; default the original's. */
+  params?: BackoffParams;
+  /** One-way latency; default the original's. */
+  latency?: LatencyParams;
 }
 
 /** Simulates the runs with every write time recorded, and picks the time axis. */
 export function herdWriteTimes(spec: WriteTimesSpec): HerdWriteTimes {
-  const series = spec.strategies.map((strategy) => ({
-    name: strategy,
-    timesMs:
-      simulatePoint({ strategy, clients: spec.clients, runs: spec.runs, seed: spec.seed, recordWriteTimes: true }).writeTimesMs ?? [],
-  }));
+  const series = spec.strategies.map((strategy) => {
+    const point: PointSpec = { strategy, clients: spec.clients, runs: spec.runs, seed: spec.seed, recordWriteTimes: true };
+    if (spec.params !== undefined) point.params = spec.params;
+    if (spec.latency !== undefined) point.latency = spec.latency;
+    return { name: strategy, timesMs: simulatePoint(point).writeTimesMs ?? [] };
+  });
   const atClients = spec.rows.filter((r) => r.clients === spec.clients);
   const reference =
     atClients.find((r) => r.strategy === "full")?.completionMs ?? Math.min(...atClients.map((r) => r.completionMs));

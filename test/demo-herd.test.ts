@@ -1,0 +1,217 @@
+// Demo 1 in a real headless Chromium: the herd simulator computed in the page by the same module
+// `npm run herd` runs. Each test waits for the page's own signals (`<body data-state>` and the
+// aria-live `#status`), never for a fixed time.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { startDemoServer, type DemoServer } from "../lib/demos/server.ts";
+import { cliArgs, parseParams } from "../lib/demos/herd/params.ts";
+import { HERD_STRATEGIES } from "../lib/herd/simulator.ts";
+import { launchBrowser, LAUNCH_TIMEOUT_MS, openPage, PAGE_TIMEOUT_MS, screenshot, type DemoPage } from "./browser.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const TIMEOUT = LAUNCH_TIMEOUT_MS * 3;
+
+/** What `npm run herd -- --csv` prints for the parameters of a /herd URL. */
+function cliCsv(query: string): string {
+  const parsed = parseParams(new URLSearchParams(query));
+  assert.ok(parsed.ok, `bad test query ${query}`);
+  const r = spawnSync(process.execPath, ["--import", "tsx", "lib/herd/cli.ts", "--csv", ...cliArgs(parsed.params)], { cwd: ROOT, encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+}
+
+/** Waits until run number `run` has finished and its results are on screen. */
+async function finished(page: Page, run: number): Promise<void> {
+  await page.waitForFunction(
+    (n) => document.body.dataset.run === String(n) && ["done", "failed", "invalid"].includes(document.body.dataset.state ?? ""),
+    run,
+    { timeout: PAGE_TIMEOUT_MS * 2 },
+  );
+  assert.equal(await page.getAttribute("body", "data-state"), "done", await page.textContent("#status") ?? "");
+}
+
+/** The CSV behind the page's "download CSV" link, as a user's download gets it. */
+async function downloadedCsv(page: Page): Promise<string> {
+  assert.equal(await page.getAttribute("#csv", "download"), "herd.csv");
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#csv")]);
+  assert.equal(download.suggestedFilename(), "herd.csv");
+  return readFile(await download.path(), "utf8");
+}
+
+describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
+  let server: DemoServer;
+  let browser: Browser;
+  const pages: DemoPage[] = [];
+  const open = async (options?: Parameters<typeof openPage>[2]): Promise<DemoPage> => {
+    const p = await openPage(browser, server.url, options);
+    pages.push(p);
+    return p;
+  };
+  before(async () => {
+    [server, browser] = await Promise.all([startDemoServer(), launchBrowser()]);
+  });
+  after(async () => {
+    for (const p of pages) await p.close().catch(() => undefined);
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("loads small, with no console error and no request beyond the demo server, and finishes a run", async () => {
+    const p = await open();
+    await p.page.goto(`${server.url}/herd`);
+    await finished(p.page, 1);
+    assert.match((await p.page.textContent("#status")) ?? "", /^Done in [\d.]+ s \(\d+ Web Workers?\): 18 points/);
+    assert.deepEqual(p.errors, []);
+    assert.deepEqual(p.blocked, []);
+    for (const r of p.requests) assert.ok(r.startsWith(`GET ${server.url}/`), r);
+    // The workers' script came from the demo server too.
+    assert.ok(p.requests.some((r) => r.endsWith("/assets/herd-worker.js")), p.requests.join("\n"));
+    const bytes = await p.transferredBytes();
+    assert.ok(bytes > 10_000 && bytes <= 300_000, `first load: ${bytes} bytes transferred`);
+    // Formulas are MathML, never raw LaTeX.
+    assert.equal(await p.page.locator("#strategies math").count(), HERD_STRATEGIES.length + 1);
+    assert.doesNotMatch((await p.page.textContent("main")) ?? "", /\\(frac|text|min|cdot)|\$\$/);
+    // Every control's value is in the URL.
+    const url = new URL(p.page.url());
+    for (const name of ["clients", "strategies", "runs", "seed", "base", "cap", "mean", "sd"]) assert.ok(url.searchParams.has(name), name);
+    await screenshot(p.page, "herd-en");
+  });
+
+  test("the CSV equals npm run herd -- --csv byte for byte, for two seeds and a small sweep", async () => {
+    const queries = [
+      "clients=5,20..40:10&runs=20&seed=7",
+      "clients=5,20..40:10&runs=20&seed=8&strategies=exponential,full,decorrelated&base=10&cap=800&mean=12&sd=3",
+    ];
+    const csvs: string[] = [];
+    for (const query of queries) {
+      const p = await open();
+      await p.page.goto(`${server.url}/herd?${query}`);
+      await finished(p.page, 1);
+      const csv = await downloadedCsv(p.page);
+      assert.equal(csv, cliCsv(query), query);
+      assert.equal(csv.split("\n")[0], "strategy,clients,calls,completion_ms");
+      csvs.push(csv);
+      // The command the page prints is the one that gives this CSV.
+      assert.match((await p.page.textContent("#cli-command")) ?? "", /^npm run herd -- --csv --clients=5,20,30,40 /);
+    }
+    assert.notEqual(csvs[0], csvs[1]);
+  });
+
+  test("a control change mid-run cancels it: the stale result never reaches the screen", async () => {
+    const p = await open();
+    // A long run: the whole original sweep at 400 runs a point (many seconds); changed after its first point.
+    await p.page.goto(`${server.url}/herd?clients=10..190:10&runs=400&seed=3`);
+    await p.page.waitForFunction(() => document.body.dataset.state === "running" && Number(document.querySelector("progress")?.value) >= 1, null, { timeout: PAGE_TIMEOUT_MS * 2 });
+    await p.page.fill("#clients", "10,20");
+    await p.page.fill("#runs", "30");
+    await p.page.press("#runs", "Enter");
+    // Leaving #clients starts a run too (a change), and Enter another: wait for the one with runs=30.
+    await p.page.waitForFunction(() => document.body.dataset.state === "done" && new URL(location.href).searchParams.get("runs") === "30", null, { timeout: PAGE_TIMEOUT_MS * 2 });
+    const last = await p.page.getAttribute("body", "data-run");
+    assert.ok(Number(last) >= 2);
+    assert.equal(await p.page.getAttribute("body", "data-done-runs"), last, "only the last run reached the screen");
+    const status = (await p.page.textContent("#status")) ?? "";
+    assert.match(status, /: 12 points/);
+    assert.equal(await downloadedCsv(p.page), cliCsv("clients=10,20&runs=30&seed=3"));
+    assert.match(p.page.url(), /clients=10,20&.*runs=30/);
+  });
+
+  test("keyboard only: Tab to the controls, change one, start a run, read the result", async () => {
+    const p = await open();
+    await p.page.goto(`${server.url}/herd?clients=10,40&runs=10`);
+    await finished(p.page, 1);
+    // Every control is reachable with Tab.
+    const reached = new Set<string>();
+    for (let i = 0; i < 40 && !reached.has("run"); i++) {
+      await p.page.keyboard.press("Tab");
+      reached.add(await p.page.evaluate(() => document.activeElement?.id ?? ""));
+    }
+    for (const id of ["clients", "runs", "seed", "base", "cap", "mean", "sd", ...HERD_STRATEGIES.map((s) => `s-${s}`), "run"]) {
+      assert.ok(reached.has(id), `${id} not reached with Tab (reached: ${[...reached].join(", ")})`);
+    }
+    // Back to "runs" (Shift+Tab), type a new value, untick a strategy with Space, start with Enter on the button.
+    for (let i = 0; i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "runs"; i++) await p.page.keyboard.press("Shift+Tab");
+    await p.page.keyboard.press("Control+A");
+    await p.page.keyboard.type("25");
+    for (let i = 0; i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "s-equal"; i++) await p.page.keyboard.press("Tab");
+    await p.page.keyboard.press("Space");
+    for (let i = 0; i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "run"; i++) await p.page.keyboard.press("Tab");
+    await p.page.keyboard.press("Enter");
+    // The change (on leaving the field) and the click may each start a run: wait for the last one.
+    await p.page.waitForFunction(() => document.body.dataset.state === "done" && new URL(location.href).searchParams.get("runs") === "25", null, { timeout: PAGE_TIMEOUT_MS * 2 });
+    const status = (await p.page.textContent("#status")) ?? "";
+    assert.match(status, /^Done in .*: 10 points/, "5 strategies × 2 client counts");
+    assert.equal(await p.page.locator("#at-n tbody tr").count(), 5);
+    assert.doesNotMatch(p.page.url(), /equal/);
+    assert.equal(await p.page.getAttribute("#status", "aria-live"), "polite");
+  });
+
+  test("zh and en both render; the zh page has no English left but names", async () => {
+    const en = await open({ locale: "en-US" });
+    await en.page.goto(`${server.url}/herd?clients=10,50&runs=20`);
+    await finished(en.page, 1);
+    assert.equal(await en.page.getAttribute("html", "lang"), "en");
+    assert.match((await en.page.textContent("h1")) ?? "", /thundering herd/);
+
+    const zh = await open({ locale: "zh-CN" });
+    await zh.page.goto(`${server.url}/herd?clients=10,50&runs=20`);
+    await finished(zh.page, 1);
+    assert.equal(await zh.page.getAttribute("html", "lang"), "zh-CN");
+    assert.match((await zh.page.textContent("#status")) ?? "", /^完成，用时/);
+    assert.deepEqual(zh.errors, []);
+    const english = await zh.page.evaluate<string[]>(englishLeft);
+    assert.deepEqual(english, [], `English words on the zh page: ${english.join(" | ")}`);
+    // ?lang= wins over the browser's preference.
+    await zh.page.goto(`${server.url}/herd?clients=10&runs=5&lang=en`);
+    await finished(zh.page, 1);
+    assert.match((await zh.page.textContent("#status")) ?? "", /^Done/);
+    await zh.page.goto(`${server.url}/herd?clients=10,50&runs=20&lang=zh`);
+    await finished(zh.page, 1);
+    await screenshot(zh.page, "herd-zh");
+  });
+
+  test("usable at 360 px wide: nothing overflows the page sideways", async () => {
+    const p = await open({ viewport: { width: 360, height: 800 } });
+    await p.page.goto(`${server.url}/herd?clients=10,50,100&runs=20`);
+    await finished(p.page, 1);
+    const overflow = await p.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+    const box = await p.page.locator("#run").boundingBox();
+    assert.ok(box !== null && box.x >= 0 && box.x + box.width <= 360, "the Run button is on screen");
+    await screenshot(p.page, "herd-360");
+  });
+});
+
+/**
+ * In the page: the Latin words of the visible text (and of labels for screen readers) that are not
+ * names. Skipped: code, MathML, anything marked lang="en" or translate="no", and these names: the
+ * commands, the blog's title, people, products and units. (A string, run as it is in the page: the
+ * test runner's transform would add helpers to a function that the page does not have.)
+ */
+const englishLeft = `(() => {
+  const NAMES = [
+    "Exponential Backoff And Jitter", "aws-samples/aws-arch-backoff-simulator", "Marc Brooker", "retry-workbook",
+    "no-backoff", "exponential", "full", "equal", "decorrelated", "codex-capped",
+    "npm run herd -- --csv", "npm run herd", "npm run lesson 2",
+    "Web Worker", "JavaScript", "Python", "Codex", "AWS", "CSV", "SVG", "ms",
+  ];
+  const skip = (el) => el !== null && el.closest("code, math, script, style, noscript, [lang='en'], [translate='no']") !== null;
+  const texts = [document.title];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+    if (!skip(node.parentElement)) texts.push(node.textContent ?? "");
+  }
+  for (const el of document.querySelectorAll("[aria-label], [title], [alt]")) {
+    if (!skip(el)) for (const a of ["aria-label", "title", "alt"]) texts.push(el.getAttribute(a) ?? "");
+  }
+  const found = [];
+  for (let text of texts) {
+    for (const name of NAMES) text = text.split(name).join(" ");
+    for (const m of text.matchAll(/[A-Za-z]{2,}/g)) found.push(m[0]);
+  }
+  return [...new Set(found)];
+})()`;
