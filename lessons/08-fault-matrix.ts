@@ -87,7 +87,7 @@ async function traced(variant: VariantName | undefined, fault: StepFault | undef
   const results: CellResult[] = [];
   for (const c of cells) {
     // runCell opens a section for the cell; its events are printed as they happen.
-    const r = await runCell(c.variant, c.fault, { ...cellOptions, trace, ...(policy ? { policy } : {}) });
+    const r = await runCell(c.variant, c.fault, { ...cellOptions, trace, stepped: step, ...(policy ? { policy } : {}) });
     trace.knows(`calls: ${r.calls.map((attempts) => attempts.join(" → ")).join(" and ")}`, describeCell(r));
     trace.count(r.reports, r.expected);
     results.push(r);

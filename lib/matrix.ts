@@ -111,6 +111,11 @@ export interface CellOptions {
    * pauses after it): lesson 08's stepper and the demo page read the same steps.
    */
   onEvent?: (event: CellEvent) => void;
+  /**
+   * The trace pauses after each event (--step): the crash cells' tracker processes then wait after
+   * each of theirs too, so that the file holds exactly what the events so far say.
+   */
+  stepped?: boolean;
 }
 
 export interface CellResult {
@@ -377,6 +382,7 @@ async function crashCell(cell: Cell): Promise<Ran> {
     ...(cell.options.notify ? { notify: cell.options.notify } : {}),
     leaseMs: cell.leaseMs,
     clockMs: clock.now(),
+    ...(cell.options.stepped ? { stepped: true } : {}),
     onEvent: (e, generation) => {
       if (classify(e, cell.variant).what === "crash") killed = true;
       serverStep(cell, e, { generation, pid: pids[generation - 1] ?? 0 });

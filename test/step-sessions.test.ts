@@ -117,3 +117,31 @@ test("over HTTP: a session per POST, 404 with a message for an unknown one, 503 
     await server.close();
   }
 });
+
+test("a crash cell's database is read at each step as that step left it, the tracker process held too", async () => {
+  const sessions = new StepSessions();
+  for (const cell of [
+    { variant: "key-after", fault: "crash-between-commits", policy: "same-key" },
+    { variant: "keyed", fault: "crash-between-commits", policy: "same-key" },
+  ] as const) {
+    const s = sessions.create(cell)!;
+    const done = next(s, (m) => m.type === "done");
+    s.listen((m) => {
+      if (m.type === "step") s.step();
+    });
+    s.step();
+    await done;
+    // The reports committed by the steps shown so far, and the key rows they wrote, against the file.
+    let inserted = 0;
+    let keyState: string | undefined;
+    for (const { event, db } of s.shown) {
+      if (event.what === "insert") inserted += 1;
+      if (event.what === "claim" || event.what === "take-over") keyState = "in_progress";
+      if (event.what === "record-key" || (event.what === "insert" && cell.variant !== "key-after")) keyState = "completed";
+      const where = `${cell.variant} step ${event.seq} (${event.text})`;
+      assert.equal(db.reports, inserted, where);
+      assert.equal(db.keys[0]?.state, keyState, where);
+    }
+    await s.stop();
+  }
+});

@@ -64,6 +64,7 @@ try {
     policy: config.policy,
     trace,
     heading: false,
+    stepped: true,
     onEvent: (event) => tell({ type: "event", event }),
   });
   tell({ type: "done", reports: result.reports, verdict: result.verdict, fired: result.fired, calls: result.calls });
