@@ -131,7 +131,7 @@ function onStep(step: StepMessage): void {
   // What the agent knows (only what came back to it) beside what really happened.
   if (e.what === "receive") {
     lastAgent = outcomeText(e, lang);
-    knows.append(el("li", `${e.call && e.call > 1 ? `(2) ` : ""}${lastAgent}`));
+    knows.append(el("li", `${e.call !== undefined && e.call > 1 ? UI.secondCall[lang] : ""}${lastAgent}`));
   } else if (e.actor === "server" || e.actor === "database" || e.what === "restart" || e.what === "process-start") {
     happened.append(el("li", sentence));
   }

@@ -286,9 +286,15 @@ export class StepSession {
 
   /** The cell's SQLite file as it is now: reports, and the idempotency-key rows (keyed variants). */
   #snapshot(): DbSnapshot {
-    if (this.db === undefined || !existsSync(this.db)) return { reports: 0, keys: [] };
-    return readDb(this.db);
+    if (this.db === undefined || !existsSync(this.db)) return this.#last;
+    try {
+      this.#last = readDb(this.db);
+    } catch {
+      // A file still being created by a tracker process: keep the last reading.
+    }
+    return this.#last;
   }
+  #last: DbSnapshot = { reports: 0, keys: [] };
 }
 
 /** Reads a cell's file: `SELECT count(*) FROM reports` and the key rows. */

@@ -58,6 +58,7 @@ export const UI = {
   doneOk: { en: "One logical call, one report.", zh: "一次逻辑调用，一份报告。" },
   doneDup: { en: "One logical call, and the report was filed more than once.", zh: "一次逻辑调用，报告却被提交了不止一次。" },
   doneLost: { en: "One logical call, and no report at all.", zh: "一次逻辑调用，却一份报告都没有。" },
+  secondCall: { en: "second call: ", zh: "第二次调用：" },
   finalKnows: { en: "At the end the agent holds:", zh: "最后 agent 手里是：" },
 } satisfies Record<string, Text>;
 
