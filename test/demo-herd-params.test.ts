@@ -142,6 +142,25 @@ describe("the blog's conclusions as data", () => {
   });
 });
 
+describe("the page's conclusions and lesson 02's", () => {
+  test("give the same verdicts on the same run, mixed ones included", () => {
+    for (const [clients, runs, seed] of [[[3, 6], 3, 2], [[4, 8], 2, 3], [[5], 5, 1]] as const) {
+      const lesson = spawnSync(
+        process.execPath,
+        ["--import", "tsx", "lessons/02-backoff-and-jitter.ts", "--clients", clients.join(","), "--runs", String(runs), "--seed", String(seed), "--no-color"],
+        { cwd: ROOT, encoding: "utf8" },
+      );
+      assert.equal(lesson.status, 0, lesson.stderr);
+      const printed = lesson.stdout
+        .split("\n")
+        .flatMap((l) => (/^ {2}✓ supported/.test(l) ? [true] : /^ {2}✗ not supported/.test(l) ? [false] : /^ {2}\? not checked/.test(l) ? [undefined] : []));
+      const rows = simulateMany({ strategies: HERD_STRATEGIES, clients: [...clients], runs, seed });
+      const page = checkConclusions(rows).conclusions.map((c) => c.holds);
+      assert.deepEqual(page, printed, `--clients ${clients.join(",")} --runs ${runs} --seed ${seed}`);
+    }
+  });
+});
+
 describe("the charts in the page's language", () => {
   test("the same SVG documents, with every label in Chinese", () => {
     const rows = simulateMany({ strategies: ["exponential", "full"], clients: [5, 10], runs: 3, seed: 1 });

@@ -103,21 +103,21 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
 
   test("a control change mid-run cancels it: the stale result never reaches the screen", async () => {
     const p = await open();
-    // A long run: the whole original sweep at 400 runs a point (many seconds); changed after its first point.
-    await p.page.goto(`${server.url}/herd?clients=10..190:10&runs=400&seed=3`);
+    // Two runs of the same size (the original's whole sweep, 200 runs a point): were the first not
+    // cancelled, it would finish first, having started first, and land.
+    const query = "clients=10..190:10&runs=200";
+    await p.page.goto(`${server.url}/herd?${query}&seed=3`);
     await p.page.waitForFunction(() => document.body.dataset.state === "running" && Number(document.querySelector("progress")?.value) >= 1, null, { timeout: PAGE_TIMEOUT_MS * 2 });
-    await p.page.fill("#clients", "10,20");
-    await p.page.fill("#runs", "30");
-    await p.page.press("#runs", "Enter");
-    // Leaving #clients starts a run too (a change), and Enter another: wait for the one with runs=30.
-    await p.page.waitForFunction(() => document.body.dataset.state === "done" && new URL(location.href).searchParams.get("runs") === "30", null, { timeout: PAGE_TIMEOUT_MS * 2 });
-    const last = await p.page.getAttribute("body", "data-run");
+    await p.page.fill("#seed", "4");
+    await p.page.press("#seed", "Enter");
+    await p.page.waitForFunction(() => document.body.dataset.state === "done" && new URL(location.href).searchParams.get("seed") === "4", null, { timeout: PAGE_TIMEOUT_MS * 4 });
+    const last = (await p.page.getAttribute("body", "data-run")) ?? "";
+    const landed = ((await p.page.getAttribute("body", "data-done-runs")) ?? "").split(" ");
     assert.ok(Number(last) >= 2);
-    assert.equal(await p.page.getAttribute("body", "data-done-runs"), last, "only the last run reached the screen");
-    const status = (await p.page.textContent("#status")) ?? "";
-    assert.match(status, /: 12 points/);
-    assert.equal(await downloadedCsv(p.page), cliCsv("clients=10,20&runs=30&seed=3"));
-    assert.match(p.page.url(), /clients=10,20&.*runs=30/);
+    assert.ok(!landed.includes("1"), `the cancelled run 1 reached the screen (runs shown: ${landed.join(", ")})`);
+    assert.equal(landed.at(-1), last, "the screen shows the last run");
+    assert.match((await p.page.textContent("#status")) ?? "", /: 114 points/);
+    assert.equal(await downloadedCsv(p.page), cliCsv(`${query}&seed=4`));
   });
 
   test("keyboard only: Tab to the controls, change one, start a run, read the result", async () => {
@@ -142,7 +142,14 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     for (let i = 0; i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "run"; i++) await p.page.keyboard.press("Tab");
     await p.page.keyboard.press("Enter");
     // The change (on leaving the field) and the click may each start a run: wait for the last one.
-    await p.page.waitForFunction(() => document.body.dataset.state === "done" && new URL(location.href).searchParams.get("runs") === "25", null, { timeout: PAGE_TIMEOUT_MS * 2 });
+    await p.page.waitForFunction(
+      () => {
+        const q = new URL(location.href).searchParams;
+        return document.body.dataset.state === "done" && q.get("runs") === "25" && !(q.get("strategies") ?? "equal").includes("equal");
+      },
+      null,
+      { timeout: PAGE_TIMEOUT_MS * 2 },
+    );
     const status = (await p.page.textContent("#status")) ?? "";
     assert.match(status, /^Done in .*: 10 points/, "5 strategies × 2 client counts");
     assert.equal(await p.page.locator("#at-n tbody tr").count(), 5);
