@@ -19,7 +19,8 @@
  * next to the run that disproves it.
  *
  * Demo 2 of the course, "pick a fault and an implementation, step through every request, watch the
- * report count": npm run lesson 8 -- --step --variant keyed --fault pause-past-lease
+ * report count": npm run lesson 8 -- --step --variant keyed --fault pause-past-lease (--policy picks
+ * the client). The same steps in a browser, drawn as lanes: npm run demos, then the page /step.
  */
 import { UsageError, exitOnUsageError, lessonSetup } from "../lib/cli.ts";
 import { simulatePoint } from "../lib/herd/simulator.ts";

@@ -81,8 +81,8 @@ async function gone(pid: number): Promise<void> {
 const url = (c: Cell, lang = "en"): string => `${server.url}/step?variant=${c.variant}&fault=${c.fault}&policy=${c.policy}&lang=${lang}`;
 
 /** Opens a tab on a cell and waits until its session is ready; returns the tab and its session. */
-async function openCell(c: Cell, lang = "en"): Promise<{ tab: DemoPage; page: Page; session: StepSession }> {
-  const tab = await openPage(browser, server.url);
+async function openCell(c: Cell, lang = "en", viewport?: { width: number; height: number }): Promise<{ tab: DemoPage; page: Page; session: StepSession }> {
+  const tab = await openPage(browser, server.url, viewport ? { viewport } : {});
   const page = tab.page;
   await page.goto(url(c, lang));
   await page.waitForSelector('#stepper[data-state="ready"]');
@@ -218,10 +218,14 @@ test("closing a tab mid-cell ends its processes (by PID) and deletes its files",
   assert.equal(sessions.get(id), undefined);
 });
 
-test("a step for a finished or unknown session is a clear 404 in the page", async () => {
-  const { tab, page, session } = await openCell({ variant: "naive", fault: "none", policy: "no-retry" });
-  await page.click("#step-button");
-  await page.waitForSelector('#stepper[data-steps="1"]');
+test("a step for a finished or unknown session is a clear 404 in the page (at 360 px wide)", async () => {
+  const { tab, page, session } = await openCell({ variant: "keyed", fault: "none", policy: "same-key" }, "en", { width: 360, height: 800 });
+  for (let n = 1; n <= 3; n++) {
+    await page.click("#step-button");
+    await page.waitForSelector(`#stepper[data-steps="${n}"]`);
+  }
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `nothing overflows sideways at 360 px (${overflow} px)`);
   // As the idle timer would: the session stops under the page.
   await session.stop();
   await page.waitForSelector('#stepper[data-state="gone"]');
