@@ -103,9 +103,9 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
 
   test("a control change mid-run cancels it: the stale result never reaches the screen", async () => {
     const p = await open();
-    // Two runs of the same size (the original's whole sweep, 200 runs a point): were the first not
+    // Two runs of the same size (the original's whole sweep, 60 runs a point): were the first not
     // cancelled, it would finish first, having started first, and land.
-    const query = "clients=10..190:10&runs=200";
+    const query = "clients=10..190:10&runs=60";
     await p.page.goto(`${server.url}/herd?${query}&seed=3`);
     await p.page.waitForFunction(() => document.body.dataset.state === "running" && Number(document.querySelector("progress")?.value) >= 1, null, { timeout: PAGE_TIMEOUT_MS * 2 });
     await p.page.fill("#seed", "4");
