@@ -19,24 +19,27 @@
  * next to the run that disproves it.
  *
  * Demo 2 of the course, "pick a fault and an implementation, step through every request, watch the
- * report count": npm run lesson 8 -- --step --variant keyed --fault pause-past-lease
+ * report count": npm run lesson 8 -- --step --variant keyed --fault pause-past-lease (--policy picks
+ * the client). The same steps in a browser, drawn as lanes: npm run demos, then the page /step.
  */
 import { UsageError, exitOnUsageError, lessonSetup } from "../lib/cli.ts";
 import { simulatePoint } from "../lib/herd/simulator.ts";
 import {
   MATRIX_FAULTS,
   MATRIX_FAULT_HELP,
-  isMatrixFault,
+  STEP_FAULTS,
+  isStepFault,
   matrixVariants,
   policyFor,
   runCell,
   runCells,
   type CellResult,
   type MatrixFault,
+  type StepFault,
 } from "../lib/matrix.ts";
 import { scratchDir } from "../lib/narrate.ts";
 import { isVariantName, type VariantName } from "../lib/tracker/variant.ts";
-import type { PolicyName } from "../lib/client.ts";
+import { POLICY_NAMES, type PolicyName } from "../lib/client.ts";
 
 const { trace, seed, step, color, values } = lessonSetup(
   {
@@ -45,10 +48,11 @@ const { trace, seed, step, color, values } = lessonSetup(
     summary: "every variant against every fault, live, counted",
   },
   {
-    options: { variant: { type: "string" }, fault: { type: "string" } },
+    options: { variant: { type: "string" }, fault: { type: "string" }, policy: { type: "string" } },
     optionHelp: {
       variant: `run only this variant's cells, each with its full trace (${matrixVariants().join(", ")})`,
-      fault: `run only this fault's cells, each with its full trace (${MATRIX_FAULTS.join(", ")}); with --step, Enter by Enter (--step alone: naive × lose-response)`,
+      fault: `run only this fault's cells, each with its full trace (${STEP_FAULTS.join(", ")}); with --step, Enter by Enter (--step alone: naive × lose-response)`,
+      policy: `the agent's client in those cells (${POLICY_NAMES.join(", ")}; default: blind-retry for naive, same-key for the others)`,
     },
   },
 );
@@ -62,14 +66,16 @@ const only = exitOnUsageError(() => {
   const f = values.fault;
   if (v !== undefined && !isVariantName(v)) throw new UsageError(`there is no variant "${v}"; the variants are ${matrixVariants().join(", ")}`);
   if (v !== undefined && !matrixVariants().includes(v)) throw new UsageError(`the "${v}" variant is not built yet (available: ${matrixVariants().join(", ")})`);
-  if (f !== undefined && !isMatrixFault(f)) throw new UsageError(`there is no fault "${f}" in the matrix; the faults are ${MATRIX_FAULTS.join(", ")}`);
-  return { variant: v as VariantName | undefined, fault: f as MatrixFault | undefined };
+  if (f !== undefined && !isStepFault(f)) throw new UsageError(`there is no fault "${f}" in the matrix; the faults are ${STEP_FAULTS.join(", ")}`);
+  const p = values.policy;
+  if (p !== undefined && !(POLICY_NAMES as readonly string[]).includes(p)) throw new UsageError(`there is no policy "${p}"; the policies are ${POLICY_NAMES.join(", ")}`);
+  return { variant: v as VariantName | undefined, fault: f as StepFault | undefined, policy: p as PolicyName | undefined };
 });
 const cellOptions = { dbPath: scratch.path, seed, color };
 
 
 /** The named cells, one after the other, each with its full trace (and, with --step, Enter by Enter). */
-async function traced(variant: VariantName | undefined, fault: MatrixFault | undefined): Promise<void> {
+async function traced(variant: VariantName | undefined, fault: StepFault | undefined, policy: PolicyName | undefined): Promise<void> {
   if (variant === undefined && fault === undefined) {
     variant = "naive";
     fault = "lose-response";
@@ -78,11 +84,11 @@ async function traced(variant: VariantName | undefined, fault: MatrixFault | und
   }
   const cells = matrixVariants()
     .filter((v) => variant === undefined || v === variant)
-    .flatMap((v) => MATRIX_FAULTS.filter((f) => fault === undefined || f === fault).map((f) => ({ variant: v, fault: f })));
+    .flatMap((v) => (fault === undefined ? MATRIX_FAULTS : [fault]).map((f) => ({ variant: v, fault: f })));
   const results: CellResult[] = [];
   for (const c of cells) {
     // runCell opens a section for the cell; its events are printed as they happen.
-    const r = await runCell(c.variant, c.fault, { ...cellOptions, trace });
+    const r = await runCell(c.variant, c.fault, { ...cellOptions, trace, stepped: step, ...(policy ? { policy } : {}) });
     trace.knows(`calls: ${r.calls.map((attempts) => attempts.join(" → ")).join(" and ")}`, describeCell(r));
     trace.count(r.reports, r.expected);
     results.push(r);
@@ -96,8 +102,11 @@ async function traced(variant: VariantName | undefined, fault: MatrixFault | und
 
 /** What happened in a cell, in a sentence, from what it measured. */
 function describeCell(r: CellResult): string {
-  if (!r.fired) return "the fault's moment never came: this variant claims no key, so nothing was there to crash after";
-  if (r.verdict === "ok") return "one logical call, one report";
+  if (!r.fired && r.fault === "crash-after-claim" && (r.variant === "naive" || r.variant === "key-after")) {
+    return "the fault's moment never came: this variant claims no key, so nothing was there to crash after";
+  }
+  if (!r.fired) return `the fault's moment never came: the request was answered ${r.calls[0]!.at(-1)} before it`;
+  if (r.verdict === "ok") return r.fault === "none" ? "one logical call, one report, nothing went wrong" : "one logical call, one report";
   return r.verdict === "duplicate" ? `one logical call, ${r.reports} reports: the report was filed twice` : "one logical call, and no report";
 }
 
@@ -221,7 +230,9 @@ async function wholeMatrix(): Promise<void> {
 }
 
 /** Column labels short enough for one line; the legend under the matrix names each fault in full. */
-const SHORT: Record<MatrixFault, string> = {
+const SHORT: Record<StepFault, string> = {
+  none: "no fault",
+  "drop-request": "dropped",
   "lose-response": "lost answer",
   slow: "slow",
   concurrent: "2 at once",
@@ -231,13 +242,14 @@ const SHORT: Record<MatrixFault, string> = {
 };
 
 function printMatrix(results: CellResult[]): void {
+  const policies = new Set(results.map((r) => r.policy));
   const variants = matrixVariants().filter((v) => results.some((r) => r.variant === v));
-  const faults = MATRIX_FAULTS.filter((f) => results.some((r) => r.fault === f));
+  const faults = STEP_FAULTS.filter((f) => results.some((r) => r.fault === f));
   trace.table(
     ["variant", "policy", ...faults.map((f) => SHORT[f])],
     variants.map((v) => [
       v,
-      policyFor(v),
+      policies.size === 1 ? results[0]!.policy : policyFor(v),
       ...faults.map((f) => {
         const r = results.find((x) => x.variant === v && x.fault === f);
         return r ? cellText(r) : "";
@@ -258,7 +270,7 @@ function verdictText(r: CellResult): string {
 
 trace.title("Lesson 08 · The fault matrix");
 try {
-  if (only.variant !== undefined || only.fault !== undefined || step) await traced(only.variant, only.fault);
+  if (only.variant !== undefined || only.fault !== undefined || only.policy !== undefined || step) await traced(only.variant, only.fault, only.policy);
   else await wholeMatrix();
 } finally {
   scratch.remove();

@@ -113,6 +113,21 @@ function readEnterOrInterrupt(): "enter" | "interrupt" {
   }
 }
 
+/**
+ * Runs `block`, a synchronous wait that holds the whole process still (as waitForEnter does), and
+ * leaves its time out of the running clock.
+ */
+export function standStill(block: () => void): void {
+  catchUp();
+  const started = performance.now();
+  try {
+    block();
+  } finally {
+    pausedTotal += performance.now() - started;
+    lastSeen = performance.now();
+  }
+}
+
 /** Calls `fn` once `ms` of running (unpaused) time has passed. Returns a cancel function. */
 export function after(ms: number, fn: () => void): () => void {
   ensureHeartbeat();

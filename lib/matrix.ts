@@ -15,9 +15,10 @@
  * release, beforeRetry), never a sleep. The tracker's clock is paced by the agent's waits
  * (paced-clock.ts), so a lease runs out exactly when the agent has waited long enough, on any machine.
  */
-import { fileReport, type Attempt, type CallResult, type FileReportOptions, type Outcome, type PolicyName } from "./client.ts";
+import { classify, receiveEvent, sendEvent, statusOf, type CellEvent, type NewCellEvent } from "./cell-events.ts";
+import { fileReport, type Attempt, type CallResult, type FileReportOptions, type PolicyName } from "./client.ts";
 import { Faults, type FaultName } from "./faults.ts";
-import { agentLog, agentLogAfter, serverLog } from "./narrate.ts";
+import { attemptEndText, attemptOk, attemptStartText } from "./narrate.ts";
 import { notifyEffects, type NotifyConfig } from "./notify-effects.ts";
 import { pacedClock, type PacedClock } from "./paced-clock.ts";
 import { seeded, uuid } from "./random.ts";
@@ -27,6 +28,10 @@ import { superviseTracker } from "./tracker/supervisor.ts";
 import { VARIANT_NAMES, type VariantName } from "./tracker/variant.ts";
 import { availableVariants } from "./tracker/variants/index.ts";
 import { Trace } from "./trace.ts";
+import type { TrackerEvent } from "./tracker/service.ts";
+
+export { statusOf };
+export type { CellEvent };
 
 /** The matrix's faults, in column order. `concurrent` is not a server fault: it is two calls at once. */
 export const MATRIX_FAULTS = ["lose-response", "slow", "concurrent", "crash-between-commits", "crash-after-claim", "pause-past-lease"] as const;
@@ -34,6 +39,17 @@ export type MatrixFault = (typeof MATRIX_FAULTS)[number];
 
 export function isMatrixFault(s: string): s is MatrixFault {
   return (MATRIX_FAULTS as readonly string[]).includes(s);
+}
+
+/**
+ * Every fault one cell can be stepped through with (lesson 08's --fault, the demo page): the
+ * matrix's six, plus no fault at all and a request dropped before any handler ran.
+ */
+export const STEP_FAULTS = ["none", "drop-request", ...MATRIX_FAULTS] as const;
+export type StepFault = (typeof STEP_FAULTS)[number];
+
+export function isStepFault(s: string): s is StepFault {
+  return (STEP_FAULTS as readonly string[]).includes(s);
 }
 
 export const MATRIX_FAULT_HELP: Record<MatrixFault, string> = {
@@ -45,11 +61,17 @@ export const MATRIX_FAULT_HELP: Record<MatrixFault, string> = {
   "pause-past-lease": "the holder stops until another request has taken its key over, then goes on",
 };
 
+export const STEP_FAULT_HELP: Record<StepFault, string> = {
+  none: "no fault: the request is handled and answered",
+  "drop-request": "the request is swallowed before any handler runs; the agent times out and retries",
+  ...MATRIX_FAULT_HELP,
+};
+
 /**
  * What runCell can run: the matrix's faults, and `crash-before-commit` (lesson 07: the process is
  * killed after the handler's work, a call to another service included, before the report's commit).
  */
-export type CellFault = MatrixFault | "crash-before-commit";
+export type CellFault = StepFault | "crash-before-commit";
 const CRASHES: readonly CellFault[] = ["crash-between-commits", "crash-after-claim", "crash-before-commit"];
 
 /** The variants that exist, in the matrix's row order. */
@@ -84,6 +106,16 @@ export interface CellOptions {
   notify?: NotifyConfig;
   /** Crash cells: called once the killed process is gone, before the restart (to look at the file then). */
   atCrash?: (db: string) => Promise<void> | void;
+  /**
+   * Receives each step of the cell as data, just before the trace prints it (and, with --step,
+   * pauses after it): lesson 08's stepper and the demo page read the same steps.
+   */
+  onEvent?: (event: CellEvent) => void;
+  /**
+   * The trace pauses after each event (--step): the crash cells' tracker processes then wait after
+   * each of theirs too, so that the file holds exactly what the events so far say.
+   */
+  stepped?: boolean;
 }
 
 export interface CellResult {
@@ -112,6 +144,11 @@ const DEFAULT_LEASE_MS = 400;
 const PATIENT_MS = 5_000;
 const report = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
 
+/** The name of a cell's SQLite file, given to `CellOptions.dbPath`. */
+export function cellDbName(variant: VariantName, fault: CellFault, policy: PolicyName): string {
+  return `${variant}-${fault}-${policy}.sqlite`;
+}
+
 /** Runs one cell live and counts what it left. */
 export async function runCell(variant: VariantName, fault: CellFault, options: CellOptions): Promise<CellResult> {
   const started = performance.now();
@@ -119,16 +156,22 @@ export async function runCell(variant: VariantName, fault: CellFault, options: C
   const trace = options.trace ?? new Trace({ color: options.color ?? false, step: false, write: (line) => events.push(line) });
   const policy = options.policy ?? policyFor(variant);
   if (options.trace && options.heading !== false) trace.section(options.heading ?? `${variant} × ${fault} (the agent: ${policy})`);
+  let seq = 0;
   const cell: Cell = {
     variant,
     fault,
     policy,
     trace,
     random: seeded(options.seed ?? 1),
-    db: options.dbPath(`${variant}-${fault}-${policy}.sqlite`),
+    db: options.dbPath(cellDbName(variant, fault, policy)),
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     options,
+    // Every step goes to the listener first, then to the trace (which, with --step, pauses after it).
+    emit(e) {
+      options.onEvent?.({ seq: ++seq, ...e });
+      trace.event(e.actor, e.text, e.mark);
+    },
   };
   const run = CRASHES.includes(fault) ? crashCell : inProcessCell;
   const { reports, fired, results } = await run(cell);
@@ -175,6 +218,8 @@ interface Cell {
   timeoutMs: number;
   leaseMs: number;
   options: CellOptions;
+  /** One step of the cell: to `options.onEvent`, then to the trace. */
+  emit(e: NewCellEvent): void;
 }
 
 interface Ran {
@@ -183,44 +228,85 @@ interface Ran {
   results: CallResult[];
 }
 
+/** A step the lesson itself takes (start, restart, the clock, letting a request go). */
+function lessonStep(cell: Cell, what: NewCellEvent["what"], text: string, mark?: "warn", extra: Partial<NewCellEvent> = {}): void {
+  cell.emit({ actor: "lesson", what, text, ...(mark ? { mark } : {}), ...extra });
+}
+
+/** A tracker event as a step (the generation and PID of its process, in the crash cells). */
+function serverStep(cell: Cell, e: TrackerEvent, process?: { generation: number; pid: number }): void {
+  const step = classify(e, cell.variant);
+  // A restarted process's lines say so.
+  if (process && process.generation > 1) step.text = `#${e.requestNo} [restarted] ${e.text}`;
+  cell.emit({ ...step, ...(process ?? {}) });
+}
+
+/** Each attempt of the agent's call `callNo` as it starts and ends. */
+function agentSteps(cell: Cell, callNo: number): NonNullable<FileReportOptions["onAttempt"]> {
+  return (e) => {
+    if (e.phase === "start") cell.emit(sendEvent(callNo, e.n, e.key, attemptStartText(e.n, e.key)));
+    else cell.emit(receiveEvent(callNo, e.attempt, attemptEndText(e.attempt), attemptOk(e.attempt)));
+  };
+}
+
 /** Moves the tracker's clock by what the agent waited after `last`, and says so in the trace. */
 function pacer(cell: Cell, clock: PacedClock, setClock?: (ms: number) => Promise<void>) {
   return async (last: Attempt, waitedMs: number): Promise<void> => {
     const before = clock.now();
     const now = clock.advance(last, waitedMs);
     await setClock?.(now);
-    if (now !== before) cell.trace.event("lesson", `the tracker's clock: ${before} → ${now} ms (what the agent waited)`);
+    if (now !== before) lessonStep(cell, "clock", `the tracker's clock: ${before} → ${now} ms (what the agent waited)`, undefined, { from: before, to: now });
   };
 }
 
 /** The agent's call: one report, the cell's policy. */
-function call(cell: Cell, extra: Partial<FileReportOptions> & Pick<FileReportOptions, "url">): Promise<CallResult> {
-  return fileReport({ report, policy: cell.policy, maxAttempts: 4, timeoutMs: cell.timeoutMs, random: cell.random, onAttempt: agentLog(cell.trace), ...extra });
+function call(cell: Cell, extra: Partial<FileReportOptions> & Pick<FileReportOptions, "url">, callNo = 1): Promise<CallResult> {
+  return fileReport({ report, policy: cell.policy, maxAttempts: 4, timeoutMs: cell.timeoutMs, random: cell.random, onAttempt: agentSteps(cell, callNo), ...extra });
 }
 
-/** lose-response, slow, concurrent, pause-past-lease: the tracker in this process. */
+/** Resolves when `gate` opens or `done` settles, whichever is first: true for the gate. */
+function gateOrDone(gate: Promise<void>, done: Promise<unknown>): Promise<boolean> {
+  return Promise.race([gate.then(() => true), done.then(
+    () => false,
+    () => false,
+  )]);
+}
+
+/** none, drop-request, lose-response, slow, concurrent, pause-past-lease: the tracker in this process. */
 async function inProcessCell(cell: Cell): Promise<Ran> {
   const clock = pacedClock();
-  const faults = new Faults({ 1: cell.fault === "lose-response" ? "lose-response" : cell.fault === "pause-past-lease" ? "pause-past-lease" : "slow" });
+  // concurrent holds #1 as `slow` does; none plans no fault.
+  const planned = cell.fault === "concurrent" ? "slow" : (cell.fault as FaultName);
+  const faults = new Faults(planned === "none" ? {} : { 1: planned });
   const tracker = await startTracker({
     variant: cell.variant,
     db: cell.db,
     faults,
     leaseMs: cell.leaseMs,
     now: clock.now,
-    onEvent: serverLog(cell.trace),
+    onEvent: (e) => serverStep(cell, e),
     ...(cell.options.notify ? { sideEffects: notifyEffects(cell.options.notify) } : {}),
   });
   const pace = pacer(cell, clock);
+  /** A request held at its gate (slow, pause-past-lease) when the agent needs nothing more: let it go. */
+  const letGo = (text: string): void => {
+    if (faults.hasReached(1, "held") && !faults.hasReached(1, "handled")) {
+      lessonStep(cell, "release", text, "warn");
+      faults.release(1);
+    }
+  };
   try {
     const results: CallResult[] = [];
     switch (cell.fault) {
+      case "none":
+      case "drop-request":
       case "lose-response":
         results.push(await call(cell, { url: tracker.url, beforeRetry: (_, last, waited) => pace(last, waited) }));
         break;
       case "slow": {
         // #1 stalls; the agent times out and retries. Once the retry is answered, #1 is let go; a
-        // further retry (after a 409) waits until #1 is done.
+        // further retry (after a 409) waits until #1 is done. An agent that does not retry (or is
+        // refused before #1 stalls) is done first: then #1 is let go.
         const agent = call(cell, {
           url: tracker.url,
           beforeRetry: async (retry, last, waited) => {
@@ -228,9 +314,8 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
             await pace(last, waited);
           },
         });
-        await faults.reached(2, "answered");
-        cell.trace.event("lesson", "#2 has its answer: the lesson lets #1 go on", "warn");
-        faults.release(1);
+        if (await gateOrDone(faults.reached(2, "answered"), agent)) letGo("#2 has its answer: the lesson lets #1 go on");
+        else letGo("the agent is done: the lesson lets #1 go on");
         results.push(await agent);
         break;
       }
@@ -241,18 +326,22 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
         const key = cell.policy === "same-key" ? uuid(cell.random) : undefined;
         const shared = { ...(key ? { key } : {}), timeoutMs: PATIENT_MS };
         const first = call(cell, { url: tracker.url, ...shared });
-        await faults.reached(1, "held");
-        const second = call(cell, {
-          url: tracker.url,
-          ...shared,
-          beforeRetry: async (_, last, waited) => {
-            await faults.reached(1, "handled");
-            await pace(last, waited);
+        // A request refused before its work (no key where one is required) never reaches the gate.
+        await gateOrDone(faults.reached(1, "held"), first);
+        const second = call(
+          cell,
+          {
+            url: tracker.url,
+            ...shared,
+            beforeRetry: async (_, last, waited) => {
+              await gateOrDone(faults.reached(1, "handled"), first);
+              await pace(last, waited);
+            },
           },
-        });
-        await faults.reached(2, "answered");
-        cell.trace.event("lesson", "#2 has its answer: the lesson lets #1 go on", "warn");
-        faults.release(1);
+          2,
+        );
+        if (await gateOrDone(faults.reached(2, "answered"), second)) letGo("#2 has its answer: the lesson lets #1 go on");
+        else letGo("the second call is done: the lesson lets #1 go on");
         results.push(await first, await second);
         break;
       }
@@ -261,17 +350,20 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
         // A variant without a claim has nothing to take over: the retry simply ran beside the paused
         // #1, so the lesson lets #1 go once the agent is done.
         results.push(await call(cell, { url: tracker.url, beforeRetry: (_, last, waited) => pace(last, waited) }));
-        if (!faults.hasReached(1, "taken-over")) {
-          cell.trace.event("lesson", "the agent is done, and nothing took #1's key over: the lesson lets #1 go on", "warn");
+        if (!faults.hasReached(1, "taken-over") && !faults.hasReached(1, "handled")) {
+          lessonStep(cell, "release", "the agent is done, and nothing took #1's key over: the lesson lets #1 go on", "warn");
           faults.release(1);
         }
         break;
       default:
         throw new Error(`not an in-process fault: ${cell.fault}`);
     }
-    // The held request #1 must be done before counting.
-    await faults.reached(1, "handled");
-    const fired = faults.hasReached(1, cell.fault === "lose-response" ? "lost" : "held");
+    // The held request #1 must be done before counting (a dropped one never gets a handler).
+    await faults.reached(1, cell.fault === "drop-request" ? "finished" : "handled");
+    const fired =
+      cell.fault === "none"
+        ? true
+        : faults.hasReached(1, cell.fault === "lose-response" ? "lost" : cell.fault === "drop-request" ? "dropped" : "held");
     return { reports: tracker.store.countReports(), fired, results };
   } finally {
     await tracker.close();
@@ -281,7 +373,8 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
 /** The crash faults: the tracker in a child process, restarted on the same file. */
 async function crashCell(cell: Cell): Promise<Ran> {
   const clock = pacedClock();
-  const log = serverLog(cell.trace);
+  const pids: number[] = [];
+  let killed = false;
   const tracker = await superviseTracker({
     variant: cell.variant,
     db: cell.db,
@@ -289,38 +382,56 @@ async function crashCell(cell: Cell): Promise<Ran> {
     ...(cell.options.notify ? { notify: cell.options.notify } : {}),
     leaseMs: cell.leaseMs,
     clockMs: clock.now(),
-    onEvent: (e, generation) => log({ ...e, text: `${generation > 1 ? "[restarted] " : ""}${e.text}` }),
+    ...(cell.options.stepped ? { stepped: true } : {}),
+    onEvent: (e, generation) => {
+      if (classify(e, cell.variant).what === "crash") killed = true;
+      serverStep(cell, e, { generation, pid: pids[generation - 1] ?? 0 });
+    },
   });
-  cell.trace.event("lesson", `tracker process started (${cell.variant}), lease ${cell.leaseMs} ms`);
+  pids.push(tracker.current.pid);
+  lessonStep(cell, "process-start", `tracker process started (${cell.variant}), lease ${cell.leaseMs} ms`, undefined, { generation: 1, pid: tracker.current.pid });
   const pace = pacer(cell, clock, (ms) => tracker.setClock(ms));
-  const agent = agentLogAfter(cell.trace, () => tracker.current.flush());
+  // The process's events come through a pipe and may trail the answer the agent already has: each
+  // attempt's end is told once every event the process wrote before it answered has been delivered.
+  const steps = agentSteps(cell, 1);
+  let pending = Promise.resolve();
+  const settled = (): Promise<void> => pending;
+  /** Waits for the first process to die, restarts it on the same file and port, and says so. */
+  const restart = async (): Promise<void> => {
+    await tracker.current.exited;
+    await cell.options.atCrash?.(cell.db);
+    const oldPid = tracker.current.pid;
+    const exit = await tracker.restartAfterExit();
+    pids.push(tracker.current.pid);
+    lessonStep(cell, "restart", `the process is gone (${exit.signal ?? `exit code ${exit.code}`}); a new one listens on the same file and port`, "warn", {
+      generation: tracker.generation,
+      pid: tracker.current.pid,
+      oldPid,
+      ...(exit.signal ? { signal: exit.signal } : {}),
+    });
+  };
   let result: CallResult;
   try {
     // No attempt here is meant to time out: the crash cuts the connection at once.
     result = await call(cell, {
       url: tracker.url,
       timeoutMs: PATIENT_MS,
-      onAttempt: agent.onAttempt,
+      onAttempt: (e) => {
+        if (e.phase === "start") steps(e);
+        else pending = pending.then(() => tracker.current.flush()).then(() => steps(e));
+      },
       beforeRetry: async (_, last, waited) => {
-        await agent.settled();
-        if (tracker.generation === 1) {
-          await tracker.current.exited;
-          await cell.options.atCrash?.(cell.db);
-          const exit = await tracker.restartAfterExit();
-          cell.trace.event("lesson", `the process is gone (${exit.signal ?? `exit code ${exit.code}`}); a new one listens on the same file and port`, "warn");
-        }
+        await settled();
+        if (tracker.generation === 1) await restart();
         await pace(last, waited);
       },
     });
-    await agent.settled();
+    await settled();
+    // An agent that does not retry leaves the dead process behind; the service manager restarts it
+    // all the same, on the same file.
+    if (killed && tracker.generation === 1) await restart();
   } finally {
     await tracker.close();
   }
   return { reports: countReportsIn(cell.db), fired: tracker.generation > 1, results: [result] };
-}
-
-/** An attempt's outcome in a word or two. */
-export function statusOf(o: Outcome): string {
-  if (o.kind !== "response") return o.kind;
-  return `${o.status}${o.headers["idempotent-replayed"] === "true" ? " replayed" : ""}`;
 }

@@ -3,7 +3,7 @@
  * lines, and gives each case of a lesson a fresh SQLite file in a temporary folder.
  */
 import { join } from "node:path";
-import { describeOutcome, type FileReportOptions } from "./client.ts";
+import { describeOutcome, type Attempt, type FileReportOptions } from "./client.ts";
 import type { TrackerEvent } from "./tracker/service.ts";
 import { tempFolder } from "./scratch.ts";
 import type { Trace } from "./trace.ts";
@@ -16,14 +16,24 @@ export function serverLog(trace: Trace): (e: TrackerEvent) => void {
 /** Prints each attempt of the agent's call as it starts and ends. */
 export function agentLog(trace: Trace, what = "POST /reports"): NonNullable<FileReportOptions["onAttempt"]> {
   return (e) => {
-    if (e.phase === "start") {
-      trace.event("agent", `attempt ${e.n} → ${what}${e.key ? ` (Idempotency-Key ${e.key.slice(0, 8)}…)` : ""}`);
-    } else {
-      const o = e.attempt.outcome;
-      const ok = o.kind === "response" && o.status < 300;
-      trace.event("agent", `attempt ${e.attempt.n} ← ${describeOutcome(o)}`, ok ? "ok" : "bad");
-    }
+    if (e.phase === "start") trace.event("agent", attemptStartText(e.n, e.key, what));
+    else trace.event("agent", attemptEndText(e.attempt), attemptOk(e.attempt) ? "ok" : "bad");
   };
+}
+
+/** The trace's words for an attempt as it leaves: "attempt 2 → POST /reports (Idempotency-Key 1f0c…)". */
+export function attemptStartText(n: number, key: string | undefined, what = "POST /reports"): string {
+  return `attempt ${n} → ${what}${key ? ` (Idempotency-Key ${key.slice(0, 8)}…)` : ""}`;
+}
+
+/** The trace's words for an attempt's outcome: "attempt 1 ← no response within 150 ms (timeout)". */
+export function attemptEndText(attempt: Attempt): string {
+  return `attempt ${attempt.n} ← ${describeOutcome(attempt.outcome)}`;
+}
+
+/** A 2xx answer (the trace marks it green). */
+export function attemptOk(attempt: Attempt): boolean {
+  return attempt.outcome.kind === "response" && attempt.outcome.status < 300;
 }
 
 /**

@@ -27,6 +27,11 @@ export interface TraceOptions {
   color: boolean;
   /** Pause after each event until Enter (ignored when stdin is not a terminal). */
   step: boolean;
+  /**
+   * How a step pauses, instead of waiting for Enter on the terminal: a synchronous wait that holds
+   * the whole process still (the demo page's stepper waits for its Step button this way).
+   */
+  pause?: () => void;
   /** Where lines go; defaults to stdout. Tests collect them. */
   write?: (line: string) => void;
   /** The width every line fits in; default `terminalWidth()` (the terminal, else $COLUMNS, else 100). */
@@ -44,6 +49,7 @@ export function colorWanted(noColorFlag: boolean, stream: NodeJS.WriteStream = p
 export class Trace {
   readonly #color: boolean;
   readonly #step: boolean;
+  readonly #pause: (() => void) | undefined;
   readonly #write: (line: string) => void;
   readonly #width: number;
   #t0 = nowMs();
@@ -51,6 +57,7 @@ export class Trace {
   constructor(options: TraceOptions) {
     this.#color = options.color;
     this.#step = options.step;
+    this.#pause = options.pause;
     this.#write = options.write ?? ((line) => process.stdout.write(line + "\n"));
     this.#width = options.width ?? terminalWidth();
   }
@@ -100,7 +107,10 @@ export class Trace {
     const prefix = `${this.style("gray", ms)}  ${who} `;
     const lines = this.#fit(prefix, text);
     lines.forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(visibleWidth(prefix))) + paint(l)));
-    if (this.#step) waitForEnter(this.style("gray", "          (Enter for the next event)"));
+    if (this.#step) {
+      if (this.#pause) this.#pause();
+      else waitForEnter(this.style("gray", "          (Enter for the next event)"));
+    }
   }
 
   /** What the client can know, set beside what really happened. */

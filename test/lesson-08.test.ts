@@ -55,7 +55,7 @@ test("lesson 08 --fault alone runs that column, each cell traced, then its small
 });
 
 test("lesson 08: an unknown variant or fault is one line on stderr and exit 2", async () => {
-  for (const args of [["--variant", "quick"], ["--fault", "drop-request"], ["--variant"]]) {
+  for (const args of [["--variant", "quick"], ["--fault", "internal-error"], ["--policy", "sometimes"], ["--variant"]]) {
     const ran = await runTs([LESSON, ...args]);
     assert.equal(ran.code, 2, args.join(" "));
     assert.match(ran.stderr, /^error: .* \(try --help\)\n$/);

@@ -3,7 +3,9 @@
  */
 import type { Demo } from "./demo.ts";
 import { herdDemo } from "./herd/demo.ts";
+import { stepDemo } from "./step/demo.ts";
 
 export const DEMOS: readonly Demo[] = [
   herdDemo,
+  stepDemo,
 ];

@@ -3,6 +3,7 @@
  * every event on fd 3, obeys the parent's IPC messages, and on a crash fault kills itself with
  * SIGKILL at the crash point. Not meant to be run by hand: `npm run tracker` is the standalone one.
  */
+import { readSync } from "node:fs";
 import { tellParent } from "../child-pipe.ts";
 import { Faults, type Stage } from "../faults.ts";
 import type { ChildConfig, FromChild, ToChild } from "./child.ts";
@@ -11,6 +12,17 @@ import { startTracker, type TrackerEvent } from "./service.ts";
 
 /** Every message to the parent goes out synchronously (child-pipe.ts), so none is lost to a SIGKILL. */
 const tell = (message: FromChild): void => tellParent(message);
+
+/** Stepped: the parent's "go on" after an event, one byte on stdin; the whole process waits for it. */
+function waitForParent(): void {
+  const buf = Buffer.alloc(1);
+  try {
+    if (readSync(0, buf, 0, 1, null) === 1) return;
+  } catch {
+    // stdin gone: the parent is gone
+  }
+  process.exit(0);
+}
 
 /** Faults that also tell the parent each stage a request reaches (a quiet child: "arrived" only). */
 class ForwardingFaults extends Faults {
@@ -40,7 +52,14 @@ try {
     ...(config.leaseMs !== undefined ? { leaseMs: config.leaseMs } : {}),
     ...(config.ttlMs !== undefined ? { ttlMs: config.ttlMs } : {}),
     ...(clock !== undefined ? { now: () => clock! } : {}),
-    ...(config.quiet ? {} : { onEvent: (event: TrackerEvent) => tell({ type: "event", event }) }),
+    ...(config.quiet
+      ? {}
+      : {
+          onEvent: (event: TrackerEvent) => {
+            tell({ type: "event", event });
+            if (config.stepped) waitForParent();
+          },
+        }),
     // The crash: no unwinding, no closing, no answer; the event saying so is already in the pipe.
     crash: () => process.kill(process.pid, "SIGKILL"),
   });

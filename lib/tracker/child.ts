@@ -34,6 +34,8 @@ export interface ChildConfig {
   faults: Record<number, FaultName>;
   /** Tell the parent nothing per request (no events, no stages) and forget finished requests. */
   quiet?: boolean;
+  /** Stepped: after telling each event, wait for a byte on stdin (the parent's "go on"). */
+  stepped?: boolean;
 }
 
 /** Parent → child, over IPC. Each carries an id that the child acknowledges. */
@@ -75,6 +77,12 @@ export interface ChildTrackerOptions {
   notify?: NotifyConfig;
   /** Receives the child's events, in the order it wrote them. */
   onEvent?: (event: TrackerEvent) => void;
+  /**
+   * Holds the child still after each event until `onEvent` has returned, so that a stepper that
+   * pauses in `onEvent` (lesson 08's --step, the demo page) pauses the tracker process too: what it
+   * has done is then exactly what its events so far say. Default: the child runs on.
+   */
+  stepped?: boolean;
   /** How long start-up may take (default 15 s). */
   startTimeoutMs?: number;
   /**
@@ -125,8 +133,10 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
     ...(options.clockMs !== undefined ? { clockMs: options.clockMs } : {}),
     ...(options.quiet === true ? { quiet: true } : {}),
+    ...(options.stepped ? { stepped: true } : {}),
   };
-  const { child, exited } = spawnEntry<FromChild>(ENTRY, JSON.stringify(config), receive);
+  const { child, exited } = spawnEntry<FromChild>(ENTRY, JSON.stringify(config), receive, { stdin: options.stepped ? "pipe" : "ignore" });
+  child.stdin?.on("error", () => {}); // a "go on" to a child that has just died is nobody's error
 
   const stages = new Signals();
   const acks = new Signals();
@@ -155,6 +165,7 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
         return;
       case "event":
         options.onEvent?.(m.event);
+        if (options.stepped) child.stdin?.write("g");
         return;
       case "stage":
         stages.fire(`${m.requestNo}:${m.stage}`);

@@ -1,0 +1,170 @@
+/**
+ * A fault-matrix cell's events as data: one object per line of the cell's trace, in the order the
+ * trace prints them. Lesson 08's `--step` prints them as text and pauses after each; the demo page
+ * (`npm run demos`, /step) draws them as a sequence diagram, one per click. Both come from the same
+ * run of `runCell` (lib/matrix.ts), so one step in the page is one step in the terminal.
+ *
+ * The tracker tells its story as short sentences (service.ts, variants/); `classify` reads each
+ * sentence back into what the server did (claim, insert, commit, crash, take-over, replay, 409, 422…)
+ * and which SQL ran, with whether its transaction committed or rolled back. A test runs every cell
+ * and checks that no event is left unread, so a sentence changed in the tracker cannot slip past.
+ */
+import type { Attempt, Outcome } from "./client.ts";
+import type { TrackerEvent } from "./tracker/service.ts";
+import type { VariantName } from "./tracker/variant.ts";
+
+export type CellActor = "agent" | "server" | "database" | "lesson";
+
+/** What the server or the database did, read from the tracker's sentence. */
+export type ServerAction =
+  | "arrived"
+  | "dropped"
+  | "stall"
+  | "wake"
+  | "look-up"
+  | "claim"
+  | "take-over"
+  | "insert"
+  | "record-key"
+  | "store-error"
+  | "rollback"
+  | "replay"
+  | "409"
+  | "422"
+  | "fenced-out"
+  | "crash"
+  | "lost"
+  | "answer"
+  | "hung-up"
+  | "failed"
+  | "other";
+
+/** What the lesson (the one running the cell) did: start or restart a process, move the clock, let a request go. */
+export type LessonAction = "process-start" | "restart" | "clock" | "release";
+
+/** The agent's side: an attempt leaves, an attempt's outcome comes back. */
+export type AgentAction = "send" | "receive";
+
+export interface CellEvent {
+  /** 1, 2, …: one step each. */
+  seq: number;
+  actor: CellActor;
+  /** The trace line's words, exactly as the terminal prints them (without the time column). */
+  text: string;
+  mark?: "ok" | "bad" | "warn";
+  what: ServerAction | LessonAction | AgentAction;
+  /** Agent: which logical call (2 only in the concurrent cell), which attempt, the key sent (shortened). */
+  call?: number;
+  attempt?: number;
+  key?: string;
+  /** Agent, on receive: "timeout", "error", "201", "409", "201 replayed", … */
+  outcome?: string;
+  /** Server and database: the server's number for the request. */
+  request?: number;
+  /** An HTTP status the server answered (or lost, or replayed). */
+  status?: number;
+  /** A report id inserted (or rolled back). */
+  report?: number;
+  /** A fencing token claimed, and the one it took over from. */
+  fence?: number;
+  was?: number;
+  /** The SQL statements of the step, and how their transaction ended. */
+  sql?: string[];
+  tx?: "commit" | "rollback";
+  /** Crash cells: which tracker process (1, then 2 after a restart) and its PID. */
+  generation?: number;
+  pid?: number;
+  /** restart: the PID that died and the signal that killed it. */
+  oldPid?: number;
+  signal?: string;
+  /** clock: the tracker's clock before and after, ms. */
+  from?: number;
+  to?: number;
+}
+
+/** An event before it is numbered. */
+export type NewCellEvent = Omit<CellEvent, "seq">;
+
+// The SQL behind each database step, as store.ts and key-store.ts prepare it (column lists
+// shortened to "…" where they only repeat the table's columns).
+const BEGIN = "BEGIN IMMEDIATE";
+const SELECT_KEY = "SELECT caller, key, fingerprint, state, fence, lease_until, … FROM idempotency_keys WHERE caller = ? AND key = ?";
+const NEXT_FENCE = "UPDATE fence_counter SET value = value + 1 WHERE only = 1 RETURNING value";
+const CLAIM =
+  "INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at) VALUES (?, ?, ?, 'in_progress', ?, ?, ?) " +
+  "ON CONFLICT (caller, key) DO UPDATE SET state = 'in_progress', fence = excluded.fence, lease_until = excluded.lease_until, …";
+const INSERT_REPORT = "INSERT INTO reports (title, title_norm, body, module, run) VALUES (?, ?, ?, ?, ?) RETURNING id, …";
+const COMPLETE = "UPDATE idempotency_keys SET state = 'completed', status = ?, headers = ?, body = ? WHERE caller = ? AND key = ?";
+const FENCE_CHECK = " AND state = 'in_progress' AND fence = ?";
+const RECORD =
+  "INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, …, status, headers, body) VALUES (?, ?, ?, 'completed', ?, …) " +
+  "ON CONFLICT (caller, key) DO UPDATE SET state = 'completed', …";
+
+/** Reads a tracker event back into what it did. */
+export function classify(e: TrackerEvent, variant: VariantName): NewCellEvent {
+  const text = `#${e.requestNo} ${e.text}`;
+  const base: NewCellEvent = { actor: e.actor, text, what: "other", request: e.requestNo, ...(e.mark ? { mark: e.mark } : {}) };
+  const t = e.text;
+  const complete = COMPLETE + (variant === "fenced" ? FENCE_CHECK : "");
+  let m: RegExpExecArray | null;
+  if (/ arrived( \(fault: [a-z-]+\))?$/.test(t)) return { ...base, what: "arrived" };
+  if (t.startsWith("dropped before any handler ran")) return { ...base, what: "dropped" };
+  if (t.startsWith("handler started, then stalls")) return { ...base, what: "stall" };
+  if (t.startsWith("handler wakes up")) return { ...base, what: "wake" };
+  if (/ not recorded yet: going ahead$/.test(t)) return { ...base, what: "look-up", sql: [SELECT_KEY] };
+  if ((m = /^claim key \S+ as in_progress, fence (\d+), lease \d+ ms · COMMIT$/.exec(t)))
+    return { ...base, what: "claim", fence: Number(m[1]), sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"], tx: "commit" };
+  if ((m = /^TAKE OVER \(lease ran out\) key \S+ as in_progress, fence (\d+) \(was (\d+)\), lease \d+ ms · COMMIT$/.exec(t)))
+    return { ...base, what: "take-over", fence: Number(m[1]), was: Number(m[2]), sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"], tx: "commit" };
+  if ((m = /^INSERT report (\d+) · COMMIT( \(first commit\))?$/.exec(t)))
+    return { ...base, what: "insert", report: Number(m[1]), sql: [BEGIN, INSERT_REPORT, "COMMIT"], tx: "commit" };
+  if ((m = /^INSERT report (\d+) \+ key \S+ completed( WHERE fence = (\d+))? · COMMIT$/.exec(t)))
+    return { ...base, what: "insert", report: Number(m[1]), ...(m[3] ? { fence: Number(m[3]) } : {}), sql: [BEGIN, INSERT_REPORT, complete, "COMMIT"], tx: "commit" };
+  if (/^INSERT key \S+ with the response · COMMIT \(second commit\)$/.test(t))
+    return { ...base, what: "record-key", sql: [BEGIN, NEXT_FENCE, RECORD, "COMMIT"], tx: "commit" };
+  if (/^key \S+ completed with the error 500/.test(t)) return { ...base, what: "store-error", status: 500, sql: [BEGIN, complete, "COMMIT"], tx: "commit" };
+  if ((m = /^INSERT report (\d+), UPDATE key \S+ completed WHERE fence = (\d+): 0 rows · ROLLBACK/.exec(t)))
+    return { ...base, what: "rollback", report: Number(m[1]), fence: Number(m[2]), sql: [BEGIN, INSERT_REPORT, `${complete} -- 0 rows`, "ROLLBACK"], tx: "rollback" };
+  if (/^UPDATE key \S+ to the error 500.*: 0 rows.*ROLLBACK/.test(t)) return { ...base, what: "rollback", sql: [BEGIN, `${complete} -- 0 rows`, "ROLLBACK"], tx: "rollback" };
+  const lookUp = variant === "key-after" ? [SELECT_KEY] : [BEGIN, SELECT_KEY, "COMMIT"];
+  if ((m = /(recorded|completed) before: replaying the stored (\d+)$/.exec(t))) return { ...base, what: "replay", status: Number(m[2]), sql: lookUp };
+  if (/ is in progress \(lease ends in \d+ ms\): 409$/.test(t) || / is held by no live claim: 409, try again$/.test(t))
+    return { ...base, what: "409", status: 409, sql: lookUp };
+  if (/ (was recorded|was used) for a different request: 422$/.test(t)) return { ...base, what: "422", status: 422, sql: lookUp };
+  if ((m = /^fenced out: key \S+ belongs to fence (\S+) now$/.exec(t))) return { ...base, what: "fenced-out", ...(m[1] !== "none" ? { fence: Number(m[1]) } : {}), sql: [SELECT_KEY] };
+  if (/^process killed \(SIGKILL\) at "[a-z-]+"$/.test(t)) return { ...base, what: "crash", signal: "SIGKILL" };
+  if ((m = /^answer \((\d+)\) lost on the way back/.exec(t))) return { ...base, what: "lost", status: Number(m[1]) };
+  if ((m = /^→ (\d+), but the agent had already hung up$/.exec(t))) return { ...base, what: "hung-up", status: Number(m[1]) };
+  if ((m = /^→ (\d+)( |$)/.exec(t))) return { ...base, what: "answer", status: Number(m[1]) };
+  if (/^internal error: /.test(t) || /work fails/.test(t)) return { ...base, what: "failed" };
+  // A sentence this list does not know yet (test/cell-events.test.ts runs every cell to catch it).
+  return base;
+}
+
+/** The agent's attempt as it leaves. */
+export function sendEvent(call: number, n: number, key: string | undefined, text: string): NewCellEvent {
+  return { actor: "agent", what: "send", text, call, attempt: n, ...(key ? { key: key.slice(0, 8) } : {}) };
+}
+
+/** The agent's attempt as its outcome comes back. */
+export function receiveEvent(call: number, attempt: Attempt, text: string, ok: boolean): NewCellEvent {
+  const o = attempt.outcome;
+  return {
+    actor: "agent",
+    what: "receive",
+    text,
+    mark: ok ? "ok" : "bad",
+    call,
+    attempt: attempt.n,
+    ...(attempt.key ? { key: attempt.key.slice(0, 8) } : {}),
+    outcome: statusOf(o),
+    ...(o.kind === "response" ? { status: o.status } : {}),
+    ...(o.kind === "response" && typeof (o.body as { id?: unknown } | undefined)?.id === "number" ? { report: (o.body as { id: number }).id } : {}),
+  };
+}
+
+/** An attempt's outcome in a word or two: "timeout", "error", "201", "409", "201 replayed". */
+export function statusOf(o: Outcome): string {
+  if (o.kind !== "response") return o.kind;
+  return `${o.status}${o.headers["idempotent-replayed"] === "true" ? " replayed" : ""}`;
+}
