@@ -153,7 +153,8 @@ export function cellDbName(variant: VariantName, fault: CellFault, policy: Polic
 export async function runCell(variant: VariantName, fault: CellFault, options: CellOptions): Promise<CellResult> {
   const started = performance.now();
   const events: string[] = [];
-  const trace = options.trace ?? new Trace({ color: options.color ?? false, step: false, write: (line) => events.push(line) });
+  // The kept trace is a record, not a screen: its lines stay whole (whoever prints them fits them).
+  const trace = options.trace ?? new Trace({ color: options.color ?? false, step: false, width: Number.MAX_SAFE_INTEGER, write: (line) => events.push(line) });
   const policy = options.policy ?? policyFor(variant);
   if (options.trace && options.heading !== false) trace.section(options.heading ?? `${variant} × ${fault} (the agent: ${policy})`);
   let seq = 0;
