@@ -32,7 +32,7 @@ import { bucketCounts, formatNumber, sparkline, sweepChart, sweepTable, writeTim
 import { writeHerdSvgs } from "../lib/herd/svg.ts";
 import { simulateManyParallel } from "../lib/herd/parallel.ts";
 import { HERD_STRATEGIES, LATENCY_MEAN_MS, LATENCY_SD_MS, simulatePoint, type HerdStrategy, type PointResult } from "../lib/herd/simulator.ts";
-import { refusedPerService, runLiveHerd, type LiveHerdResult } from "../lib/live-herd.ts";
+import { liveHerdReading, refusedPerService, runLiveHerd, type LiveHerdResult } from "../lib/live-herd.ts";
 import { seeded } from "../lib/random.ts";
 import { visibleWidth } from "../lib/width.ts";
 
@@ -408,8 +408,8 @@ const [expo, full] = liveRows as [(typeof liveRows)[0], (typeof liveRows)[0]];
 trace.prose(`Each time the server served one request it turned away whoever else arrived in those ${SERVICE_MS} ms. With
   exponential backoff the agents refused together sleep the same time and come back together: the wave
   returns whole, one of it is served, the rest are refused again, and the wait doubles. A clean run shows
-  ${AGENTS - 1} · ${AGENTS - 2} · ${AGENTS - 3} · … · 0, one agent a wave. Full jitter scatters each wave: after the first
-  crowded moments the server mostly finds a retry on its own. Here exponential took ${expo.requests} requests and ${formatNumber(expo.doneMs)} ms, full jitter ${full.requests} requests and
+  ${AGENTS - 1} · ${AGENTS - 2} · ${AGENTS - 3} · … · 0, one agent a wave. Full jitter should scatter each wave, so that after the
+  first crowded moments the server finds a retry on its own more often. ${liveHerdReading(expo, full, flags.runs)} Here exponential took ${expo.requests} requests and ${formatNumber(expo.doneMs)} ms, full jitter ${full.requests} requests and
   ${formatNumber(full.doneMs)} ms.`);
 
 // ## What this run measured

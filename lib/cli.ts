@@ -104,6 +104,17 @@ export function flagsNpmKept(options: ParseArgsOptionsConfig, env: NodeJS.Proces
     .map(([name, o]) => (o.type === "string" ? `--${name} <value>` : `--${name}`));
 }
 
+/**
+ * True when run by npm with `name` among npm's settings (npm_config_<name>). For the flags that are
+ * npm settings of its own (all, yes…), which flagsNpmKept leaves out: a command asks only where it
+ * would otherwise fail, so a value from the learner's .npmrc changes nothing.
+ */
+export function npmSettingGiven(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (!env.npm_lifecycle_event) return false;
+  const value = env[`npm_config_${name.replace(/-/g, "_")}`];
+  return value !== undefined && value !== "" && value !== "false";
+}
+
 /** "npm start" or "npm run <script> <its arguments>", from npm's environment and the arguments npm passed on. */
 function npmCommand(env: NodeJS.ProcessEnv, argv: readonly string[]): string {
   const event = env.npm_lifecycle_event ?? "";

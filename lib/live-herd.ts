@@ -90,3 +90,26 @@ export function refusedPerService(arrivals: readonly Arrival[]): number[] {
   }
   return [...refused.values()];
 }
+
+/** One strategy's live counts, as lesson 02 compares them. */
+export interface LiveHerdCounts {
+  /** 503 answers: requests the busy server turned away. */
+  refused: number;
+  requests: number;
+}
+
+/**
+ * What one live run showed about full jitter against exponential backoff, in words that agree with
+ * its counts. With ten agents, when the event loop delivers each request decides a lot (on a busy
+ * machine timers fire late and bunched), so a run may show full jitter refused as often as, or more
+ * often than, exponential; the sentence then says so and points at the simulator's averages.
+ */
+export function liveHerdReading(expo: LiveHerdCounts, full: LiveHerdCounts, simulatorRuns: number): string {
+  const counts = `full jitter was turned away ${full.refused} times, exponential ${expo.refused} times.`;
+  if (full.refused < expo.refused) return `In this run ${counts}`;
+  return (
+    `This run did not show it: ${counts} Ten agents are a small sample, and when the event loop ` +
+    `delivers each request (late and bunched on a busy machine) weighs as much as the backoff; the ` +
+    `simulator above, averaged over ${simulatorRuns} runs a point, is the measure to trust.`
+  );
+}

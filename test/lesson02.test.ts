@@ -86,6 +86,16 @@ test("lesson 02, live HTTP: every agent is served under both strategies, and the
   }
 });
 
+test("lesson 02, live HTTP: its words about full jitter agree with the 503s this run counted", () => {
+  const refused = (strategy: string) => Number(new RegExp(`${strategy}: \\d+ requests for 10 agents; \\d+ served, (\\d+) answered 503`).exec(ran.stdout)![1]);
+  const [expo, full] = [refused("exponential"), refused("full")];
+  const text = ran.stdout.replace(/\s+/g, " ");
+  assert.match(text, new RegExp(`full jitter was turned away ${full} times, exponential ${expo} times\\.`));
+  if (full >= expo) assert.match(text, /This run did not show it/);
+  else assert.doesNotMatch(text, /This run did not show it/);
+  assert.doesNotMatch(text, /the server mostly finds a retry on its own/);
+});
+
 test("lesson 02 prints the same trace for the same seed, up to the live HTTP demo", () => {
   const before = (s: string) => s.slice(0, s.indexOf(LIVE));
   assert.ok(ran.stdout.includes(LIVE));

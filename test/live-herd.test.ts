@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { startBusyServer, type Arrival } from "../lib/busy-server.ts";
 import { httpCall, type Outcome } from "../lib/client.ts";
-import { refusedPerService, runLiveHerd } from "../lib/live-herd.ts";
+import { liveHerdReading, refusedPerService, runLiveHerd } from "../lib/live-herd.ts";
 import { seeded } from "../lib/random.ts";
 
 const status = (o: Outcome): number | string => (o.kind === "response" ? o.status : o.kind);
@@ -66,3 +66,15 @@ for (const strategy of ["exponential", "full"] as const) {
     assert.ok(r.arrivals.every((a, i) => i === 0 || a.atMs >= r.arrivals[i - 1]!.atMs), "arrivals in time order");
   });
 }
+
+test("liveHerdReading says what this run showed, including a run where full jitter was refused as often or more", () => {
+  const better = liveHerdReading({ refused: 25, requests: 35 }, { refused: 12, requests: 22 }, 100);
+  assert.match(better, /^In this run full jitter was turned away 12 times, exponential 25 times\./);
+  assert.doesNotMatch(better, /did not show/);
+  for (const [expo, full] of [[14, 29], [9, 9]] as const) {
+    const worse = liveHerdReading({ refused: expo, requests: expo + 10 }, { refused: full, requests: full + 10 }, 100);
+    assert.match(worse, new RegExp(`^This run did not show it: full jitter was turned away ${full} times, exponential ${expo} times\\.`), worse);
+    assert.match(worse, /the simulator above, averaged over 100 runs a point/);
+    assert.doesNotMatch(worse, /mostly finds a retry on its own/);
+  }
+});

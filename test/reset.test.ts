@@ -119,6 +119,19 @@ test("npm run reset: a missing copy is an error, and bad arguments say what is v
   assert.match((await runIn(p.root, "lib/runner/reset-cli.ts", ["zz9"])).output, new RegExp(`the exercises are ${ids}`));
 });
 
+test("npm run reset --all (before --, so npm keeps it as npm_config_all) is told to put it after --", async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const r = await runIn(p.root, "lib/runner/reset-cli.ts", [], "", { npm_lifecycle_event: "reset", npm_config_all: "true" });
+  assert.equal(r.code, 2, r.output);
+  assert.equal(r.output, "error: npm kept --all for itself; put flags after --: npm run reset -- --all (try --help)\n");
+  // With an exercise named, an `all` setting from the learner's .npmrc changes nothing.
+  const e = p.exercises[0]!;
+  const named = await runIn(p.root, "lib/runner/reset-cli.ts", [e.id, "--yes"], "", { npm_lifecycle_event: "reset", npm_config_all: "true" });
+  assert.equal(named.code, 0, named.output);
+  assert.match(named.output, /is already as shipped/);
+});
+
 test("the postinstall step records the shipped copies and never fails the install", async (t) => {
   const p = tempProject();
   t.after(() => p.remove());

@@ -78,6 +78,15 @@ test("npm run hint prints the hint; a bad id lists the valid ones", async () => 
   assert.match(bad.stderr, /the exercises are 01a/);
 });
 
+test("npm run hint at 80 columns wraps its header, so the file to edit is shown whole", async () => {
+  const ran = await runTs(["lib/runner/hint-cli.ts", "02a"], { env: { COLUMNS: "80" } });
+  assert.equal(ran.code, 0, ran.stderr);
+  const lines = ran.stdout.split("\n");
+  assert.ok(lines.every((l) => [...l].length <= 80), lines.join("\n"));
+  assert.doesNotMatch(ran.stdout, /…/);
+  assert.match(ran.stdout.replace(/\s+/g, " "), /file exercises\/02a-codex-backoff\.ts\)/);
+});
+
 test("a negative number after an option is that option's value, not an unknown option", async () => {
   const { parseCommand } = await import("../lib/cli.ts");
   const spec = { usage: "x", description: "x", options: { ops: { type: "string" }, step: { type: "boolean" } }, optionHelp: {} } as const;

@@ -333,3 +333,19 @@ test("the screen fits the terminal at 40, 80 and 120 columns, with colour too: n
   assert.match(stuckScreen.replace(/\s+/g, " "), /✗ Not yet: the test "a test whose name is itself rather long, as learners write them" ran for 12\.7 s without ending/);
   assert.doesNotMatch(stuckScreen, /did not finish in time/);
 });
+
+test("the list at 80 columns leaves a file name out rather than cutting it", async () => {
+  const { listExercises } = await import("../lib/catalog.ts");
+  const all = listExercises();
+  const s = run(run(initialState(all), { type: "start" }).state, { type: "key", key: "l" }).state;
+  for (const width of [80, 120]) {
+    const text = renderScreen(s, { color: false, width, lessons: LESSONS }).text;
+    const rows = text.split("\n").filter((l) => / \d\d[a-z]  /.test(l));
+    assert.equal(rows.length, all.length, text);
+    for (const row of rows) assert.doesNotMatch(row, /exercises\/[^ ]*…$/, `${width} columns: a file name cut: ${row}`);
+    for (const e of all) {
+      const row = rows.find((r) => r.includes(` ${e.id}  `))!;
+      assert.ok(!row.includes("exercises/") || row.includes(e.file), row);
+    }
+  }
+});

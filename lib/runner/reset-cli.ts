@@ -2,7 +2,7 @@
 // after a y/n question (`--yes` skips it), keeping the learner's version in .workbook/backups/.
 import { createInterface } from "node:readline";
 import { ROOT, findExercises, listExercises, type Exercise } from "../catalog.ts";
-import { UsageError, parseCommand, runMain } from "../cli.ts";
+import { UsageError, npmSettingGiven, parseCommand, runMain } from "../cli.ts";
 import { BACKUP_DIR, isAsShipped, recordShipped, resetExercise, shippedCopy } from "./shipped.ts";
 import { plural } from "./style.ts";
 
@@ -23,6 +23,8 @@ runMain(async () => {
     if (positionals.length > 0) throw new UsageError("give either --all or an exercise, not both");
     chosen = all;
   } else {
+    // `npm run reset --all` gives --all to npm, which passes it on only as npm_config_all.
+    if (positionals.length === 0 && npmSettingGiven("all")) throw new UsageError("npm kept --all for itself; put flags after --: npm run reset -- --all");
     if (positionals.length !== 1) throw new UsageError(`name one exercise (${ids}), a lesson number, or --all`);
     chosen = findExercises(positionals[0]!, all);
     if (chosen.length === 0) throw new UsageError(`no exercise matches "${positionals[0]}"; the exercises are ${ids}`);

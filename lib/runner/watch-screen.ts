@@ -64,7 +64,7 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   }
 
   if (state.view === "list") {
-    listView(state, paint, out);
+    listView(state, paint, out, columns - 1);
   } else if (state.exercises.length === 0) {
     out.push("  There are no exercises yet: run a lesson with npm run lesson.");
   } else if (state.phase === "checking-all") {
@@ -117,11 +117,14 @@ function lessonCommand(exercise: Exercise, lesson: Lesson | undefined): string {
   return lesson?.run ?? `npm run lesson ${Number(exercise.lesson)}`;
 }
 
-function listView(state: WatchState, paint: Paint, out: string[]): void {
+function listView(state: WatchState, paint: Paint, out: string[], room: number): void {
   out.push("  Your exercises (✓ passes, ✗ does not yet, ⧗ being checked):", "");
   state.exercises.forEach((e, i) => {
     const here = i === state.current ? paint("bold", "▶") : " ";
-    out.push(`  ${here} ${mark(statusOf(state, e.id), paint)} ${e.id}  ${e.title}${paint("gray", `  lesson ${e.lesson} · ${e.file}`)}`);
+    const row = `  ${here} ${mark(statusOf(state, e.id), paint)} ${e.id}  ${e.title}`;
+    const full = `${row}${paint("gray", `  lesson ${e.lesson} · ${e.file}`)}`;
+    // A file name is left out whole rather than cut (the exercise's own screen shows it).
+    out.push(visibleWidth(full) <= room ? full : `${row}${paint("gray", `  lesson ${e.lesson}`)}`);
   });
 }
 
