@@ -125,6 +125,9 @@ describe("npm run demos", () => {
     const r = await output(["--help"]);
     assert.equal(r.code, 0);
     for (const flag of ["--port", "--open", "--help"]) assert.match(r.stdout, new RegExp(flag));
+    // Both demos, by their pages.
+    assert.match(r.stdout, /Demo 1[^]*\/herd/);
+    assert.match(r.stdout, /Demo 2[^]*\/step/);
   });
 
   test("a bad flag or value is one line naming what is valid, exit 2", async () => {
@@ -170,13 +173,14 @@ describe("the index in a real browser", { timeout: LAUNCH_TIMEOUT_MS * 2 }, () =
     await server?.close();
   });
 
-  test("loads with no console error and no request beyond the demo server; links to Demo 1", async () => {
+  test("loads with no console error and no request beyond the demo server; links to both demos", async () => {
     const p = await openPage(browser, server.url, { locale: "zh-CN" });
     try {
       await p.page.goto(`${server.url}/`);
       assert.equal(await p.page.getAttribute("html", "lang"), "zh-CN");
       const link = p.page.getByRole("link", { name: /演示 1/ });
       assert.equal(await link.getAttribute("href"), "/herd");
+      assert.equal(await p.page.getByRole("link", { name: /演示 2/ }).getAttribute("href"), "/step");
       assert.deepEqual(p.blocked, []);
       assert.ok(p.requests.length >= 2, p.requests.join("\n"));
       for (const r of p.requests) assert.ok(r.includes(server.url), r);
