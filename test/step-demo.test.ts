@@ -198,6 +198,32 @@ test("two tabs at once, two cells stepped in turn: each right, neither disturbed
   await closeTab(b.tab, b.session);
 });
 
+test("Start again: a fresh session on the same cell, the old one's process gone and its files deleted", async () => {
+  const c: Cell = { variant: "keyed", fault: "lose-response", policy: "same-key" };
+  const { tab, page, session } = await openCell(c);
+  for (let n = 1; n <= 3; n++) {
+    await page.click("#step-button");
+    await page.waitForSelector(`#stepper[data-steps="${n}"]`);
+  }
+  await page.click("#restart-button");
+  await page.waitForFunction((old) => {
+    const root = document.querySelector<HTMLElement>("#stepper");
+    return root?.dataset.state === "ready" && root.dataset.session !== old;
+  }, session.id);
+  await session.ended;
+  await gone(session.pid);
+  assert.equal(existsSync(session.dir), false, "the old session's folder is deleted");
+  assert.equal(await steps(page), 0, "the lanes start empty");
+  const fresh = sessions.get((await page.getAttribute("#stepper", "data-session")) ?? "");
+  assert.ok(fresh && fresh.id !== session.id);
+  seenPids.add(fresh.pid);
+  seenDirs.add(fresh.dir);
+  assert.deepEqual(fresh.cell, c);
+  assert.equal(await runToEnd(page), 1);
+  assert.equal(countReportsIn(fresh.db!), 1);
+  await closeTab(tab, fresh);
+});
+
 test("closing a tab mid-cell ends its processes (by PID) and deletes its files", async () => {
   const { tab, page, session } = await openCell({ variant: "keyed", fault: "crash-after-claim", policy: "same-key" });
   // Step until the killed tracker has been replaced: the new one is alive, the old one gone.
