@@ -5,6 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { startDemoServer, type DemoServer } from "../lib/demos/server.ts";
@@ -158,6 +159,75 @@ describe("npm run demos", () => {
       const [code] = (await exited) as [number | null];
       assert.equal(code, 0, signal);
       assert.match(stdout, /stopped/);
+    }
+  });
+});
+
+/** Whether `pid` runs (not gone, nor a zombie waiting to be reaped). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+describe("npm run demos with Demo 2 sessions open", () => {
+  test("Ctrl-C ends every session's process and the tracker processes under them", { timeout: 120_000 }, async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "lib/demos/cli.ts"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (c: Buffer) => {
+        stdout += c.toString();
+        const m = /http:\/\/127\.0\.0\.1:\d+/.exec(stdout);
+        if (m !== null) resolve(m[0]);
+      });
+      child.on("exit", () => reject(new Error(`exited before printing its URL: ${stdout}`)));
+    });
+    try {
+      // A crash cell, stepped over its stream until its first tracker process has started.
+      const made = await fetch(`${url}/step/sessions?variant=keyed&fault=crash-after-claim&policy=same-key`, { method: "POST" });
+      assert.equal(made.status, 201);
+      const { id, pid } = (await made.json()) as { id: string; pid: number };
+      const events = await fetch(`${url}/step/sessions/${id}/events`);
+      const reader = events.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      let tracker: number | undefined;
+      for (let n = 1; n <= 10 && tracker === undefined; n++) {
+        assert.equal((await fetch(`${url}/step/sessions/${id}/step`, { method: "POST" })).status, 202);
+        // Read until the n-th step has come whole.
+        while ((text.match(/event: step\ndata: .*\n\n/g) ?? []).length < n) {
+          const chunk = await reader.read();
+          assert.equal(chunk.done, false, `the stream ended: ${text}`);
+          text += decoder.decode(chunk.value);
+        }
+        const started = /"what":"process-start"[^}]*"pid":(\d+)/.exec(text);
+        if (started !== null) tracker = Number(started[1]);
+      }
+      assert.ok(tracker !== undefined && tracker !== pid, `a tracker process of its own: ${text}`);
+      for (const p of [pid, tracker]) process.kill(p, 0); // both run
+      const exited = once(child, "exit");
+      child.kill("SIGINT");
+      const [code] = (await exited) as [number | null];
+      assert.equal(code, 0);
+      // A killed process disappears when the kernel gets to it, after the kill returned: wait for
+      // that, with a deadline (it orders nothing in the test).
+      for (const [what, p] of [["the session's", pid], ["the tracker", tracker]] as const) {
+        const deadline = Date.now() + 20_000;
+        while (running(p)) {
+          assert.ok(Date.now() < deadline, `${what} process ${p} still runs`);
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      }
+      await reader.cancel().catch(() => undefined);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
     }
   });
 });
