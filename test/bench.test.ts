@@ -163,6 +163,8 @@ describe("npm run bench", () => {
       for (const r of [naive, keyed]) assert.ok(Math.abs(num(r[6]) - num(naive[5]) / num(r[5])) <= 0.006 + 0.01 * num(r[6]), `CPU × naive in ${r.join(" | ")}`);
       assert.equal(naive[6], "1.00");
       assert.match(out, /^Goal, the sweep well under 2 s: [\d,.]+ ms on \d+ threads?: (met|MISSED)\.$/m);
+      // The sweep in the browser demo, measured in headless Chromium beside the command line's.
+      assert.match(out, /^in headless Chromium, Web Workers \(npm run demos; goal ≤ 3 s\) +\d+ +[\d,.]+ ms +[\d,.]+ ms +[\d,]+ /m);
 
       const svg = readFileSync(join(dir, "bench-throughput.svg"), "utf8");
       const bars = allElements(parseXml(svg)).filter((e) => e.attrs.class === "bar");

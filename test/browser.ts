@@ -111,3 +111,32 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/**
+ * The Latin words of a page's visible text (and of its labels for screen readers) that are not
+ * among `names`: for a Chinese page, the English left over. Skipped: code, MathML, anything marked
+ * lang="en" or translate="no". Names are cut out of the text before it is split into words. (The
+ * function runs in the page as a string: the test runner's transform would add helpers to a
+ * function that the page does not have.)
+ */
+export function englishLeft(page: Page, names: readonly string[]): Promise<string[]> {
+  return page.evaluate<string[]>(`((names) => {
+    const skip = (el) => el !== null && el.closest("code, math, script, style, noscript, [lang='en'], [translate='no']") !== null;
+    const texts = [document.title];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      if (!skip(node.parentElement)) texts.push(node.textContent ?? "");
+    }
+    for (const el of document.querySelectorAll("[aria-label], [title], [alt]")) {
+      if (!skip(el)) for (const a of ["aria-label", "title", "alt"]) texts.push(el.getAttribute(a) ?? "");
+    }
+    // Longest first, so that "npm run herd -- --csv" goes before "npm run herd".
+    const sorted = [...names].sort((a, b) => b.length - a.length);
+    const found = [];
+    for (let text of texts) {
+      for (const name of sorted) text = text.split(name).join(" ");
+      for (const m of text.matchAll(/[A-Za-z]{2,}/g)) found.push(m[0]);
+    }
+    return [...new Set(found)];
+  })(${JSON.stringify(names)})`);
+}

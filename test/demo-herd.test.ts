@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { startDemoServer, type DemoServer } from "../lib/demos/server.ts";
 import { cliArgs, parseParams } from "../lib/demos/herd/params.ts";
 import { HERD_STRATEGIES } from "../lib/herd/simulator.ts";
-import { launchBrowser, LAUNCH_TIMEOUT_MS, openPage, PAGE_TIMEOUT_MS, screenshot, type DemoPage } from "./browser.ts";
+import { englishLeft, launchBrowser, LAUNCH_TIMEOUT_MS, openPage, PAGE_TIMEOUT_MS, screenshot, type DemoPage } from "./browser.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TIMEOUT = LAUNCH_TIMEOUT_MS * 3;
@@ -170,7 +170,12 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     assert.equal(await zh.page.getAttribute("html", "lang"), "zh-CN");
     assert.match((await zh.page.textContent("#status")) ?? "", /^完成，用时/);
     assert.deepEqual(zh.errors, []);
-    const english = await zh.page.evaluate<string[]>(englishLeft);
+    const english = await englishLeft(zh.page, [
+      "Exponential Backoff And Jitter", "aws-samples/aws-arch-backoff-simulator", "Marc Brooker", "retry-workbook",
+      ...HERD_STRATEGIES,
+      "npm run herd -- --csv", "npm run herd", "npm run lesson 2",
+      "Web Worker", "JavaScript", "Python", "Codex", "AWS", "CSV", "SVG", "ms",
+    ]);
     assert.deepEqual(english, [], `English words on the zh page: ${english.join(" | ")}`);
     // ?lang= wins over the browser's preference.
     await zh.page.goto(`${server.url}/herd?clients=10&runs=5&lang=en`);
@@ -192,33 +197,3 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     await screenshot(p.page, "herd-360");
   });
 });
-
-/**
- * In the page: the Latin words of the visible text (and of labels for screen readers) that are not
- * names. Skipped: code, MathML, anything marked lang="en" or translate="no", and these names: the
- * commands, the blog's title, people, products and units. (A string, run as it is in the page: the
- * test runner's transform would add helpers to a function that the page does not have.)
- */
-const englishLeft = `(() => {
-  const NAMES = [
-    "Exponential Backoff And Jitter", "aws-samples/aws-arch-backoff-simulator", "Marc Brooker", "retry-workbook",
-    "no-backoff", "exponential", "full", "equal", "decorrelated", "codex-capped",
-    "npm run herd -- --csv", "npm run herd", "npm run lesson 2",
-    "Web Worker", "JavaScript", "Python", "Codex", "AWS", "CSV", "SVG", "ms",
-  ];
-  const skip = (el) => el !== null && el.closest("code, math, script, style, noscript, [lang='en'], [translate='no']") !== null;
-  const texts = [document.title];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
-    if (!skip(node.parentElement)) texts.push(node.textContent ?? "");
-  }
-  for (const el of document.querySelectorAll("[aria-label], [title], [alt]")) {
-    if (!skip(el)) for (const a of ["aria-label", "title", "alt"]) texts.push(el.getAttribute(a) ?? "");
-  }
-  const found = [];
-  for (let text of texts) {
-    for (const name of NAMES) text = text.split(name).join(" ");
-    for (const m of text.matchAll(/[A-Za-z]{2,}/g)) found.push(m[0]);
-  }
-  return [...new Set(found)];
-})()`;

@@ -1,10 +1,11 @@
 // The demo server (`npm run demos`): loopback only, static files only from its own folder, the
 // language choice, the CLI's flags, and the index page in a real headless Chromium.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { startDemoServer, type DemoServer } from "../lib/demos/server.ts";
@@ -125,6 +126,9 @@ describe("npm run demos", () => {
     const r = await output(["--help"]);
     assert.equal(r.code, 0);
     for (const flag of ["--port", "--open", "--help"]) assert.match(r.stdout, new RegExp(flag));
+    // Both demos, by their pages.
+    assert.match(r.stdout, /Demo 1[^]*\/herd/);
+    assert.match(r.stdout, /Demo 2[^]*\/step/);
   });
 
   test("a bad flag or value is one line naming what is valid, exit 2", async () => {
@@ -159,6 +163,75 @@ describe("npm run demos", () => {
   });
 });
 
+/** Whether `pid` runs (not gone, nor a zombie waiting to be reaped). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+describe("npm run demos with Demo 2 sessions open", () => {
+  test("Ctrl-C ends every session's process and the tracker processes under them", { timeout: 120_000 }, async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "lib/demos/cli.ts"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (c: Buffer) => {
+        stdout += c.toString();
+        const m = /http:\/\/127\.0\.0\.1:\d+/.exec(stdout);
+        if (m !== null) resolve(m[0]);
+      });
+      child.on("exit", () => reject(new Error(`exited before printing its URL: ${stdout}`)));
+    });
+    try {
+      // A crash cell, stepped over its stream until its first tracker process has started.
+      const made = await fetch(`${url}/step/sessions?variant=keyed&fault=crash-after-claim&policy=same-key`, { method: "POST" });
+      assert.equal(made.status, 201);
+      const { id, pid } = (await made.json()) as { id: string; pid: number };
+      const events = await fetch(`${url}/step/sessions/${id}/events`);
+      const reader = events.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      let tracker: number | undefined;
+      for (let n = 1; n <= 10 && tracker === undefined; n++) {
+        assert.equal((await fetch(`${url}/step/sessions/${id}/step`, { method: "POST" })).status, 202);
+        // Read until the n-th step has come whole.
+        while ((text.match(/event: step\ndata: .*\n\n/g) ?? []).length < n) {
+          const chunk = await reader.read();
+          assert.equal(chunk.done, false, `the stream ended: ${text}`);
+          text += decoder.decode(chunk.value);
+        }
+        const started = /"what":"process-start"[^}]*"pid":(\d+)/.exec(text);
+        if (started !== null) tracker = Number(started[1]);
+      }
+      assert.ok(tracker !== undefined && tracker !== pid, `a tracker process of its own: ${text}`);
+      for (const p of [pid, tracker]) process.kill(p, 0); // both run
+      const exited = once(child, "exit");
+      child.kill("SIGINT");
+      const [code] = (await exited) as [number | null];
+      assert.equal(code, 0);
+      // A killed process disappears when the kernel gets to it, after the kill returned: wait for
+      // that, with a deadline (it orders nothing in the test).
+      for (const [what, p] of [["the session's", pid], ["the tracker", tracker]] as const) {
+        const deadline = Date.now() + 20_000;
+        while (running(p)) {
+          assert.ok(Date.now() < deadline, `${what} process ${p} still runs`);
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      }
+      await reader.cancel().catch(() => undefined);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+});
+
 describe("the index in a real browser", { timeout: LAUNCH_TIMEOUT_MS * 2 }, () => {
   let server: DemoServer;
   let browser: Browser;
@@ -170,18 +243,48 @@ describe("the index in a real browser", { timeout: LAUNCH_TIMEOUT_MS * 2 }, () =
     await server?.close();
   });
 
-  test("loads with no console error and no request beyond the demo server; links to Demo 1", async () => {
+  test("loads with no console error and no request beyond the demo server; links to both demos", async () => {
     const p = await openPage(browser, server.url, { locale: "zh-CN" });
     try {
       await p.page.goto(`${server.url}/`);
       assert.equal(await p.page.getAttribute("html", "lang"), "zh-CN");
       const link = p.page.getByRole("link", { name: /演示 1/ });
       assert.equal(await link.getAttribute("href"), "/herd");
+      assert.equal(await p.page.getByRole("link", { name: /演示 2/ }).getAttribute("href"), "/step");
       assert.deepEqual(p.blocked, []);
       assert.ok(p.requests.length >= 2, p.requests.join("\n"));
       for (const r of p.requests) assert.ok(r.includes(server.url), r);
       assert.deepEqual(p.errors, []);
       await screenshot(p.page, "index-zh");
+    } finally {
+      await p.close();
+    }
+  });
+
+  // The package's Chromium brings Latin fonts only; Chinese comes from the system's fonts. Where the
+  // system has a Chinese font, a zh page and its screenshots show Chinese, not the same empty box
+  // for every character (two different characters drawn alike are both the missing-glyph box).
+  // Without one (a bare server), the zh screenshots are boxes: the tests read the zh text instead.
+  const chineseFont = spawnSync("fc-list", [":lang=zh", "family"], { encoding: "utf8" });
+  const hasChineseFont = chineseFont.status === 0 && chineseFont.stdout.trim() !== "";
+  test("Chinese is drawn with a font, where the system has one", { skip: hasChineseFont ? false : "no Chinese font on this system (fc-list :lang=zh)" }, async () => {
+    const p = await openPage(browser, server.url, { locale: "zh-CN" });
+    try {
+      await p.page.goto(`${server.url}/?lang=zh`);
+      // (A string, run as it is in the page: the test runner's transform would add helpers to a function.)
+      const drawnAlike = await p.page.evaluate<boolean>(`(() => {
+        const draw = (text) => {
+          const canvas = document.createElement("canvas");
+          canvas.width = 64;
+          canvas.height = 64;
+          const ctx = canvas.getContext("2d");
+          ctx.font = "48px sans-serif";
+          ctx.fillText(text, 4, 52);
+          return canvas.toDataURL();
+        };
+        return draw("惊") === draw("群");
+      })()`);
+      assert.equal(drawnAlike, false, "two Chinese characters come out as the same missing-glyph box");
     } finally {
       await p.close();
     }

@@ -17,8 +17,8 @@ import type { VariantName } from "../lib/tracker/variant.ts";
 import { startDemoServer, type DemoServer } from "../lib/demos/server.ts";
 import { createStepDemo } from "../lib/demos/step/demo.ts";
 import { StepSessions, type StepSession } from "../lib/demos/step/sessions.ts";
-import { UI } from "../lib/demos/step/text.ts";
-import { launchBrowser, openPage, screenshot, type DemoPage } from "./browser.ts";
+import { FAULTS, POLICIES, UI, VARIANTS } from "../lib/demos/step/text.ts";
+import { englishLeft, launchBrowser, openPage, screenshot, type DemoPage } from "./browser.ts";
 import { runTs } from "./run-helpers.ts";
 
 interface Cell {
@@ -198,6 +198,32 @@ test("two tabs at once, two cells stepped in turn: each right, neither disturbed
   await closeTab(b.tab, b.session);
 });
 
+test("Start again: a fresh session on the same cell, the old one's process gone and its files deleted", async () => {
+  const c: Cell = { variant: "keyed", fault: "lose-response", policy: "same-key" };
+  const { tab, page, session } = await openCell(c);
+  for (let n = 1; n <= 3; n++) {
+    await page.click("#step-button");
+    await page.waitForSelector(`#stepper[data-steps="${n}"]`);
+  }
+  await page.click("#restart-button");
+  await page.waitForFunction((old) => {
+    const root = document.querySelector<HTMLElement>("#stepper");
+    return root?.dataset.state === "ready" && root.dataset.session !== old;
+  }, session.id);
+  await session.ended;
+  await gone(session.pid);
+  assert.equal(existsSync(session.dir), false, "the old session's folder is deleted");
+  assert.equal(await steps(page), 0, "the lanes start empty");
+  const fresh = sessions.get((await page.getAttribute("#stepper", "data-session")) ?? "");
+  assert.ok(fresh && fresh.id !== session.id);
+  seenPids.add(fresh.pid);
+  seenDirs.add(fresh.dir);
+  assert.deepEqual(fresh.cell, c);
+  assert.equal(await runToEnd(page), 1);
+  assert.equal(countReportsIn(fresh.db!), 1);
+  await closeTab(tab, fresh);
+});
+
 test("closing a tab mid-cell ends its processes (by PID) and deletes its files", async () => {
   const { tab, page, session } = await openCell({ variant: "keyed", fault: "crash-after-claim", policy: "same-key" });
   // Step until the killed tracker has been replaced: the new one is alive, the old one gone.
@@ -268,4 +294,25 @@ test("screenshots: a finished crash cell, and a page in Chinese", async () => {
   assert.equal(await zh.page.textContent("#report-count"), "1 份报告");
   await screenshot(zh.page, "step-zh");
   await closeTab(zh.tab, zh.session);
+});
+
+test("zh: no English left on the page but names, for a crash cell and a fenced one", async () => {
+  // The names: the cells' own (lesson 08's), the course's words it writes in English in Chinese
+  // too (Agent, fencing token, Bug), the protocol's and SQL's, the key row's states, commands.
+  const names = [
+    ...VARIANTS, ...FAULTS, ...POLICIES,
+    "Agent", "fencing token", "fence", "Bug", "SQLite", "node:http", "SIGKILL", "PID", "POST /reports", "POST", "Idempotency-Key",
+    "BEGIN IMMEDIATE", "COMMIT", "INSERT", "ROLLBACK", "in_progress", "completed", "npm run lesson 8 -- --step", "retry-workbook", "ms",
+  ];
+  for (const c of [
+    { variant: "keyed", fault: "crash-after-claim", policy: "same-key" },
+    { variant: "fenced", fault: "pause-past-lease", policy: "same-key" },
+  ] as const) {
+    const zh = await openCell(c, "zh");
+    await runToEnd(zh.page);
+    // The keys' first hex digits ("6cb0f7c0…") are data, not words.
+    const english = (await englishLeft(zh.page, names)).filter((w) => !/^[0-9a-f]+$/.test(w));
+    assert.deepEqual(english, [], `English words on the zh page of ${c.fault} × ${c.variant}: ${english.join(" | ")}`);
+    await closeTab(zh.tab, zh.session);
+  }
 });

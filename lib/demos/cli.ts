@@ -9,7 +9,8 @@ import { startDemoServer } from "./server.ts";
 const spec = {
   usage: "npm run demos -- [--port <p>] [--open]",
   description:
-    "Serves the workbook's browser demos on 127.0.0.1 (Demo 1: the thundering herd, live). Every byte " +
+    "Serves the workbook's browser demos on 127.0.0.1, from an index at /: Demo 1, the thundering " +
+    "herd live (/herd), and Demo 2, stepping through a fault on the real tracker (/step). Every byte " +
     "the pages use comes from this server: they work with no network. Stop with Ctrl-C.",
   options: {
     port: { type: "string" },

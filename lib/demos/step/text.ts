@@ -11,14 +11,14 @@ export const FAULTS = ["none", "drop-request", "lose-response", "slow", "concurr
 export const POLICIES = ["no-retry", "blind-retry", "fresh-key", "same-key"] as const;
 
 export const UI = {
-  title: { en: "Demo 2 · Step through a fault on the real tracker", zh: "演示 2 · 在真实的 tracker 上单步走过一次故障" },
+  title: { en: "Demo 2 · Step through a fault on the real tracker", zh: "演示 2 · 在真实的 Bug 库上单步走过一次故障" },
   summary: {
     en: "Pick a service, a fault and a client, then step through every request: what the agent sent and heard, what the server did, the SQL that ran, and how many reports the SQLite file holds after each step. Every step is lesson 08 running live on this machine.",
-    zh: "选一种服务实现、一种故障和一种客户端，然后逐个事件地走：agent 发了什么、听到了什么，服务器做了什么，执行了哪条 SQL，每一步之后 SQLite 文件里有几份报告。每一步都是第 08 课在这台机器上的真实运行。",
+    zh: "选一种服务实现、一种故障和一种客户端，然后逐个事件地走：Agent 发了什么、听到了什么，服务器做了什么，执行了哪条 SQL，每一步之后 SQLite 文件里有几份报告。每一步都是第 08 课在这台机器上的真实运行。",
   },
   lead: {
     en: "Nothing here is simulated: each tab runs its own bug tracker (real node:http, a real SQLite file, crash cells in real processes killed with SIGKILL), the same code as npm run lesson 8 -- --step.",
-    zh: "这里没有模拟：每个标签页都有自己的 bug tracker（真实的 node:http、真实的 SQLite 文件，崩溃类故障用真实进程并以 SIGKILL 杀掉），和 npm run lesson 8 -- --step 是同一份代码。",
+    zh: "这里没有模拟：每个标签页都有自己的 Bug 库服务（真实的 node:http、真实的 SQLite 文件，崩溃类故障用真实进程并以 SIGKILL 杀掉），和 npm run lesson 8 -- --step 是同一份代码。",
   },
   variant: { en: "Service", zh: "服务实现" },
   fault: { en: "Fault", zh: "故障" },
@@ -30,10 +30,10 @@ export const UI = {
   reports: { en: "Reports in the database", zh: "数据库中的报告" },
   readFrom: { en: "read from the session's SQLite file after each step", zh: "每一步之后从本会话的 SQLite 文件读取" },
   sequence: { en: "Sequence", zh: "时序" },
-  agent: { en: "agent", zh: "agent" },
+  agent: { en: "agent", zh: "Agent" },
   server: { en: "server", zh: "服务器" },
   database: { en: "database", zh: "数据库" },
-  knows: { en: "What the agent knows", zh: "agent 知道的" },
+  knows: { en: "What the agent knows", zh: "Agent 知道的" },
   happened: { en: "What really happened", zh: "实际发生的" },
   keyRow: { en: "The idempotency-key row", zh: "幂等键这一行" },
   keyCols: { en: "key|state|fence|lease until (ms)|stored answer", zh: "键|状态|fence|租约到期 (ms)|存下的响应" },
@@ -41,7 +41,7 @@ export const UI = {
   naiveNoKeys: { en: "This service keeps no idempotency keys.", zh: "这种服务实现不保存幂等键。" },
   log: { en: "Step log", zh: "单步记录" },
   terminal: { en: "terminal", zh: "终端" },
-  starting: { en: "Starting this tab's tracker…", zh: "正在启动本标签页的 tracker……" },
+  starting: { en: "Starting this tab's tracker…", zh: "正在启动本标签页的 Bug 库……" },
   ready: { en: "Ready: press Step.", zh: "准备好了：按“单步”。" },
   full: {
     en: "Too many sessions: at most 8 tabs can step at once on this server. Close another tab of this page, then Start again.",
@@ -49,17 +49,17 @@ export const UI = {
   },
   gone: {
     en: "This session is over (finished, idle for 10 minutes, or stopped): its tracker and files are gone. Press Start again.",
-    zh: "这个会话已经结束（完成、闲置 10 分钟或被停止）：它的 tracker 和文件都已删除。请按“重新开始”。",
+    zh: "这个会话已经结束（完成、闲置 10 分钟或被停止）：它的 Bug 库和文件都已删除。请按“重新开始”。",
   },
   failed: { en: "The cell failed: ", zh: "这次运行出错：" },
-  inProcess: { en: "tracker in this session's process, PID", zh: "tracker 在本会话的进程里，PID" },
-  trackerPid: { en: "tracker process PID", zh: "tracker 进程 PID" },
-  clock: { en: "tracker clock", zh: "tracker 时钟" },
+  inProcess: { en: "tracker in this session's process, PID", zh: "Bug 库在本会话的进程里，PID" },
+  trackerPid: { en: "tracker process PID", zh: "Bug 库进程 PID" },
+  clock: { en: "tracker clock", zh: "Bug 库时钟" },
   doneOk: { en: "One logical call, one report.", zh: "一次逻辑调用，一份报告。" },
   doneDup: { en: "One logical call, and the report was filed more than once.", zh: "一次逻辑调用，报告却被提交了不止一次。" },
   doneLost: { en: "One logical call, and no report at all.", zh: "一次逻辑调用，却一份报告都没有。" },
   secondCall: { en: "second call: ", zh: "第二次调用：" },
-  finalKnows: { en: "At the end the agent holds:", zh: "最后 agent 手里是：" },
+  finalKnows: { en: "At the end the agent holds:", zh: "最后 Agent 手里是：" },
 } satisfies Record<string, Text>;
 
 export const VARIANT_HELP: Record<(typeof VARIANTS)[number], Text> = {
@@ -73,10 +73,10 @@ export const FAULT_HELP: Record<(typeof FAULTS)[number], Text> = {
   none: { en: "no fault: the request is handled and answered", zh: "没有故障：请求被处理并得到响应" },
   "drop-request": { en: "the request is swallowed before any handler runs", zh: "请求在任何处理程序运行前就被吞掉" },
   "lose-response": { en: "committed, then the answer is lost on the way back", zh: "已提交，但响应在返回途中丢失" },
-  slow: { en: "the handler stalls past the agent's timeout", zh: "处理程序卡住，超过 agent 的超时" },
+  slow: { en: "the handler stalls past the agent's timeout", zh: "处理程序卡住，超过 Agent 的超时" },
   concurrent: { en: "two calls for one report at once, with one key", zh: "同一份报告的两次调用同时到达，用同一个键" },
-  "crash-between-commits": { en: "the tracker process is killed (SIGKILL) right after the report's commit", zh: "报告提交之后 tracker 进程立刻被杀（SIGKILL）" },
-  "crash-after-claim": { en: "the tracker process is killed right after claiming the key", zh: "认领键之后 tracker 进程立刻被杀" },
+  "crash-between-commits": { en: "the tracker process is killed (SIGKILL) right after the report's commit", zh: "报告提交之后 Bug 库进程立刻被杀（SIGKILL）" },
+  "crash-after-claim": { en: "the tracker process is killed right after claiming the key", zh: "认领键之后 Bug 库进程立刻被杀" },
   "pause-past-lease": { en: "the holder stops until another request has taken its key over", zh: "持有者停住，直到另一个请求接管了它的键" },
 };
 
@@ -143,15 +143,15 @@ export function stepText(e: CellEvent, lang: Lang): string {
     case "answer":
       return L(lang, `${r}→ ${e.status}`, `${r}→ ${e.status}`);
     case "hung-up":
-      return L(lang, `${r}→ ${e.status}, but the agent had already hung up`, `${r}→ ${e.status}，但 agent 早已挂断`);
+      return L(lang, `${r}→ ${e.status}, but the agent had already hung up`, `${r}→ ${e.status}，但 Agent 早已挂断`);
     case "failed":
       return L(lang, `${r}the handler fails`, `${r}处理程序出错`);
     case "process-start":
-      return L(lang, `tracker process started, PID ${e.pid}`, `tracker 进程启动，PID ${e.pid}`);
+      return L(lang, `tracker process started, PID ${e.pid}`, `Bug 库进程启动，PID ${e.pid}`);
     case "restart":
       return L(lang, `PID ${e.oldPid} is gone (${e.signal ?? "exit"}); PID ${e.pid} starts on the same file`, `PID ${e.oldPid} 已消失（${e.signal ?? "退出"}）；PID ${e.pid} 在同一个文件上启动`);
     case "clock":
-      return L(lang, `the tracker's clock: ${e.from} → ${e.to} ms (what the agent waited)`, `tracker 的时钟：${e.from} → ${e.to} ms（agent 等待的时间）`);
+      return L(lang, `the tracker's clock: ${e.from} → ${e.to} ms (what the agent waited)`, `Bug 库的时钟：${e.from} → ${e.to} ms（Agent 等待的时间）`);
     case "release":
       return L(lang, "the lesson lets #1 go on", "课程放行 #1，让它继续");
     case "other":
