@@ -154,9 +154,12 @@ describe("npm run bench", () => {
       for (const r of [naive, keyed, row("keyed, replay of a completed key")]) {
         const perSecond = num(r[0]);
         assert.ok(perSecond > 0);
-        // The printed ratios are the printed throughputs divided (to rounding of the printed numbers).
-        assert.ok(Math.abs(num(r[1]) - perSecond / num(ceiling[0])) <= 0.006, `× ceiling in ${r.join(" | ")}`);
-        assert.ok(Math.abs(num(r[2]) - perSecond / num(naive[0])) <= 0.006, `× naive in ${r.join(" | ")}`);
+        // The printed ratios are the printed throughputs divided, to the rounding of the printed numbers:
+        // the ratio's own 0.005, and each whole-number rate's ±0.5 (a ratio of 37 and 38 requests/s on a
+        // loaded machine is known only to about 3 %).
+        const near = (ratio: number, a: number, b: number): boolean => Math.abs(ratio - a / b) <= 0.006 + (a / b) * (0.5 / a + 0.5 / b);
+        assert.ok(near(num(r[1]), perSecond, num(ceiling[0])), `× ceiling in ${r.join(" | ")}`);
+        assert.ok(near(num(r[2]), perSecond, num(naive[0])), `× naive in ${r.join(" | ")}`);
       }
       assert.match(out, /^Goal, keyed fresh keys ≥ 0\.85× naive: \d\.\d\d×: (met|MISSED) \(by CPU per request: \d\.\d\d×\)\.$/m);
       // CPU × naive: naive's CPU per request over the row's.
