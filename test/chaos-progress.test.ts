@@ -36,6 +36,30 @@ test("on a terminal: one line, redrawn in place, cleared at the end", () => {
   assert.ok(out.endsWith("\r\x1b[K"));
 });
 
+test("on a narrow terminal the redrawn line is cut to fit: a line that wraps cannot be redrawn with a carriage return", () => {
+  let out = "";
+  const p = progressPrinter({ write: (t: string) => (out += t), columns: 60 }, true);
+  p.update(at(4_000));
+  p.update(at(5_000));
+  const drawn = out.split("\r").filter((s) => s !== "").map((s) => s.replace("\x1b[K", ""));
+  assert.equal(drawn.length, 2);
+  for (const line of drawn) assert.ok(line.length <= 59, `${line.length} columns on a 60-column terminal: ${JSON.stringify(line)}`);
+  assert.match(drawn[1]!, /^fenced: 5,000\/10,000 ops \(50 %\), 0 dup, /);
+  assert.ok(drawn[1]!.endsWith("…"), "a cut line says so");
+  // An 80-column terminal: a shorter form that keeps every figure, the estimate too.
+  out = "";
+  const eighty = progressPrinter({ write: (t: string) => (out += t), columns: 80 }, true);
+  eighty.update(at(4_000, { duplicates: 2 }));
+  const line = out.replace(/^\r/, "").replace(/\x1b\[K$/, "");
+  assert.ok(line.length <= 79, `${line.length} columns: ${line}`);
+  assert.equal(line, "fenced: 4,000/10,000 ops (40 %), 2 dup, 3 kills, 40 s, about 1 min 00 s left");
+  // Wide enough: the whole line.
+  out = "";
+  const wide = progressPrinter({ write: (t: string) => (out += t), columns: 200 }, true);
+  wide.update(at(4_000));
+  assert.equal(out, `\r${progressLine(at(4_000))}\x1b[K`);
+});
+
 test("piped: plain lines, one per tenth of the run, no control characters", () => {
   let out = "";
   const p = progressPrinter({ write: (t: string) => (out += t) }, false);

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createConnection } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { MAX_BODY_BYTES } from "../lib/tracker/http.ts";
+import { MAX_DISCARD_BYTES, MAX_DISCARD_MS } from "../lib/tracker/oversized.ts";
 import { startTracker, type Tracker } from "../lib/tracker/service.ts";
 
 const SIZES = [3 * 1024 * 1024, 50 * 1024 * 1024];
@@ -86,6 +87,30 @@ async function viaFetch(url: string, size: number): Promise<Outcome> {
   }
 }
 
+/** fetch with a streamed body: no Content-Length, so it goes chunked, 64 KiB a chunk. */
+async function viaFetchChunked(url: string, size: number): Promise<Outcome> {
+  let at = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at >= size) return controller.close();
+      controller.enqueue(BYTES.subarray(at, Math.min(size, (at += PIECE))));
+    },
+  });
+  try {
+    const res = await fetch(`${url}/reports`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": "big" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    await res.arrayBuffer();
+    return { status: res.status };
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause;
+    return { error: `${(err as Error).message}${cause?.code ? ` (${cause.code})` : ""}` };
+  }
+}
+
 /** Runs `tries` tries, `atOnce` at a time; returns every outcome. */
 async function inBatches(tries: number, atOnce: number, one: () => Promise<Outcome>): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
@@ -110,6 +135,9 @@ describe("a body over the limit: every client reads the 413", () => {
     const mb = `${size / 1024 / 1024} MB`;
     test(`fetch, ${mb} with Content-Length: ${TRIES} of ${TRIES}`, async () => {
       assertAll413(await inBatches(TRIES, AT_ONCE, () => viaFetch(tracker.url, size)));
+    });
+    test(`fetch, ${mb} chunked (a streamed body): ${TRIES} of ${TRIES}`, async () => {
+      assertAll413(await inBatches(TRIES, AT_ONCE, () => viaFetchChunked(tracker.url, size)));
     });
     test(`a client that sends all before reading (http.client), ${mb} with Content-Length: ${TRIES} of ${TRIES}`, async () => {
       assertAll413(await inBatches(TRIES, AT_ONCE, () => sendThenRead(tracker.port, size, false)));
@@ -164,5 +192,80 @@ describe("a body over the limit: every client reads the 413", () => {
     assertAll413([await viaFetch(tracker.url, MAX_BODY_BYTES + 1)]);
     const res = await fetch(`${tracker.url}/reports`);
     assert.equal(res.status, 200);
+  });
+});
+
+/**
+ * A client that declares a 1 GiB body and writes only what it is told to. The server's FIN after its
+ * 413 does not stop it (allowHalfOpen, as a client still sending would be); only a write that meets
+ * the server's closed socket does (the reset ends the connection: `cut`).
+ */
+function declaredHuge(port: number): {
+  /** Writes one more 64 KiB piece; false once the connection is gone. */
+  more: () => Promise<boolean>;
+  answered: Promise<string>;
+  cut: Promise<void>;
+  written: () => number;
+} {
+  const socket = createConnection({ port, host: "127.0.0.1", allowHalfOpen: true });
+  let received = "";
+  let written = 0;
+  let onAnswer!: (text: string) => void;
+  const answered = new Promise<string>((resolve) => (onAnswer = resolve));
+  socket.on("data", (c: Buffer) => {
+    received += c.toString("latin1");
+    if (received.includes("\r\n\r\n")) onAnswer(received);
+  });
+  socket.on("error", () => {});
+  const cut = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  socket.write(head(port, `content-length: ${1024 * 1024 * 1024}`));
+  const more = async (): Promise<boolean> => {
+    if (socket.destroyed) return false;
+    written += PIECE;
+    if (!socket.write(BYTES.subarray(0, PIECE))) await new Promise((ok) => socket.once("drain", ok).once("close", ok));
+    return !socket.destroyed;
+  };
+  return { more, answered, cut, written: () => written };
+}
+
+describe("the rest of a refused body is discarded within bounds, in bytes and in time", () => {
+  test(`by default at most ${MAX_DISCARD_BYTES / 1024 / 1024} MiB and ${MAX_DISCARD_MS / 1000} s (the README's figures)`, () => {
+    assert.equal(MAX_DISCARD_BYTES, 64 * 1024 * 1024);
+    assert.equal(MAX_DISCARD_MS, 30_000);
+  });
+
+  test("a client that never stops sending is cut once the byte bound is discarded", async () => {
+    const tracker = await startTracker({ variant: "naive", discardBytes: 1024 * 1024, discardMs: 60_000 });
+    try {
+      const c = declaredHuge(tracker.port);
+      // Write until the server closes: it must, long before the 1 GiB declared.
+      let open = true;
+      while (open && c.written() < 128 * 1024 * 1024) open = await c.more();
+      assert.equal(open, false, `the server still read after ${c.written()} bytes (the bound is 1 MiB)`);
+      await c.cut;
+      assert.match(await c.answered, /^HTTP\/1\.1 413 /, "the 413 was read first");
+      // The 1 MiB bound plus what the kernel's buffers held: far below the 128 MiB the client offered.
+      assert.ok(c.written() < 64 * 1024 * 1024, `${c.written()} bytes written before the server closed`);
+    } finally {
+      await tracker.close();
+    }
+  });
+
+  test("a client that goes quiet without closing is closed once the time bound is up", async () => {
+    const tracker = await startTracker({ variant: "naive", discardMs: 200 });
+    try {
+      const sent = performance.now();
+      const c = declaredHuge(tracker.port);
+      await c.more();
+      assert.match(await c.answered, /^HTTP\/1\.1 413 /);
+      // Quiet now; a piece now and then only to learn whether the server still reads (a write to a
+      // closed socket meets a reset). Well under the byte bound: only the time bound can end it.
+      while (await c.more()) await new Promise((ok) => setTimeout(ok, 20));
+      await c.cut;
+      assert.ok(c.written() < MAX_DISCARD_BYTES / 2);
+      assert.ok(performance.now() - sent >= 180, "not before the 200 ms bound");
+    } finally {
+      await tracker.close();
+    }
   });
 });

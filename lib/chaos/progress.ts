@@ -36,6 +36,22 @@ export function progressLine(p: ChaosProgress): string {
   );
 }
 
+/**
+ * The line as it fits `columns` on a terminal: the whole line if it fits, else a shorter form with
+ * every figure ("ops", "dup"), else that form cut with "…". A line wider than the terminal wraps,
+ * and a carriage return then goes back to the start of its last row only: every redraw would leave
+ * a row behind.
+ */
+export function fittedLine(p: ChaosProgress, columns: number): string {
+  const room = Math.max(10, columns - 1);
+  const full = progressLine(p);
+  if (full.length <= room) return full;
+  const short = full
+    .replace(" operations (", " ops (")
+    .replace(/, ([\d,]+) duplicates?, /, ", $1 dup, ");
+  return short.length <= room ? short : `${short.slice(0, room - 1)}…`;
+}
+
 /** When piped, a plain line at least this often, ms, even within one tenth of the run. */
 export const PLAIN_EVERY_MS = 30_000;
 
@@ -45,15 +61,19 @@ export interface ProgressPrinter {
   end(): void;
 }
 
-/** Writes progress to `out`: redrawn in place when `tty`, else a plain line per tenth of the run. */
-export function progressPrinter(out: { write(text: string): unknown }, tty: boolean): ProgressPrinter {
+/**
+ * Writes progress to `out`: redrawn in place when `tty` (cut to `out.columns`, read at each redraw
+ * so that a resized terminal is followed), else a plain line per tenth of the run.
+ */
+export function progressPrinter(out: { write(text: string): unknown; columns?: number }, tty: boolean): ProgressPrinter {
   let lastTenth = -1;
   let lastAtMs = 0;
   let drawn = false;
   return {
     update(p) {
       if (tty) {
-        out.write(`\r${progressLine(p)}\x1b[K`);
+        const columns = typeof out.columns === "number" && out.columns > 0 ? out.columns : 80;
+        out.write(`\r${fittedLine(p, columns)}\x1b[K`);
         drawn = true;
         return;
       }

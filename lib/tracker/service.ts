@@ -61,6 +61,10 @@ export interface TrackerOptions {
   sweepBatch?: number;
   /** Hears each sweep that deleted something (the total and the transactions it took). */
   onSweep?: (swept: Swept) => void;
+  /** How much of a body refused for its size is read and discarded before closing, bytes (default 64 MiB). */
+  discardBytes?: number;
+  /** How long a body refused for its size is read and discarded before closing, ms (default 30 s). */
+  discardMs?: number;
 }
 
 /** What one sweep of expired keys did. */
@@ -137,6 +141,10 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
   const inTransaction = sideEffects?.inTransaction;
   if (inTransaction) store.onInsert((report) => emit({ actor: "database", requestNo: scope.getStore() ?? 0, text: inTransaction(report, store) }));
 
+  const discardLimits = {
+    ...(options.discardBytes === undefined ? {} : { bytes: options.discardBytes }),
+    ...(options.discardMs === undefined ? {} : { ms: options.discardMs }),
+  };
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   // node:http looks for late clients every connectionsCheckingInterval (30 s by default): a quarter
@@ -226,7 +234,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
     // of the answer no later than its client does.
     if (tracing) emit({ actor: "server", requestNo, text: `→ ${answer.status} ${describe(answer)}`, mark: answer.status < 400 ? "ok" : "bad" });
     // A body refused for its size may still be arriving: read and discard it before closing.
-    if (isOversized(req)) lingerBeforeClose(req);
+    if (isOversized(req)) lingerBeforeClose(req, discardLimits);
     send(res, answer);
     if (answer.headers?.["idempotent-replayed"] === "true") replays.add(res);
     mark(requestNo, "answered");
