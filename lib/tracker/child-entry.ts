@@ -1,5 +1,5 @@
 /**
- * The child side of child.ts: starts the tracker over a SQLite file, tells the parent its URL and
+ * The child side of child.ts: starts the tracker over a SQLite file (or a PostgreSQL schema), tells the parent its URL and
  * every event on fd 3, obeys the parent's IPC messages, and on a crash fault kills itself with
  * SIGKILL at the crash point. Not meant to be run by hand: `npm run tracker` is the standalone one.
  */
@@ -46,6 +46,7 @@ try {
   const tracker = await startTracker({
     variant: config.variant,
     db: config.db,
+    ...(config.postgres !== undefined ? { postgres: config.postgres } : {}),
     port: config.port,
     faults,
     ...(config.notify ? { sideEffects: notifyEffects(config.notify) } : {}),

@@ -1,8 +1,9 @@
 /**
  * The tracker in a child process, for the faults that kill the server: a crash fault makes the child
  * kill itself with SIGKILL at the crash point (`process.kill(process.pid, "SIGKILL")`), with no
- * chance to clean up, exactly as `kill -9` would. The database is a SQLite file (WAL), so the parent
- * can start a fresh child on the same file, the restarted server, and see what survived.
+ * chance to clean up, exactly as `kill -9` would. The database is a SQLite file (WAL), or a
+ * PostgreSQL schema (`postgres`), so the parent can start a fresh child on the same database, the
+ * restarted server, and see what survived; several children on one database are several instances.
  *
  * How parent and child talk (lib/child-pipe.ts):
  * - child → parent: one JSON line per message on a pipe (fd 3), written synchronously, so every
@@ -25,7 +26,10 @@ export interface ChildConfig {
   variant: VariantName;
   /** How the tracker tells a maintainer of new reports (lesson 07); absent: it does not. */
   notify?: NotifyConfig;
+  /** The SQLite file, or (with `postgres`) unused. */
   db: string;
+  /** A PostgreSQL URL naming a schema: the store instead of the SQLite file. */
+  postgres?: string;
   port: number;
   leaseMs?: number;
   ttlMs?: number;
@@ -59,8 +63,14 @@ export type FromChild =
 
 export interface ChildTrackerOptions {
   variant?: VariantName;
-  /** The SQLite file (a real file: the restarted server opens it again). */
-  db: string;
+  /** The SQLite file (a real file: the restarted server opens it again). Not with `postgres`. */
+  db?: string;
+  /**
+   * A PostgreSQL URL whose search_path names a schema (lib/postgres/schema.ts `createSchema`): the
+   * child keeps its reports and keys there. Children given the same URL share them: several
+   * instances of one service. The tables are created by the first child (or PostgresStore.open).
+   */
+  postgres?: string;
   /** Port on 127.0.0.1; 0 (default) lets the system pick. Pass the old one to restart in place. */
   port?: number;
   leaseMs?: number;
@@ -123,9 +133,11 @@ const ENTRY = fileURLToPath(new URL("./child-entry.ts", import.meta.url));
 
 /** Starts a tracker in a child process and resolves once it listens. */
 export async function startChildTracker(options: ChildTrackerOptions): Promise<ChildTracker> {
+  if ((options.db === undefined) === (options.postgres === undefined)) throw new Error("a child tracker needs either db (a SQLite file) or postgres (a URL)");
   const config: ChildConfig = {
     variant: options.variant ?? "naive",
-    db: options.db,
+    db: options.db ?? "",
+    ...(options.postgres !== undefined ? { postgres: options.postgres } : {}),
     port: options.port ?? 0,
     faults: options.faults ?? {},
     ...(options.notify !== undefined ? { notify: options.notify } : {}),

@@ -5,6 +5,7 @@
 import { HttpError, type Answer } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
 import { normalisedReport, requestFingerprint } from "./fingerprint.ts";
+import type { KeyDecision } from "./key-decision.ts";
 import { keyStoreOf, type KeyStore, type StoredKey } from "./key-store.ts";
 import type { Report } from "./store.ts";
 import type { CreateContext } from "./variant.ts";
@@ -16,14 +17,14 @@ export function keyedRequest(ctx: CreateContext): { key: string; fingerprint: st
 }
 
 /** The request's idempotency key; a missing or malformed one is a 400 (nothing is stored). */
-export function requestKey(ctx: CreateContext): string {
+export function requestKey(ctx: Pick<CreateContext<unknown>, "rawHeaders">): string {
   const parsed = parseIdempotencyKey(keyHeaderValues(ctx.rawHeaders));
   if (!parsed.ok) throw new HttpError(400, "Bad Request", parsed.detail);
   return parsed.key;
 }
 
 /** The fingerprint of the report as the tracker understands it (fingerprint.ts), not of the raw bytes. */
-export function fingerprintOf(ctx: CreateContext): string {
+export function fingerprintOf(ctx: Pick<CreateContext<unknown>, "method" | "path" | "report">): string {
   return requestFingerprint(ctx.method, ctx.path, normalisedReport(ctx.report));
 }
 
@@ -63,4 +64,27 @@ export function inProgress(key: string, retryAfterMs: number): HttpError {
 /** A key for the trace: the first 8 characters and the last 4 (keys of one client often share a prefix). */
 export function shortKey(key: string): string {
   return key.length > 14 ? `${key.slice(0, 8)}…${key.slice(-4)}` : key;
+}
+
+/**
+ * The answer when the key was not free: replay, 422 or 409, from the decision on the stored row.
+ * Every store answers so (SQLite's keyed.ts, PostgreSQL's postgres-variants.ts).
+ */
+export function answerFromKey(ctx: Pick<CreateContext<unknown>, "server">, key: string, label: string, row: StoredKey | undefined, decision: KeyDecision): Answer {
+  switch (decision.kind) {
+    case "replay":
+      ctx.server(`${label} completed before: replaying the stored ${row!.response!.status}`, "ok");
+      return replay(row!);
+    case "mismatch":
+      ctx.server(`${label} was used for a different request: 422`, "bad");
+      throw mismatch(key);
+    case "in-progress":
+      ctx.server(`${label} is in progress (lease ends in ${Math.ceil(decision.retryAfterMs)} ms): 409`, "warn");
+      throw inProgress(key, decision.retryAfterMs);
+    case "claim":
+    case "take-over":
+      // The key is free or abandoned, but this request lost its own claim: the client may try again.
+      ctx.server(`${label} is held by no live claim: 409, try again`, "warn");
+      throw inProgress(key, 0);
+  }
 }

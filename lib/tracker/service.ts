@@ -1,6 +1,7 @@
 /**
- * The bug tracker service: `node:http` in front of `node:sqlite`, with a chosen variant for
- * POST /reports and server-side faults by request number.
+ * The bug tracker service: `node:http` in front of `node:sqlite` (or of PostgreSQL, with the
+ * `postgres` option: postgres-store.ts), with a chosen variant for POST /reports and server-side
+ * faults by request number.
  *
  *   POST /reports          file a report (what the variant decides)          → 201 + Location
  *   GET  /reports          list reports; `?title=` finds by normalised title → 200
@@ -15,7 +16,9 @@ import { HttpError, MAX_BODY_BYTES, answerFromError, parseReport, problem, rawPr
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
 import type { SideEffectCall, SideEffects } from "./side-effects.ts";
 import { keyStoreOf } from "./key-store.ts";
-import { MAX_REPORT_ID, ReportStore, type Report } from "./store.ts";
+import { PostgresStore } from "./postgres-store.ts";
+import { postgresVariant } from "./postgres-variants.ts";
+import { MAX_REPORT_ID, ReportStore, type NewReport, type Report } from "./store.ts";
 import type { CrashPoint, CreateContext, Variant, VariantName } from "./variant.ts";
 import { variantByName } from "./variants/index.ts";
 import { listenOnLoopback } from "../listen.ts";
@@ -33,6 +36,12 @@ export interface TrackerOptions {
   variant?: VariantName;
   /** SQLite file path, or ":memory:" (default). */
   db?: string;
+  /**
+   * A PostgreSQL URL whose search_path names the schema (lib/postgres/schema.ts): the reports and
+   * keys live there instead of in SQLite (`db` is then unused), and every tracker given the same URL,
+   * in this process or another, serves the same ones. Not with `sideEffects.inTransaction`.
+   */
+  postgres?: string;
   /** Faults by request number (default: none). Stages (`faults.reached`) are recorded only when given. */
   faults?: Faults;
   /** Receives every event, for the trace or a log. */
@@ -85,13 +94,14 @@ export interface RequestRecord {
   ms: number;
 }
 
-export interface Tracker {
+/** A running tracker; `S` is its database: the SQLite ReportStore, or a PostgresStore. */
+export interface Tracker<S = ReportStore> {
   /** e.g. "http://127.0.0.1:40123" */
   readonly url: string;
   readonly port: number;
-  readonly store: ReportStore;
+  readonly store: S;
   readonly faults: Faults;
-  readonly variant: Variant;
+  readonly variant: Variant<S>;
   /** How many requests have arrived so far. */
   readonly requests: number;
   /**
@@ -110,10 +120,70 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_SWEEP_EVERY_MS = 60_000;
 export const DEFAULT_SWEEP_BATCH = 500;
 
-/** Starts a tracker on 127.0.0.1 and resolves once it listens. */
-export async function startTracker(options: TrackerOptions = {}): Promise<Tracker> {
+/**
+ * What the service itself asks of its database, besides the variant's POST: SQLite answers at once,
+ * PostgreSQL later (the service awaits either).
+ */
+interface ServiceDatabase<S> {
+  readonly store: S;
+  readonly variant: Variant<S>;
+  getReport(id: number): Report | undefined | Promise<Report | undefined>;
+  /** PUT, in a transaction of its own. */
+  putReport(id: number, r: NewReport): Put | Promise<Put>;
+  page(after: number, limit: number, title?: string): Report[] | Promise<Report[]>;
+  /** One sweep transaction: deletes at most `limit` expired keys. */
+  deleteExpired(now: number, limit: number): number | Promise<number>;
+  close(): void | Promise<void>;
+}
+
+type Put = { report: Report; created: boolean };
+
+function sqliteDatabase(variant: Variant, store: ReportStore): ServiceDatabase<ReportStore> {
+  return {
+    store,
+    variant,
+    getReport: (id) => store.getReport(id),
+    putReport: (id, r) => store.transaction(() => store.putReport(id, r)),
+    page: (after, limit, title) => store.page(after, limit, title),
+    deleteExpired: (now, limit) => {
+      const keys = keyStoreOf(store);
+      return store.transaction(() => keys.deleteExpired(now, limit));
+    },
+    close: () => store.close(),
+  };
+}
+
+function postgresDatabase(variant: Variant<PostgresStore>, store: PostgresStore): ServiceDatabase<PostgresStore> {
+  return {
+    store,
+    variant,
+    getReport: (id) => store.getReport(id),
+    putReport: (id, r) => store.putReport(id, r),
+    page: (after, limit, title) => store.page(after, limit, title),
+    deleteExpired: (now, limit) => store.deleteExpired(now, limit),
+    close: () => store.close(),
+  };
+}
+
+/**
+ * Starts a tracker on 127.0.0.1 and resolves once it listens: on SQLite (`db`, default
+ * ":memory:"), or on PostgreSQL with `postgres: url`.
+ */
+export function startTracker(options?: TrackerOptions & { postgres?: undefined }): Promise<Tracker>;
+export function startTracker(options: TrackerOptions & { postgres: string }): Promise<Tracker<PostgresStore>>;
+export function startTracker(options: TrackerOptions): Promise<Tracker<ReportStore> | Tracker<PostgresStore>>;
+export async function startTracker(options: TrackerOptions = {}): Promise<Tracker<ReportStore> | Tracker<PostgresStore>> {
   const variant = variantByName(options.variant ?? "naive");
-  const store = new ReportStore(options.db ?? ":memory:");
+  if (options.postgres !== undefined) {
+    if (options.sideEffects?.inTransaction) throw new Error("a side effect inside the report's transaction needs the SQLite store");
+    const store = await PostgresStore.open(options.postgres);
+    return serve(postgresDatabase(postgresVariant(variant.name), store), options);
+  }
+  return serve(sqliteDatabase(variant, new ReportStore(options.db ?? ":memory:")), options);
+}
+
+async function serve<S>(db: ServiceDatabase<S>, options: TrackerOptions): Promise<Tracker<S>> {
+  const { store, variant } = db;
   const faults = options.faults ?? new Faults();
   // A request's stages are recorded only for a caller who passed its own Faults and may wait on
   // them; for anyone else they would be bookkeeping per request that nobody reads.
@@ -135,7 +205,9 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
   const scope = new AsyncLocalStorage<number>();
   const sideEffects = options.sideEffects;
   const inTransaction = sideEffects?.inTransaction;
-  if (inTransaction) store.onInsert((report) => emit({ actor: "database", requestNo: scope.getStore() ?? 0, text: inTransaction(report, store) }));
+  if (inTransaction && store instanceof ReportStore) {
+    store.onInsert((report) => emit({ actor: "database", requestNo: scope.getStore() ?? 0, text: inTransaction(report, store) }));
+  }
 
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -249,7 +321,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
           key: requestKeyIfAny(req.rawHeaders),
           say: (text, mark) => emit({ actor: "server", requestNo, text, ...(mark ? { mark } : {}) }),
         };
-        const ctx: CreateContext = {
+        const ctx: CreateContext<S> = {
           requestNo,
           report,
           rawBody,
@@ -302,14 +374,14 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
     if (m) {
       const id = parseId(m[1]!);
       if (method === "GET" || method === "HEAD") {
-        const report = store.getReport(id);
+        const report = await db.getReport(id);
         if (!report) throw new HttpError(404, "Not Found", `there is no report ${id}`);
         return { status: 200, body: report };
       }
       if (method === "PUT") {
         const report = parseReport(req.headers["content-type"], await readBody(req));
         if (fault === "slow" || fault === "pause-past-lease") await faults.hold(requestNo);
-        const result = store.transaction(() => store.putReport(id, report));
+        const result = await db.putReport(id, report);
         emit({ actor: "database", requestNo, text: `${result.created ? "INSERT" : "REPLACE"} report ${id} · COMMIT` });
         mark(requestNo, "committed");
         return { status: result.created ? 201 : 200, body: result.report, headers: { location: `/reports/${id}` } };
@@ -325,11 +397,11 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
    * next page. Oldest first, so that reports filed while a client pages through come at the end,
    * never between pages.
    */
-  function listPage(query: URLSearchParams): Answer {
+  async function listPage(query: URLSearchParams): Promise<Answer> {
     const title = query.get("title") ?? undefined;
     const limit = wholeParam(query, "limit", 1, MAX_PAGE, MAX_PAGE);
     const after = wholeParam(query, "after", 0, MAX_REPORT_ID, 0);
-    const rows = store.page(after, limit + 1, title);
+    const rows = await db.page(after, limit + 1, title);
     if (rows.length <= limit) return { status: 200, body: rows };
     rows.length = limit;
     const next = new URLSearchParams({ ...(title === undefined ? {} : { title }), limit: String(limit), after: String(rows[limit - 1]!.id) });
@@ -341,10 +413,9 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
   const sweepBatch = Math.max(1, options.sweepBatch ?? DEFAULT_SWEEP_BATCH);
   let sweeping: Promise<Swept> | undefined;
   const sweepOnce = async (): Promise<Swept> => {
-    const keys = keyStoreOf(store);
     const swept: Swept = { deleted: 0, batches: 0 };
     while (!closing) {
-      const n = store.transaction(() => keys.deleteExpired(now(), sweepBatch));
+      const n = await db.deleteExpired(now(), sweepBatch);
       swept.deleted += n;
       swept.batches++;
       if (n < sweepBatch) break;
@@ -385,7 +456,7 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
-      store.close();
+      await db.close();
     },
   };
 }

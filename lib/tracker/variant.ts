@@ -20,8 +20,11 @@ export function isVariantName(s: string): s is VariantName {
  */
 export type CrashPoint = "after-claim" | "between-commits" | "before-commit";
 
-/** What a variant's handler gets for one POST /reports. */
-export interface CreateContext {
+/**
+ * What a variant's handler gets for one POST /reports. `S` is the database it works on: the SQLite
+ * ReportStore (every lesson's), or the PostgreSQL store (postgres-store.ts).
+ */
+export interface CreateContext<S = ReportStore> {
   /** The server's number for this request (1, 2, …). */
   requestNo: number;
   /** The validated report. */
@@ -35,7 +38,7 @@ export interface CreateContext {
   rawHeaders: string[];
   /** Who is calling (the name in `Authorization: Bearer <name>`, or ANONYMOUS_CALLER for none). */
   caller: string;
-  store: ReportStore;
+  store: S;
   /** The handler's own work happens here; a `slow` or `pause-past-lease` fault holds it. */
   work(): Promise<void>;
   /**
@@ -55,8 +58,8 @@ export interface CreateContext {
   ttlMs: number;
 }
 
-export interface Variant {
+export interface Variant<S = ReportStore> {
   readonly name: VariantName;
   /** Handles one validated POST /reports. */
-  create(ctx: CreateContext): Promise<Answer>;
+  create(ctx: CreateContext<S>): Promise<Answer>;
 }

@@ -24,9 +24,9 @@
  * (the row is there), so the fence condition is the whole difference.
  */
 import { problem, type Answer } from "../http.ts";
-import { created, inProgress, keyedRequest, mismatch, replay } from "../key-answers.ts";
-import { decideKey, type KeyDecision } from "../key-decision.ts";
-import type { KeyStore, StoredKey } from "../key-store.ts";
+import { answerFromKey, created, keyedRequest } from "../key-answers.ts";
+import { decideKey } from "../key-decision.ts";
+import type { KeyStore } from "../key-store.ts";
 import type { CreateContext, Variant } from "../variant.ts";
 
 /** Thrown inside the completing transaction when the key is no longer ours: it rolls everything back. */
@@ -118,26 +118,6 @@ export function claimThenComplete(name: "keyed" | "fenced", checkFence: boolean)
       return answer;
     },
   };
-}
-
-/** The answer when the key was not free: replay, 422 or 409, from the decision on the stored row. */
-function answerFromKey(ctx: CreateContext, key: string, label: string, row: StoredKey | undefined, decision: KeyDecision): Answer {
-  switch (decision.kind) {
-    case "replay":
-      ctx.server(`${label} completed before: replaying the stored ${row!.response!.status}`, "ok");
-      return replay(row!);
-    case "mismatch":
-      ctx.server(`${label} was used for a different request: 422`, "bad");
-      throw mismatch(key);
-    case "in-progress":
-      ctx.server(`${label} is in progress (lease ends in ${Math.ceil(decision.retryAfterMs)} ms): 409`, "warn");
-      throw inProgress(key, decision.retryAfterMs);
-    case "claim":
-    case "take-over":
-      // The key is free or abandoned, but this request lost its own claim: the client may try again.
-      ctx.server(`${label} is held by no live claim: 409, try again`, "warn");
-      throw inProgress(key, 0);
-  }
 }
 
 /** A stale holder answers from what the key holds now: the winner's response, or 409 while it runs. */
