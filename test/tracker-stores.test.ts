@@ -1,0 +1,198 @@
+// One behaviour suite, two stores: the keyed tracker's rules over real HTTP (replay, 409 with
+// Retry-After, 422 before 409, 400 for bad keys, caller scoping, the TTL on an injected clock, the
+// fence), run once on SQLite and once on a real PostgreSQL (one schema for this file, emptied before
+// each test). Then what only PostgreSQL can show here: two tracker instances on one schema.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { Faults } from "../lib/faults.ts";
+import type { PostgresStore } from "../lib/tracker/postgres-store.ts";
+import { startTracker, type Tracker, type TrackerOptions } from "../lib/tracker/service.ts";
+import type { ReportStore } from "../lib/tracker/store.ts";
+import { post, type Response } from "./http-helpers.ts";
+import { emptyTrackerTables, fileSchema } from "./postgres-helpers.ts";
+
+type AnyTracker = Tracker<ReportStore> | Tracker<PostgresStore>;
+type Store = "sqlite" | "postgres";
+
+const report = { title: "Login button does nothing", module: "auth" };
+const KEY = "8e03978e-40d5-43e8-bc93-6894a57f9324";
+const keyed = (key = KEY, caller?: string): Record<string, string> => ({ "idempotency-key": key, ...(caller ? { authorization: `Bearer ${caller}` } : {}) });
+const idOf = (r: Response): number => (r.body as { id: number }).id;
+const replayed = (r: Response): boolean => r.headers["idempotent-replayed"] === "true";
+const reports = async (t: AnyTracker): Promise<number> => await t.store.countReports();
+
+/** A tracker on `store`: SQLite in memory, or this file's PostgreSQL schema, emptied first. */
+async function start(store: Store, options: Omit<TrackerOptions, "postgres" | "db">): Promise<AnyTracker> {
+  if (store === "sqlite") return startTracker(options);
+  const schema = await fileSchema("tracker_stores");
+  await emptyTrackerTables(schema.url);
+  return startTracker({ ...options, postgres: schema.url });
+}
+
+async function on(store: Store, options: Omit<TrackerOptions, "postgres" | "db">, fn: (t: AnyTracker) => Promise<void>): Promise<void> {
+  const t = await start(store, options);
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
+for (const store of ["sqlite", "postgres"] as const) {
+  describe(`on ${store}`, () => {
+    test("naive: the retry after a lost response files the report again (the baseline)", async () => {
+      const faults = new Faults({ 1: "lose-response" });
+      await on(store, { variant: "naive", faults }, async (t) => {
+        const lost = post(t, report).catch(() => undefined);
+        await faults.reached(1, "lost");
+        assert.equal((await post(t, report)).status, 201);
+        void lost;
+        assert.equal(await reports(t), 2);
+      });
+    });
+
+    for (const variant of ["keyed", "fenced"] as const) {
+      test(`${variant}: the same key replays status, body and Location; one report`, () =>
+        on(store, { variant }, async (t) => {
+          const first = await post(t, report, keyed());
+          const again = await post(t, report, keyed(`"${KEY}"`));
+          assert.deepEqual([first.status, replayed(first)], [201, false]);
+          assert.deepEqual([again.status, replayed(again)], [201, true]);
+          assert.equal(again.headers.location, first.headers.location);
+          assert.deepEqual(again.body, first.body);
+          assert.equal(await reports(t), 1);
+        }));
+
+      test(`${variant}: 422 for another request under the key, checked before 409; then 409 with Retry-After`, async () => {
+        let clock = 1_000_000;
+        const faults = new Faults({ 1: "slow" });
+        await on(store, { variant, faults, leaseMs: 2_500, now: () => clock }, async (t) => {
+          const first = post(t, report, keyed());
+          await faults.reached(1, "held");
+          clock += 1_000;
+          assert.equal((await post(t, { title: "Another bug" }, keyed())).status, 422);
+          const busy = await post(t, report, keyed());
+          assert.equal(busy.status, 409);
+          assert.equal(busy.headers["retry-after-ms"], "1500");
+          assert.equal(busy.headers["retry-after"], "2");
+          assert.equal(await reports(t), 0);
+          faults.release(1);
+          assert.equal((await first).status, 201);
+          assert.equal(replayed(await post(t, report, keyed())), true);
+          assert.equal((await post(t, { title: "Another bug" }, keyed())).status, 422, "after completion too");
+          assert.equal(await reports(t), 1);
+        });
+      });
+
+      test(`${variant}: a missing, empty, repeated or too long key is 400, and nothing is stored`, () =>
+        on(store, { variant }, async (t) => {
+          for (const headers of [{}, { "idempotency-key": "" }, { "idempotency-key": ["a", "b"] }, { "idempotency-key": "k".repeat(300) }] as Record<string, string | string[]>[]) {
+            assert.equal((await post(t, report, headers)).status, 400, JSON.stringify(headers).slice(0, 60));
+          }
+          assert.equal(await reports(t), 0);
+        }));
+
+      test(`${variant}: keys are scoped to the caller; a held key does not hold another caller's`, async () => {
+        const faults = new Faults({ 1: "slow" });
+        await on(store, { variant, faults, now: () => 0 }, async (t) => {
+          const alice = post(t, report, keyed(KEY, "alice"));
+          await faults.reached(1, "held");
+          assert.equal((await post(t, report, keyed(KEY, "alice"))).status, 409);
+          const bob = await post(t, report, keyed(KEY, "bob"));
+          assert.deepEqual([bob.status, replayed(bob)], [201, false]);
+          faults.release(1);
+          const a = await alice;
+          assert.notEqual(idOf(a), idOf(bob));
+          assert.deepEqual((await post(t, report, keyed(KEY, "alice"))).body, a.body);
+          assert.deepEqual((await post(t, report, keyed(KEY, "bob"))).body, bob.body);
+          assert.equal(await reports(t), 2);
+        });
+      });
+
+      test(`${variant}: the TTL on the injected clock: a replay just before it, a new request from it on, then swept`, async () => {
+        let clock = 0;
+        await on(store, { variant, ttlMs: 10_000, now: () => clock, sweepEveryMs: 0 }, async (t) => {
+          assert.equal((await post(t, report, keyed())).status, 201);
+          clock = 9_999;
+          assert.equal(replayed(await post(t, report, keyed())), true);
+          assert.equal((await post(t, { title: "other" }, keyed())).status, 422);
+          clock = 10_000;
+          const fresh = await post(t, { title: "other" }, keyed());
+          assert.deepEqual([fresh.status, replayed(fresh)], [201, false], "past the TTL the key is new");
+          assert.equal(await reports(t), 2);
+          clock = 30_000;
+          assert.deepEqual(await t.sweepExpiredKeys(), { deleted: 1, batches: 1 });
+        });
+      });
+
+      test(`${variant}: a holder paused past its lease, its key taken over: ${variant === "keyed" ? "2 reports (red)" : "fenced out, 1 report"}`, async () => {
+        let clock = 0;
+        const faults = new Faults({ 1: "pause-past-lease" });
+        await on(store, { variant, faults, leaseMs: 100, now: () => clock }, async (t) => {
+          const holder = post(t, report, keyed());
+          await faults.reached(1, "held");
+          clock = 100;
+          const winner = await post(t, report, keyed());
+          await faults.reached(1, "taken-over");
+          assert.deepEqual([winner.status, replayed(winner)], [201, false], "the take-over did the work");
+          const late = await holder;
+          assert.equal(late.status, 201);
+          if (variant === "keyed") {
+            assert.notEqual(idOf(late), idOf(winner));
+            assert.equal(await reports(t), 2);
+          } else {
+            assert.equal(replayed(late), true, "0 rows changed: rolled back, the winner's answer replayed");
+            assert.deepEqual(late.body, winner.body);
+            assert.equal(faults.hasReached(1, "committed"), false);
+            assert.equal(await reports(t), 1);
+          }
+        });
+      });
+    }
+
+    test("PUT of a large id, then POST: the new id goes on above it, and both read back", () =>
+      on(store, { variant: "naive" }, async (t) => {
+        const put = await fetch(`${t.url}/reports/900`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "B" }) });
+        assert.equal(put.status, 201);
+        const next = await post(t, report);
+        assert.ok(idOf(next) > 900, `got ${idOf(next)}`);
+        assert.equal((await fetch(`${t.url}/reports/900`)).status, 200);
+        assert.equal((await fetch(`${t.url}/reports/${idOf(next)}`)).status, 200);
+        assert.equal(await reports(t), 2);
+      }));
+  });
+}
+
+describe("two tracker instances on one PostgreSQL schema", () => {
+  test("a key completed on one instance replays from the other, which did none of the work", async () => {
+    const a = await start("postgres", { variant: "fenced" });
+    const schema = await fileSchema("tracker_stores");
+    const b = await startTracker({ variant: "fenced", postgres: schema.url });
+    try {
+      const first = await post(a, report, keyed());
+      const again = await post(b, report, keyed());
+      assert.deepEqual([again.status, replayed(again)], [201, true]);
+      assert.deepEqual(again.body, first.body);
+      assert.equal(await reports(b), 1);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  for (const variant of ["keyed", "fenced"] as const) {
+    test(`${variant}: twenty requests with one key at once, ten on each instance: one claim wins, one report`, async () => {
+      const a = await start("postgres", { variant });
+      const b = await startTracker({ variant, postgres: (await fileSchema("tracker_stores")).url });
+      try {
+        const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post(i % 2 === 0 ? a : b, report, keyed())));
+        const statuses = answers.map((r) => r.status);
+        assert.ok(statuses.every((s) => s === 201 || s === 409), statuses.join(","));
+        const fresh = answers.filter((r) => r.status === 201 && !replayed(r));
+        assert.equal(fresh.length, 1, "exactly one request did the work");
+        assert.equal(await reports(a), 1);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    });
+  }
+});
