@@ -1,12 +1,14 @@
 // Tests for exercise 10a. Run them with `npm run check 10a`. Your claim runs against a real
-// PostgreSQL server, started for this test file (or the one DATABASE_URL names), in a schema of its own.
+// PostgreSQL server, started for this test file (or the one DATABASE_URL names), on the tracker's own
+// tables (lib/tracker/postgres-store.ts creates them), in a fresh schema for each test.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import pg from "pg";
 import { loadExercise } from "../lib/exercise-target.ts";
-import { createKeyTable, type Claim } from "../lib/postgres/claim.ts";
+import type { Claim } from "../lib/postgres/claim.ts";
 import { createSchema, type Schema } from "../lib/postgres/schema.ts";
 import { startPostgres, type PostgresServer } from "../lib/postgres/server.ts";
+import { PostgresStore } from "../lib/tracker/postgres-store.ts";
 
 const { claimKey } = await loadExercise<typeof import("./10a-postgres-claim.ts")>("10a-postgres-claim");
 
@@ -14,7 +16,8 @@ let server: PostgresServer;
 let schema: Schema | undefined;
 const clients: pg.Client[] = [];
 before(async () => {
-  server = await startPostgres();
+  // The project's own test run shares one server among its files; run alone, this file starts one.
+  server = await startPostgres({ databaseUrl: process.env.WORKBOOK_TEST_POSTGRES_URL ?? process.env.DATABASE_URL ?? "" });
 });
 after(async () => {
   await Promise.all(clients.map((c) => c.end().catch(() => {})));
@@ -26,8 +29,8 @@ beforeEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.end().catch(() => {})));
   await schema?.drop();
   schema = await createSchema(server.url, "exercise10a");
-  const db = await connect();
-  await createKeyTable(db);
+  const store = await PostgresStore.open(schema.url, { connections: 1 });
+  await store.close();
 });
 
 async function connect(): Promise<pg.Client> {
@@ -47,7 +50,7 @@ async function rowsOf(db: pg.Client) {
 test("a new key is claimed: in_progress, the first fence as a number, the lease and TTL from the claim's clock", async () => {
   const db = await connect();
   const fence = await claimKey(db, claim());
-  assert.equal(fence, 1, "the first value of fence_seq, as a JavaScript number");
+  assert.equal(fence, 1, "the first value of idempotency_fence, as a JavaScript number");
   assert.deepEqual(await rowsOf(db), [{ caller: "agent", key: "k-1", fingerprint: "fp-1", state: "in_progress", fence: 1, lease_until: 1_300, expires_at: String(1_000 + 86_400_000) }]);
 });
 

@@ -11,7 +11,7 @@ import type { Claim } from "../lib/postgres/claim.ts";
 export async function claimKey(db: ClientBase, claim: Claim): Promise<number | undefined> {
   const { rows } = await db.query<{ fence: string }>(
     `INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at)
-     VALUES ($1, $2, $3, 'in_progress', nextval('fence_seq'), $4, $5)
+     VALUES ($1, $2, $3, 'in_progress', nextval('idempotency_fence'), $4, $5)
      ON CONFLICT (caller, key) DO NOTHING
      RETURNING fence`,
     [claim.caller, claim.key, claim.fingerprint, claim.now + claim.leaseMs, claim.now + claim.ttlMs],

@@ -138,7 +138,7 @@ async function withConstraint(
 async function checkThenInsert(a: pg.Client, b: pg.Client, claim: Claim, say: RaceOptions["say"]): Promise<[string, string]> {
   const select = "SELECT 1 FROM idempotency_keys WHERE caller = $1 AND key = $2";
   const insert = `INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at)
-    VALUES ($1, $2, $3, 'in_progress', nextval('fence_seq'), $4, $5) RETURNING fence`;
+    VALUES ($1, $2, $3, 'in_progress', nextval('idempotency_fence'), $4, $5) RETURNING fence`;
   const args = [claim.caller, claim.key, claim.fingerprint, claim.now + claim.leaseMs, claim.now + claim.ttlMs];
   const answers: string[] = [];
   // Both look before either writes: the gate is simply the order of the awaits.

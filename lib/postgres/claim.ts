@@ -4,7 +4,7 @@
  * nothing changes and no row comes back.
  *
  *   INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at)
- *   VALUES ($1, $2, $3, 'in_progress', nextval('fence_seq'), $4, $5)
+ *   VALUES ($1, $2, $3, 'in_progress', nextval('idempotency_fence'), $4, $5)
  *   ON CONFLICT (caller, key) DO NOTHING
  *   RETURNING fence
  *
@@ -15,8 +15,9 @@
  * The fence comes from a sequence: nextval never hands out a number twice, whatever the transactions
  * do (a rolled-back or conflicting claim leaves a gap, which is harmless).
  *
- * The key table here is the one lesson 10 and exercise 10a use, kept small: the columns of the
- * SQLite tracker's table (lib/tracker/key-store.ts), times as ms on the caller's clock.
+ * It is the claim of the tracker's PostgreSQL store (lib/tracker/postgres-store.ts, `claimKey`), and
+ * `createKeyTable` makes that store's key table and sequence (times as ms on the caller's clock), so
+ * that lesson 10's race can also make it without the constraint.
  */
 import type { ClientBase } from "pg";
 import type { KeyRow } from "../tracker/key-decision.ts";
@@ -34,7 +35,7 @@ export interface Claim {
 
 /** The claim statement: $1 caller, $2 key, $3 fingerprint, $4 lease_until, $5 expires_at. */
 export const CLAIM_SQL = `INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at)
-  VALUES ($1, $2, $3, 'in_progress', nextval('fence_seq'), $4, $5)
+  VALUES ($1, $2, $3, 'in_progress', nextval('idempotency_fence'), $4, $5)
   ON CONFLICT (caller, key) DO NOTHING
   RETURNING fence`;
 
@@ -53,9 +54,10 @@ export async function createKeyTable(db: ClientBase, options: { constraint: bool
       lease_until bigint NOT NULL,
       expires_at  bigint NOT NULL,
       status      integer,
+      headers     text,
       body        text${options.constraint ? ",\n      PRIMARY KEY (caller, key)" : ""}
     );
-    CREATE SEQUENCE fence_seq;`);
+    CREATE SEQUENCE idempotency_fence;`);
 }
 
 /** The row for (caller, key), in the decision's terms (lib/tracker/key-decision.ts), or undefined. */
