@@ -81,7 +81,7 @@ function result(variant: ChaosResult["variant"], duplicates: number): ChaosResul
   const rows = [{ id: 1, title: "a" }, ...Array.from({ length: duplicates }, (_, i) => ({ id: i + 2, title: "a" }))];
   const zero = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as ChaosResult["injected"];
   return {
-    variant, seed: 42, digest: "abc", agents: 1, processes: 2, timeoutMs: 400, leaseMs: 700, tally: tally(ops, rows), changedAnswers: 0,
+    variant, store: "sqlite", seed: 42, digest: "abc", agents: 1, processes: 2, timeoutMs: 400, leaseMs: 700, tally: tally(ops, rows), changedAnswers: 0,
     planned: zero, injected: zero, restarts: 0, watchdogKills: 0, attempts: 1, gaveUp: 0, settled: 0, ms: 1000, examples: [],
   };
 }

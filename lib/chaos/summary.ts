@@ -21,7 +21,8 @@ export function printSummary(trace: Trace, results: readonly ChaosResult[], repl
   if (!first) return;
   const planned = CHAOS_FAULTS.filter((f) => first.planned[f] > 0).map((f) => `${f} ${first.planned[f]}`);
   trace.line(`chaos run, seed ${first.seed}: ${first.tally.operations} logical operations by ${first.agents} agents, same-key clients (${first.timeoutMs} ms per attempt)`);
-  trace.line(`against ${first.processes} tracker processes over one SQLite file (WAL), lease ${first.leaseMs} ms`);
+  const over = first.store === "postgres" ? "one PostgreSQL schema (READ COMMITTED)" : "one SQLite file (WAL)";
+  trace.line(`against ${first.processes} tracker processes over ${over}, lease ${first.leaseMs} ms`);
   const total = CHAOS_FAULTS.reduce((n, f) => n + first.planned[f], 0);
   trace.line(`plan ${first.digest}: ${total} faults planned${total > 0 ? ":" : ""}`);
   if (total > 0) trace.line(`  ${planned.join(", ")}`);
