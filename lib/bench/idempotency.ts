@@ -15,6 +15,7 @@
  *   `Idempotent-Replayed: true`). A benchmark that measured wrong answers would be worthless.
  */
 import { statfsSync } from "node:fs";
+import { createSchema, type Schema } from "../postgres/schema.ts";
 import { scratchDir } from "../narrate.ts";
 import { median } from "../stats.ts";
 import type { VariantName } from "../tracker/variant.ts";
@@ -36,6 +37,8 @@ export interface BenchTarget {
   server: "ceiling" | VariantName;
   keys: Keys;
   synchronous: "NORMAL" | "FULL";
+  /** A PostgreSQL row: the tracker on a schema of its own, with this synchronous_commit. */
+  postgres?: { synchronousCommit: "on" | "off" };
 }
 
 /** Variants whose rows show a replay: those that store a key and its response before answering. */
@@ -52,6 +55,26 @@ export function benchTargets(variants: readonly VariantName[] = availableVariant
     targets.push({ name: `${v}, replay of a completed key`, server: v, keys: "replay", synchronous: "NORMAL" });
   }
   if (variants.includes("keyed")) targets.push({ name: "keyed, fresh keys, synchronous=FULL", server: "keyed", keys: "fresh", synchronous: "FULL" });
+  return targets;
+}
+
+/**
+ * The PostgreSQL rows: naive, keyed and fenced with fresh keys, their replays, and fenced once more
+ * with synchronous_commit=off (a commit that does not wait for its WAL flush).
+ */
+export function postgresBenchTargets(variants: readonly VariantName[] = availableVariants()): BenchTarget[] {
+  const on = { synchronousCommit: "on" } as const;
+  const targets: BenchTarget[] = [];
+  for (const v of ["naive", "keyed", "fenced"] as const) {
+    if (!variants.includes(v)) continue;
+    targets.push({ name: v === "naive" ? "postgres: naive (ignores the key)" : `postgres: ${v}, fresh keys`, server: v, keys: "fresh", synchronous: "NORMAL", postgres: on });
+  }
+  for (const v of REPLAYING.filter((r) => variants.includes(r))) {
+    targets.push({ name: `postgres: ${v}, replay of a completed key`, server: v, keys: "replay", synchronous: "NORMAL", postgres: on });
+  }
+  if (variants.includes("fenced")) {
+    targets.push({ name: "postgres: fenced, fresh keys, synchronous_commit=off", server: "fenced", keys: "fresh", synchronous: "NORMAL", postgres: { synchronousCommit: "off" } });
+  }
   return targets;
 }
 
@@ -82,6 +105,12 @@ export interface TargetResult {
   synchronous: string | undefined;
   /** What the checks after the rounds found wrong; empty when all is well. */
   problems: string[];
+  /**
+   * PostgreSQL rows: statements (each a round trip to the server) and commits per request, counted by
+   * the store as it sent them, over every request of the row.
+   */
+  roundTripsPerRequest?: number;
+  commitsPerRequest?: number;
   /** Reports in the database at the end, and requests sent in all (warm-up and priming included). */
   reports: number;
   requests: number;
@@ -109,13 +138,23 @@ export async function benchIdempotency(
   targets: readonly BenchTarget[],
   spec: RoundsSpec,
   onProgress: (line: string) => void = () => {},
+  /** The PostgreSQL server for the rows that need one (each gets a schema of its own, dropped after). */
+  postgresUrl?: string,
 ): Promise<IdempotencyBench> {
   const dir = scratchDir();
   const live: Live[] = [];
+  const schemas: Schema[] = [];
   try {
-    const started = await Promise.allSettled(
-      targets.map((target, i) => startBenchServer(serverConfig(target, dir.path(`bench-${i}.db`)))),
+    const places = await Promise.all(
+      targets.map(async (target, i) => {
+        if (!target.postgres) return dir.path(`bench-${i}.db`);
+        if (postgresUrl === undefined) throw new Error(`${target.name}: no PostgreSQL server given`);
+        const schema = await createSchema(postgresUrl, "bench");
+        schemas.push(schema);
+        return withSetting(schema.url, "synchronous_commit", target.postgres.synchronousCommit);
+      }),
     );
+    const started = await Promise.allSettled(targets.map((target, i) => startBenchServer(serverConfig(target, places[i]!))));
     started.forEach((s, i) => {
       if (s.status === "fulfilled") live.push({ target: targets[i]!, server: s.value, request: requestsFor(targets[i]!, s.value.port), loads: [], rounds: [], cpuPerRequest: [] });
     });
@@ -155,12 +194,23 @@ export async function benchIdempotency(
     return { spec, results, fileSystem: fileSystemOf(dir.path("")) };
   } finally {
     await Promise.all(live.map((l) => l.server.close()));
+    await Promise.all(schemas.map((s) => s.drop().catch(() => {})));
     dir.remove();
   }
 }
 
+/** `db` is the SQLite file, or for a PostgreSQL row the schema's URL. */
 function serverConfig(target: BenchTarget, db: string): BenchServerConfig {
-  return target.server === "ceiling" ? { kind: "bare" } : { kind: "tracker", variant: target.server, db, synchronous: target.synchronous };
+  if (target.server === "ceiling") return { kind: "bare" };
+  if (target.postgres) return { kind: "postgres-tracker", variant: target.server, url: db };
+  return { kind: "tracker", variant: target.server, db, synchronous: target.synchronous };
+}
+
+/** A PostgreSQL URL whose connections also set `name` (beside the schema's search_path). */
+function withSetting(url: string, name: string, value: string): string {
+  const u = new URL(url);
+  u.searchParams.set("options", `${u.searchParams.get("options") ?? ""} -c ${name}=${value}`.trim());
+  return u.toString();
 }
 
 /** The request bytes: a new key each time, or always the replayed one. */
@@ -178,6 +228,7 @@ async function summarise(l: Live): Promise<TargetResult> {
   const requests = loads.reduce((sum, r) => sum + r.completed, 0);
   const answers = (status: number): number => loads.reduce((sum, r) => sum + (r.statuses[status] ?? 0), 0);
   const replayed = loads.reduce((sum, r) => sum + r.replayed, 0);
+  const statements = target.postgres ? await server.statements() : undefined;
   const reports = await server.countReports();
   const problems: string[] = [];
   if (answers(201) !== requests) {
@@ -204,6 +255,7 @@ async function summarise(l: Live): Promise<TargetResult> {
     problems,
     reports,
     requests,
+    ...(statements ? { roundTripsPerRequest: statements.roundTrips / Math.max(1, requests), commitsPerRequest: statements.commits / Math.max(1, requests) } : {}),
   };
 }
 

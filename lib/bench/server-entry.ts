@@ -53,6 +53,32 @@ if (config.kind === "bare") {
       });
     }
   });
+} else if (config.kind === "postgres-tracker") {
+  const tracker = await startTracker({ variant: config.variant, postgres: config.url });
+  const show = async (name: string): Promise<string> => String((await tracker.store.pool.query<{ v: string }>(`SELECT current_setting('${name}') AS v`)).rows[0]?.v);
+  let reports = 0;
+  tell({
+    type: "listening",
+    port: tracker.port,
+    journalMode: `fsync=${await show("fsync")}`,
+    synchronous: `synchronous_commit=${await show("synchronous_commit")}`,
+  });
+  process.on("message", (m: ToBenchServer) => {
+    if (m.type === "statements") {
+      tell({ type: "statements", ...tracker.store.counts });
+      return;
+    }
+    if (m.type === "count") {
+      void tracker.store.countReports().then((n) => tell({ type: "count", reports: (reports = n) }));
+      return;
+    }
+    if (!answer(m, () => reports)) {
+      void tracker.close().then(() => {
+        tell({ type: "closed" });
+        process.exit(0);
+      });
+    }
+  });
 } else {
   if (config.synchronous !== "NORMAL" && config.synchronous !== "FULL") throw new Error(`bad synchronous level ${String(config.synchronous)}`);
   const tracker = await startTracker({ variant: config.variant, db: config.db });

@@ -11,24 +11,28 @@ import type { VariantName } from "../tracker/variant.ts";
 /** What the child serves. */
 export type BenchServerConfig =
   | { kind: "bare" }
-  | { kind: "tracker"; variant: VariantName; db: string; synchronous: "NORMAL" | "FULL" };
+  | { kind: "tracker"; variant: VariantName; db: string; synchronous: "NORMAL" | "FULL" }
+  | { kind: "postgres-tracker"; variant: VariantName; url: string };
 
-export type ToBenchServer = { type: "count" } | { type: "cpu" } | { type: "close" };
+export type ToBenchServer = { type: "count" } | { type: "cpu" } | { type: "statements" } | { type: "close" };
 
 export type FromBenchServer =
   | { type: "listening"; port: number; journalMode?: string; synchronous?: string }
   | { type: "count"; reports: number }
   | { type: "cpu"; micros: number }
+  | { type: "statements"; roundTrips: number; commits: number }
   | { type: "closed" };
 
 export interface BenchServer {
   readonly port: number;
   readonly pid: number;
-  /** The pragmas in effect, read back from SQLite (tracker only). */
+  /** The settings in effect, read back from SQLite (journal, synchronous) or PostgreSQL (synchronous_commit, fsync). */
   readonly journalMode: string | undefined;
   readonly synchronous: string | undefined;
   /** How many reports the server's database holds. */
   countReports(): Promise<number>;
+  /** PostgreSQL rows: the statements (round trips) and commits the tracker has sent so far. */
+  statements(): Promise<{ roundTrips: number; commits: number }>;
   /** CPU time the server process has used so far (user + system), µs. */
   cpuMicros(): Promise<number>;
   /** Stops the server (SIGKILL if it does not stop within 5 s). */
@@ -63,6 +67,12 @@ export async function startBenchServer(config: BenchServerConfig): Promise<Bench
       const answer = next("count");
       child.send({ type: "count" } satisfies ToBenchServer);
       return (await answer).reports;
+    },
+    async statements() {
+      const answer = next("statements");
+      child.send({ type: "statements" } satisfies ToBenchServer);
+      const { roundTrips, commits } = await answer;
+      return { roundTrips, commits };
     },
     async cpuMicros() {
       const answer = next("cpu");

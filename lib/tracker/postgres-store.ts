@@ -110,11 +110,25 @@ const SQL = {
 
 type Statement = keyof typeof SQL;
 
+/** The statements that write: run on the pool (autocommit), each is a commit of its own. */
+const WRITES = new Set<Statement>(["insertReport", "claimKey", "takeOverKey", "recordKey", "deleteExpired"]);
+
+/** What a store has sent so far, counted where it is sent (the bench reports them per request). */
+export interface StatementCounts {
+  /** Statements sent, each one round trip: BEGIN, COMMIT and ROLLBACK included. */
+  roundTrips: number;
+  /** Commits that wrote: COMMITs, and statements outside a transaction that wrote a row (a claim that found its key did not). */
+  commits: number;
+}
+
 /** Anything that runs a query: the pool (autocommit, any free connection) or one checked-out connection. */
 type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
 
-function run<R extends pg.QueryResultRow>(on: Queryable, name: Statement, values: unknown[]): Promise<pg.QueryResult<R>> {
-  return (on as pg.Pool).query<R>({ name, text: SQL[name], values });
+async function run<R extends pg.QueryResultRow>(on: Queryable, name: Statement, values: unknown[], counts: StatementCounts, autocommit: boolean): Promise<pg.QueryResult<R>> {
+  counts.roundTrips++;
+  const result = await (on as pg.Pool).query<R>({ name, text: SQL[name], values });
+  if (autocommit && WRITES.has(name) && (result.rowCount ?? 0) > 0) counts.commits++;
+  return result;
 }
 
 interface ReportRow {
@@ -146,25 +160,27 @@ export interface PostgresStoreOptions {
 /** One transaction on one checked-out connection (PostgresStore.transaction). */
 export class PostgresTransaction {
   readonly #client: pg.PoolClient;
-  constructor(client: pg.PoolClient) {
+  readonly #counts: StatementCounts;
+  constructor(client: pg.PoolClient, counts: StatementCounts) {
     this.#client = client;
+    this.#counts = counts;
   }
   insertReport(r: NewReport): Promise<Report> {
-    return insertReport(this.#client, r);
+    return insertReport(this.#client, r, this.#counts, false);
   }
   /** Creates or replaces the report with this id; POST's ids then go on above it. */
   async putReport(id: number, r: NewReport): Promise<{ report: Report; created: boolean }> {
-    const row = (await run<ReportRow & { created: boolean }>(this.#client, "putReport", [id, r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null])).rows[0]!;
-    await run(this.#client, "raiseIds", [id]);
+    const row = (await run<ReportRow & { created: boolean }>(this.#client, "putReport", [id, r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null], this.#counts, false)).rows[0]!;
+    await run(this.#client, "raiseIds", [id], this.#counts, false);
     return { report: toReport(row), created: row.created };
   }
   /** Stores the response and marks the key completed, without asking who holds it. Rows changed. */
   async completeKey(caller: string, key: string, response: Answer): Promise<number> {
-    return (await run(this.#client, "completeKey", [caller, key, ...serialise(response)])).rowCount ?? 0;
+    return (await run(this.#client, "completeKey", [caller, key, ...serialise(response)], this.#counts, false)).rowCount ?? 0;
   }
   /** Stores the response only if the claim with token `fence` still holds the key. Rows changed. */
   async completeKeyFenced(caller: string, key: string, fence: number, response: Answer): Promise<number> {
-    return (await run(this.#client, "completeKeyFenced", [caller, key, ...serialise(response), fence])).rowCount ?? 0;
+    return (await run(this.#client, "completeKeyFenced", [caller, key, ...serialise(response), fence], this.#counts, false)).rowCount ?? 0;
   }
 }
 
@@ -172,6 +188,8 @@ export class PostgresStore {
   readonly pool: pg.Pool;
   /** The URL it was opened with, password hidden (for messages). */
   readonly where: string;
+  /** Statements and commits sent so far by this store (this process). */
+  readonly counts: StatementCounts = { roundTrips: 0, commits: 0 };
   #closed = false;
 
   private constructor(pool: pg.Pool, where: string) {
@@ -216,12 +234,17 @@ export class PostgresStore {
   async transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
+    const counts = this.counts;
     try {
+      counts.roundTrips++;
       await client.query("BEGIN");
-      const result = await work(new PostgresTransaction(client));
+      const result = await work(new PostgresTransaction(client, counts));
+      counts.roundTrips++;
+      counts.commits++;
       await client.query("COMMIT");
       return result;
     } catch (err) {
+      counts.roundTrips++;
       await client.query("ROLLBACK").catch((e: Error) => (broken = e));
       throw err;
     } finally {
@@ -232,7 +255,7 @@ export class PostgresStore {
 
   /** Inserts a report in a transaction of its own (autocommit: one round trip). */
   insertReport(r: NewReport): Promise<Report> {
-    return insertReport(this.pool, r);
+    return insertReport(this.pool, r, this.counts, true);
   }
 
   /** Creates or replaces the report with this id (what PUT does), in a transaction of its own. */
@@ -241,33 +264,33 @@ export class PostgresStore {
   }
 
   async getReport(id: number): Promise<Report | undefined> {
-    const row = (await run<ReportRow>(this.pool, "getReport", [id])).rows[0];
+    const row = (await run<ReportRow>(this.pool, "getReport", [id], this.counts, true)).rows[0];
     return row && toReport(row);
   }
 
   async listReports(): Promise<Report[]> {
-    return (await run<ReportRow>(this.pool, "listReports", [])).rows.map(toReport);
+    return (await run<ReportRow>(this.pool, "listReports", [], this.counts, true)).rows.map(toReport);
   }
 
   /** At most `limit` reports with an id above `after`, oldest first; `title` keeps those with this normalised title. */
   async page(after: number, limit: number, title?: string): Promise<Report[]> {
     const result =
-      title === undefined ? await run<ReportRow>(this.pool, "page", [after, limit]) : await run<ReportRow>(this.pool, "pageByTitle", [normalizeTitle(title), after, limit]);
+      title === undefined ? await run<ReportRow>(this.pool, "page", [after, limit], this.counts, true) : await run<ReportRow>(this.pool, "pageByTitle", [normalizeTitle(title), after, limit], this.counts, true);
     return result.rows.map(toReport);
   }
 
   async countReports(): Promise<number> {
-    return (await run<{ n: number }>(this.pool, "countReports", [])).rows[0]!.n;
+    return (await run<{ n: number }>(this.pool, "countReports", [], this.counts, true)).rows[0]!.n;
   }
 
   async getKey(caller: string, key: string): Promise<StoredKey | undefined> {
-    const row = (await run<KeyTableRow>(this.pool, "getKey", [caller, key])).rows[0];
+    const row = (await run<KeyTableRow>(this.pool, "getKey", [caller, key], this.counts, true)).rows[0];
     return row && toStoredKey(row);
   }
 
   /** Claims a key no row holds: its fencing token, or undefined if a row is there already. */
   async claimKey(caller: string, key: string, fingerprint: string, now: number, leaseMs: number, ttlMs: number): Promise<number | undefined> {
-    const row = (await run<{ fence: string }>(this.pool, "claimKey", [caller, key, fingerprint, now + leaseMs, now + ttlMs])).rows[0];
+    const row = (await run<{ fence: string }>(this.pool, "claimKey", [caller, key, fingerprint, now + leaseMs, now + ttlMs], this.counts, true)).rows[0];
     return row && Number(row.fence);
   }
 
@@ -276,22 +299,22 @@ export class PostgresStore {
    * the new token, or undefined if another claim got there first.
    */
   async takeOverKey(caller: string, key: string, fingerprint: string, now: number, leaseMs: number, ttlMs: number, seenFence: number): Promise<number | undefined> {
-    const row = (await run<{ fence: string }>(this.pool, "takeOverKey", [caller, key, fingerprint, now + leaseMs, now + ttlMs, now, seenFence])).rows[0];
+    const row = (await run<{ fence: string }>(this.pool, "takeOverKey", [caller, key, fingerprint, now + leaseMs, now + ttlMs, now, seenFence], this.counts, true)).rows[0];
     return row && Number(row.fence);
   }
 
   /** Records a completed key with its response (key-after's second commit). */
   async recordKey(caller: string, key: string, fingerprint: string, response: Answer, now: number, ttlMs: number): Promise<void> {
-    await run(this.pool, "recordKey", [caller, key, fingerprint, now, now + ttlMs, ...serialise(response)]);
+    await run(this.pool, "recordKey", [caller, key, fingerprint, now, now + ttlMs, ...serialise(response)], this.counts, true);
   }
 
   async countKeys(): Promise<number> {
-    return (await run<{ n: number }>(this.pool, "countKeys", [])).rows[0]!.n;
+    return (await run<{ n: number }>(this.pool, "countKeys", [], this.counts, true)).rows[0]!.n;
   }
 
   /** Deletes at most `limit` keys whose TTL has run out at `now`; returns how many. */
   async deleteExpired(now: number, limit: number): Promise<number> {
-    return (await run(this.pool, "deleteExpired", [now, limit])).rowCount ?? 0;
+    return (await run(this.pool, "deleteExpired", [now, limit], this.counts, true)).rowCount ?? 0;
   }
 
   /** Closes every connection (the schema and its rows stay). */
@@ -302,12 +325,12 @@ export class PostgresStore {
   }
 }
 
-async function insertReport(on: Queryable, r: NewReport): Promise<Report> {
+async function insertReport(on: Queryable, r: NewReport, counts: StatementCounts, autocommit: boolean): Promise<Report> {
   // An id a PUT took already is skipped: the INSERT does nothing and the next id is tried.
   for (;;) {
     let rows: ReportRow[];
     try {
-      rows = (await run<ReportRow>(on, "insertReport", [r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null])).rows;
+      rows = (await run<ReportRow>(on, "insertReport", [r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null], counts, autocommit)).rows;
     } catch (err) {
       if ((err as { constraint?: string }).constraint !== "report_id_range") throw err;
       throw new HttpError(507, "Insufficient Storage", `no report id is left: ids go up to ${MAX_REPORT_ID}`);

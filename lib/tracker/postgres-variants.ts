@@ -86,6 +86,8 @@ function claimThenComplete(name: "keyed" | "fenced", checkFence: boolean): Varia
       //    decided on, and taken over only if its lease (or TTL) ran out and nobody else took it first.
       let fence: number | undefined;
       let takenFrom: number | undefined;
+      /** A key past its TTL is new: claimed again by the UPDATE, as a take-over is. */
+      let renewed: number | undefined;
       for (let round = 1; fence === undefined; round++) {
         fence = await store.claimKey(ctx.caller, key, fingerprint, ctx.now(), ctx.leaseMs, ctx.ttlMs);
         if (fence !== undefined) break;
@@ -97,11 +99,14 @@ function claimThenComplete(name: "keyed" | "fenced", checkFence: boolean): Varia
         }
         fence = await store.takeOverKey(ctx.caller, key, fingerprint, ctx.now(), ctx.leaseMs, ctx.ttlMs, row.fence);
         if (fence !== undefined && decision.kind === "take-over") takenFrom = row.fence;
+        if (fence !== undefined && decision.kind === "claim") renewed = row.fence;
       }
       ctx.database(
-        takenFrom === undefined
-          ? `INSERT ${label} … ON CONFLICT DO NOTHING RETURNING fence: claimed as in_progress, fence ${fence}, lease ${ctx.leaseMs} ms · COMMIT`
-          : `UPDATE ${label} … WHERE lease_until <= now: TAKEN OVER (lease ran out), fence ${fence} (was ${takenFrom}), lease ${ctx.leaseMs} ms · COMMIT`,
+        takenFrom !== undefined
+          ? `UPDATE ${label} … WHERE lease_until <= now: TAKEN OVER (lease ran out), fence ${fence} (was ${takenFrom}), lease ${ctx.leaseMs} ms · COMMIT`
+          : renewed !== undefined
+            ? `UPDATE ${label} … WHERE expires_at <= now: its TTL ran out, claimed as new, fence ${fence} (was ${renewed}), lease ${ctx.leaseMs} ms · COMMIT`
+            : `INSERT ${label} … ON CONFLICT DO NOTHING RETURNING fence: claimed as in_progress, fence ${fence}, lease ${ctx.leaseMs} ms · COMMIT`,
       );
       const held = fence;
       ctx.claimed(held, takenFrom);

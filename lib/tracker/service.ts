@@ -16,8 +16,7 @@ import { HttpError, MAX_BODY_BYTES, answerFromError, parseReport, problem, rawPr
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
 import type { SideEffectCall, SideEffects } from "./side-effects.ts";
 import { keyStoreOf } from "./key-store.ts";
-import { PostgresStore } from "./postgres-store.ts";
-import { postgresVariant } from "./postgres-variants.ts";
+import type { PostgresStore } from "./postgres-store.ts";
 import { MAX_REPORT_ID, ReportStore, type NewReport, type Report } from "./store.ts";
 import type { CrashPoint, CreateContext, Variant, VariantName } from "./variant.ts";
 import { variantByName } from "./variants/index.ts";
@@ -176,6 +175,8 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
   const variant = variantByName(options.variant ?? "naive");
   if (options.postgres !== undefined) {
     if (options.sideEffects?.inTransaction) throw new Error("a side effect inside the report's transaction needs the SQLite store");
+    // Loaded only here: a tracker on SQLite (every lesson's) does not load the PostgreSQL client.
+    const [{ PostgresStore }, { postgresVariant }] = await Promise.all([import("./postgres-store.ts"), import("./postgres-variants.ts")]);
     const store = await PostgresStore.open(options.postgres);
     return serve(postgresDatabase(postgresVariant(variant.name), store), options);
   }
