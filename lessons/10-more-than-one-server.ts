@@ -321,64 +321,94 @@ try {
   //   SELECT id, report_id, payload FROM outbox WHERE state = 'to_send'
   //   ORDER BY id LIMIT 3 FOR UPDATE SKIP LOCKED
   // The second dispatcher's query passes over the rows the first holds instead of waiting for them.
-  // Each delivers its rows with the row's key (outbox-row-<id>), marks them sent, and commits.
-  const outboxCase = async (kill: boolean) =>
+  // Each delivers its rows with the row's key (outbox-row-<id>), marks them sent, and commits. First,
+  // the same dispatchers reading with a plain SELECT, which locks nothing.
+  const outboxCase = async (mode: "no-lock" | "skip-locked" | "kill") =>
     withSchema("lesson10_outbox", async (url, db) => {
       await createOutboxTables(db);
       for (let i = 1; i <= 6; i++) await fileWithOutboxRow(db, `${report.title} (${i})`);
       trace.event("database", "6 reports filed, each with its outbox row in the same transaction: 6 rows to send");
       const notifier = await startNotifier({ onEvent: (e) => trace.event("notifier", e.text, e.mark) });
-      const d = await Promise.all(
-        [1, 2].map((i) => startPgDispatcher({ url, notifierUrl: notifier.url, batch: 3 }, (text, mark) => trace.event("outbox", `[instance ${i}] ${text}`, mark))),
-      );
+      const config = { url, notifierUrl: notifier.url, batch: 3, lock: mode !== "no-lock" };
+      const d = await Promise.all([1, 2].map((i) => startPgDispatcher(config, (text, mark) => trace.event("outbox", `[instance ${i}] ${text}`, mark))));
       const [d1, d2] = [d[0]!, d[1]!];
       try {
-        const taken1 = await d1.take();
-        const taken2 = await d2.take();
+        // Round by round: both take a batch (both transactions open at once), then each delivers and
+        // commits, one after the other, so that the trace keeps one order.
+        const taken: number[][] = [];
         let redelivered: number[] = [];
-        if (!kill) {
-          // Both hold their batches at once; they deliver one after the other, so the trace keeps one order.
+        for (let round = 1; ; round++) {
+          const t1 = await d1.take();
+          const t2 = await d2.take();
+          taken.push(t1, t2);
+          if (mode === "kill" && round === 1) {
+            await d1.deliver(t1[0]);
+            const exit = await d1.exited;
+            trace.event("lesson", `instance 1's dispatcher is gone (${exit.signal}); its connection closed with it`, "warn");
+            await backendGone(db, d1.backendPid);
+            trace.event("database", `the server rolled back its transaction: row(s) ${t1.join(", ")} are to_send again, unlocked`);
+            await d2.deliver();
+            // Instance 2 goes on alone until nothing is left.
+            for (;;) {
+              const more = await d2.take();
+              await d2.deliver();
+              if (more.length === 0) break;
+              redelivered = redelivered.concat(more);
+            }
+            break;
+          }
           await d1.deliver();
           await d2.deliver();
-        } else {
-          await d1.deliver(taken1[0]);
-          const exit = await d1.exited;
-          trace.event("lesson", `instance 1's dispatcher is gone (${exit.signal}); its connection closed with it`, "warn");
-          await backendGone(db, d1.backendPid);
-          trace.event("database", `the server rolled back its transaction: row(s) ${taken1.join(", ")} are to_send again, unlocked`);
-          await d2.deliver();
-          redelivered = await d2.take();
-          await d2.deliver();
+          if (t1.length === 0 && t2.length === 0) break;
         }
-        const left = await d2.take();
-        await d2.deliver();
         const states = await outboxStates(db);
         const delivered = notifier.delivered();
-        return { taken1, taken2, redelivered, left, states, delivered: delivered.length, duplicates: delivered.filter((n) => n.duplicate).length, replays: notifier.deduplicated };
+        return {
+          taken1: taken[0]!,
+          taken2: taken[1]!,
+          redelivered,
+          states,
+          delivered: delivered.length,
+          posts: delivered.length + notifier.deduplicated,
+          duplicates: delivered.filter((n) => n.duplicate).length,
+          replays: notifier.deduplicated,
+        };
       } finally {
         await Promise.all([d1.stop(), d2.stop()]);
         await notifier.close();
       }
     });
 
-  trace.section("5a · Two dispatchers drain one outbox: FOR UPDATE SKIP LOCKED");
-  const both = await outboxCase(false);
+  // The tempting version first: the same batches read with a plain SELECT, no lock. Both dispatchers
+  // read the same three rows and send them; only the row's key keeps the maintainer at one notification each.
+  trace.section("5a · Two dispatchers, a plain SELECT (no lock)");
+  const unlocked = await outboxCase("no-lock");
+  trace.knows(
+    `instance 1 read rows ${unlocked.taken1.join(", ")}, instance 2 rows ${unlocked.taken2.join(", ")}`,
+    `${unlocked.posts} POSTs for 6 rows: every row sent by both; the notifier replayed ${unlocked.replays} by key, so ${unlocked.delivered} notifications`,
+  );
+  trace.count(unlocked.posts, 6, "POSTs to the notifier (6 rows)");
+
+  trace.section("5b · Two dispatchers drain one outbox: FOR UPDATE SKIP LOCKED");
+  const both = await outboxCase("skip-locked");
   trace.knows(
     `instance 1 took rows ${both.taken1.join(", ")}, instance 2 rows ${both.taken2.join(", ")}`,
-    `${both.delivered + both.replays} POSTs to the notifier for 6 rows: no row taken twice; ${both.states.sent} rows sent, ${both.states.toSend} to send`,
+    `${both.posts} POSTs to the notifier for 6 rows: no row taken twice; ${both.states.sent} rows sent, ${both.states.toSend} to send`,
   );
+  trace.count(both.posts, 6, "POSTs to the notifier (6 rows)");
   trace.count(both.delivered, 6, "notifications the maintainer received (6 reports)");
 
-  trace.section("5b · One dispatcher killed (SIGKILL) mid-batch");
-  const killed = await outboxCase(true);
+  trace.section("5c · One dispatcher killed (SIGKILL) mid-batch");
+  const killed = await outboxCase("kill");
   trace.knows(
     `instance 2 took rows ${killed.taken2.join(", ")}, then ${killed.redelivered.join(", ")}`,
     `instance 1's batch came back to the outbox when its process died; instance 2 sent it again, row ${killed.taken1[0]} with the same key: the notifier replayed it (${killed.replays} replay), ${killed.delivered} notifications for 6 rows`,
   );
   trace.count(killed.delivered, 6, "notifications the maintainer received (6 reports)");
   summary.push(
-    ["two dispatchers, SKIP LOCKED", `${both.delivered} notifications (${both.delivered + both.replays} POSTs, ${both.duplicates} duplicates)`, "6"],
-    ["one dispatcher killed mid-batch", `${killed.delivered} notifications (${killed.delivered + killed.replays} POSTs, ${killed.replays} replayed by key)`, "6"],
+    ["two dispatchers, plain SELECT (no lock)", `${unlocked.delivered} notifications (${unlocked.posts} POSTs, ${unlocked.replays} replayed by key)`, "6"],
+    ["two dispatchers, SKIP LOCKED", `${both.delivered} notifications (${both.posts} POSTs, ${both.duplicates} duplicates)`, "6"],
+    ["one dispatcher killed mid-batch", `${killed.delivered} notifications (${killed.posts} POSTs, ${killed.replays} replayed by key)`, "6"],
   );
   trace.prose(`SKIP LOCKED keeps live dispatchers apart: a row is held by one transaction at a time. It cannot keep a dead
   dispatcher's delivery from being repeated: the row it had sent was not marked, because the mark was in the

@@ -32,12 +32,16 @@ async function handle(m: ToPgDispatcher): Promise<void> {
   const say = (text: string, mark?: "ok" | "bad" | "warn"): void => tell({ type: "say", text, ...(mark ? { mark } : {}) });
   switch (m.type) {
     case "take":
-      batch = await takeBatch(db, config.batch);
-      say(
-        batch.length === 0
-          ? "BEGIN · SELECT … FOR UPDATE SKIP LOCKED: no row left to send"
-          : `BEGIN · SELECT … FOR UPDATE SKIP LOCKED: took row(s) ${batch.map((r) => r.id).join(", ")}, locked until COMMIT`,
-      );
+      batch = await takeBatch(db, config.batch, config.lock !== false);
+      if (config.lock === false) {
+        say(batch.length === 0 ? "BEGIN · SELECT (no lock): no row left to send" : `BEGIN · SELECT (no lock): read row(s) ${batch.map((r) => r.id).join(", ")}`);
+      } else {
+        say(
+          batch.length === 0
+            ? "BEGIN · SELECT … FOR UPDATE SKIP LOCKED: no row left to send"
+            : `BEGIN · SELECT … FOR UPDATE SKIP LOCKED: took row(s) ${batch.map((r) => r.id).join(", ")}, locked until COMMIT`,
+        );
+      }
       tell({ type: "taken", rows: batch.map((r) => r.id) });
       return;
     case "deliver": {
@@ -50,7 +54,8 @@ async function handle(m: ToPgDispatcher): Promise<void> {
           process.kill(process.pid, "SIGKILL");
         },
       });
-      say(batch.length === 0 ? "COMMIT (nothing was taken)" : `UPDATE outbox SET state = 'sent' for ${delivered} row(s) · COMMIT (the locks are released)`);
+      const locks = config.lock === false ? "" : " (the locks are released)";
+      say(batch.length === 0 ? "COMMIT (nothing was taken)" : `UPDATE outbox SET state = 'sent' for ${delivered} row(s) · COMMIT${locks}`);
       batch = [];
       tell({ type: "committed", delivered });
       return;

@@ -15,6 +15,8 @@ export interface PgDispatcherConfig {
   notifierUrl: string;
   /** Rows per batch. */
   batch: number;
+  /** Lock the batch (FOR UPDATE SKIP LOCKED; default) or only read it (the tempting version). */
+  lock?: boolean;
 }
 
 /** Parent → dispatcher, over IPC. */

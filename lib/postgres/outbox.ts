@@ -65,10 +65,17 @@ export async function fileWithOutboxRow(db: ClientBase, title: string): Promise<
 export const TAKE_BATCH_SQL = `SELECT id, report_id, payload FROM outbox WHERE state = 'to_send'
   ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
 
-/** Opens a transaction and takes at most `limit` rows; finish it with `deliverBatch` (or ROLLBACK). */
-export async function takeBatch(db: ClientBase, limit: number): Promise<PgOutboxRow[]> {
+/** The tempting version: the same rows, read without locking them; two dispatchers read the same ones. */
+export const READ_BATCH_SQL = `SELECT id, report_id, payload FROM outbox WHERE state = 'to_send'
+  ORDER BY id LIMIT $1`;
+
+/**
+ * Opens a transaction and takes at most `limit` rows (locked with FOR UPDATE SKIP LOCKED, or only
+ * read when `lock` is false); finish it with `deliverBatch` (or ROLLBACK).
+ */
+export async function takeBatch(db: ClientBase, limit: number, lock = true): Promise<PgOutboxRow[]> {
   await db.query("BEGIN");
-  const { rows } = await db.query<{ id: string; report_id: string; payload: NotificationRequest }>(TAKE_BATCH_SQL, [limit]);
+  const { rows } = await db.query<{ id: string; report_id: string; payload: NotificationRequest }>(lock ? TAKE_BATCH_SQL : READ_BATCH_SQL, [limit]);
   return rows.map((r) => ({ id: Number(r.id), reportId: Number(r.report_id), notification: r.payload }));
 }
 
