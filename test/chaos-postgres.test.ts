@@ -7,9 +7,12 @@ import { runChaos } from "../lib/chaos/run.ts";
 import { CHAOS_FAULTS, planChaos } from "../lib/chaos/schedule.ts";
 import { testServerUrl } from "./postgres-helpers.ts";
 
+/** No test here waits forever: one that hangs fails after this long, saying so. */
+const LIMIT = { timeout: 120_000 };
+
 const smoke = { ops: 60, seed: 3, agents: 12, rate: 0.5, timeoutMs: 300, leaseMs: 500 } as const;
 
-test("a small seeded chaos run on PostgreSQL: fenced stores every operation exactly once and answers each", async () => {
+test("a small seeded chaos run on PostgreSQL: fenced stores every operation exactly once and answers each", LIMIT, async () => {
   const r = await runChaos({ variant: "fenced", store: "postgres", databaseUrl: await testServerUrl(), ...smoke });
   const plan = planChaos({ seed: smoke.seed, ops: smoke.ops, agents: smoke.agents, rate: smoke.rate });
   assert.equal(r.store, "postgres");
@@ -23,7 +26,7 @@ test("a small seeded chaos run on PostgreSQL: fenced stores every operation exac
   );
 });
 
-test("keyed on PostgreSQL, paused holders only: a holder that wakes after the take-over files a second report (red)", async () => {
+test("keyed on PostgreSQL, paused holders only: a holder that wakes after the take-over files a second report (red)", LIMIT, async () => {
   const r = await runChaos({
     variant: "keyed", store: "postgres", databaseUrl: await testServerUrl(),
     ops: 16, agents: 8, processes: 2, seed: 3, rate: 0.5, timeoutMs: 250, leaseMs: 400, faults: ["pause-past-lease"],

@@ -11,6 +11,9 @@ import { childEnv } from "../lib/runner/exercise-run.ts";
 import { testServerUrl } from "./postgres-helpers.ts";
 import { runTs } from "./run-helpers.ts";
 
+/** No test here waits forever: one that hangs fails after this long, saying so. */
+const LIMIT = { timeout: 30_000 };
+
 const CLI = "lib/runner/tracker-cli.ts";
 type Response = Extract<Outcome, { kind: "response" }>;
 
@@ -30,7 +33,7 @@ async function schemaExists(serverUrl: string, name: string): Promise<boolean> {
   }
 }
 
-test("--store postgres: serves from a schema of its own on DATABASE_URL's server, replays, and drops the schema on SIGTERM", async () => {
+test("--store postgres: serves from a schema of its own on DATABASE_URL's server, replays, and drops the schema on SIGTERM", LIMIT, async () => {
   const server = await testServerUrl();
   const proc = spawn(process.execPath, ["--import", "tsx", CLI, "--variant", "fenced", "--store", "postgres"], {
     cwd: ROOT,
@@ -65,7 +68,7 @@ test("--store postgres: serves from a schema of its own on DATABASE_URL's server
   assert.equal(await schemaExists(server, schema), false, "the schema is gone");
 });
 
-test("--store: bad values and combinations are one line with exit 2; an unreachable server is one line with exit 1", async () => {
+test("--store: bad values and combinations are one line with exit 2; an unreachable server is one line with exit 1", LIMIT, async () => {
   for (const args of [
     ["--store", "mysql"],
     ["--store", "postgres", "--db", "x.sqlite"],

@@ -11,6 +11,9 @@ import type { ReportStore } from "../lib/tracker/store.ts";
 import { post, type Response } from "./http-helpers.ts";
 import { emptyTrackerTables, fileSchema } from "./postgres-helpers.ts";
 
+/** No test here waits forever: one that hangs fails after this long, saying so. */
+const LIMIT = { timeout: 30_000 };
+
 type AnyTracker = Tracker<ReportStore> | Tracker<PostgresStore>;
 type Store = "sqlite" | "postgres";
 
@@ -40,7 +43,7 @@ async function on(store: Store, options: Omit<TrackerOptions, "postgres" | "db">
 
 for (const store of ["sqlite", "postgres"] as const) {
   describe(`on ${store}`, () => {
-    test("naive: the retry after a lost response files the report again (the baseline)", async () => {
+    test("naive: the retry after a lost response files the report again (the baseline)", LIMIT, async () => {
       const faults = new Faults({ 1: "lose-response" });
       await on(store, { variant: "naive", faults }, async (t) => {
         const lost = post(t, report).catch(() => undefined);
@@ -51,8 +54,26 @@ for (const store of ["sqlite", "postgres"] as const) {
       });
     });
 
+    test("key-after: a recorded key replays, another request under it is 422; one key twice at once files twice (red)", LIMIT, async () => {
+      // Request 4 (the first with key ka-2) is held in its work.
+      const faults = new Faults({ 4: "slow" });
+      await on(store, { variant: "key-after", faults }, async (t) => {
+        const first = await post(t, report, keyed("ka-1"));
+        const again = await post(t, report, keyed("ka-1"));
+        assert.deepEqual([again.status, replayed(again), again.body], [201, true, first.body]);
+        assert.equal((await post(t, { title: "other" }, keyed("ka-1"))).status, 422);
+        // Nothing marks the key taken while the work runs: both look, both find nothing, both insert.
+        const slow = post(t, report, keyed("ka-2"));
+        await faults.reached(4, "held");
+        const fast = await post(t, report, keyed("ka-2"));
+        faults.release(4);
+        assert.deepEqual([(await slow).status, fast.status], [201, 201]);
+        assert.equal(await reports(t), 3);
+      });
+    });
+
     for (const variant of ["keyed", "fenced"] as const) {
-      test(`${variant}: the same key replays status, body and Location; one report`, () =>
+      test(`${variant}: the same key replays status, body and Location; one report`, LIMIT, () =>
         on(store, { variant }, async (t) => {
           const first = await post(t, report, keyed());
           const again = await post(t, report, keyed(`"${KEY}"`));
@@ -63,7 +84,7 @@ for (const store of ["sqlite", "postgres"] as const) {
           assert.equal(await reports(t), 1);
         }));
 
-      test(`${variant}: 422 for another request under the key, checked before 409; then 409 with Retry-After`, async () => {
+      test(`${variant}: 422 for another request under the key, checked before 409; then 409 with Retry-After`, LIMIT, async () => {
         let clock = 1_000_000;
         const faults = new Faults({ 1: "slow" });
         await on(store, { variant, faults, leaseMs: 2_500, now: () => clock }, async (t) => {
@@ -84,7 +105,7 @@ for (const store of ["sqlite", "postgres"] as const) {
         });
       });
 
-      test(`${variant}: a missing, empty, repeated or too long key is 400, and nothing is stored`, () =>
+      test(`${variant}: a missing, empty, repeated or too long key is 400, and nothing is stored`, LIMIT, () =>
         on(store, { variant }, async (t) => {
           for (const headers of [{}, { "idempotency-key": "" }, { "idempotency-key": ["a", "b"] }, { "idempotency-key": "k".repeat(300) }] as Record<string, string | string[]>[]) {
             assert.equal((await post(t, report, headers)).status, 400, JSON.stringify(headers).slice(0, 60));
@@ -92,7 +113,7 @@ for (const store of ["sqlite", "postgres"] as const) {
           assert.equal(await reports(t), 0);
         }));
 
-      test(`${variant}: keys are scoped to the caller; a held key does not hold another caller's`, async () => {
+      test(`${variant}: keys are scoped to the caller; a held key does not hold another caller's`, LIMIT, async () => {
         const faults = new Faults({ 1: "slow" });
         await on(store, { variant, faults, now: () => 0 }, async (t) => {
           const alice = post(t, report, keyed(KEY, "alice"));
@@ -109,7 +130,7 @@ for (const store of ["sqlite", "postgres"] as const) {
         });
       });
 
-      test(`${variant}: the TTL on the injected clock: a replay just before it, a new request from it on, then swept`, async () => {
+      test(`${variant}: the TTL on the injected clock: a replay just before it, a new request from it on, then swept`, LIMIT, async () => {
         let clock = 0;
         await on(store, { variant, ttlMs: 10_000, now: () => clock, sweepEveryMs: 0 }, async (t) => {
           assert.equal((await post(t, report, keyed())).status, 201);
@@ -125,7 +146,7 @@ for (const store of ["sqlite", "postgres"] as const) {
         });
       });
 
-      test(`${variant}: a holder paused past its lease, its key taken over: ${variant === "keyed" ? "2 reports (red)" : "fenced out, 1 report"}`, async () => {
+      test(`${variant}: a holder paused past its lease, its key taken over: ${variant === "keyed" ? "2 reports (red)" : "fenced out, 1 report"}`, LIMIT, async () => {
         let clock = 0;
         const faults = new Faults({ 1: "pause-past-lease" });
         await on(store, { variant, faults, leaseMs: 100, now: () => clock }, async (t) => {
@@ -150,7 +171,7 @@ for (const store of ["sqlite", "postgres"] as const) {
       });
     }
 
-    test("PUT of a large id, then POST: the new id goes on above it, and both read back", () =>
+    test("PUT of a large id, then POST: the new id goes on above it, and both read back", LIMIT, () =>
       on(store, { variant: "naive" }, async (t) => {
         const put = await fetch(`${t.url}/reports/900`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "B" }) });
         assert.equal(put.status, 201);
@@ -164,7 +185,7 @@ for (const store of ["sqlite", "postgres"] as const) {
 }
 
 describe("two tracker instances on one PostgreSQL schema", () => {
-  test("a key completed on one instance replays from the other, which did none of the work", async () => {
+  test("a key completed on one instance replays from the other, which did none of the work", LIMIT, async () => {
     const a = await start("postgres", { variant: "fenced" });
     const schema = await fileSchema("tracker_stores");
     const b = await startTracker({ variant: "fenced", postgres: schema.url });
@@ -180,7 +201,7 @@ describe("two tracker instances on one PostgreSQL schema", () => {
   });
 
   for (const variant of ["keyed", "fenced"] as const) {
-    test(`${variant}: twenty requests with one key at once, ten on each instance: one claim wins, one report`, async () => {
+    test(`${variant}: twenty requests with one key at once, ten on each instance: one claim wins, one report`, LIMIT, async () => {
       const a = await start("postgres", { variant });
       const b = await startTracker({ variant, postgres: (await fileSchema("tracker_stores")).url });
       try {
