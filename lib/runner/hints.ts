@@ -124,6 +124,16 @@ const HINTS: Record<string, readonly string[]> = {
     "`tracker.store.countReports()`, and close the tracker in `finally`. exactlyOnce: `assert.equal(await",
     "reportsAfter(variant, fault), 1, \"…\")`.",
   ],
+  "10a": [
+    "`const { rows } = await db.query(sql, [claim.caller, claim.key, claim.fingerprint, claim.now +",
+    "claim.leaseMs, claim.now + claim.ttlMs])` with sql = `INSERT INTO idempotency_keys (caller, key,",
+    "fingerprint, state, fence, lease_until, expires_at) VALUES ($1, $2, $3, 'in_progress',",
+    "nextval('idempotency_fence'), $4, $5) ON CONFLICT (caller, key) DO NOTHING RETURNING fence`. DO NOTHING, not",
+    "DO UPDATE: an existing claim must stay as it is. When the key is there, RETURNING gives no row: return",
+    "undefined; else `Number(rows[0].fence)` (a bigint comes back from pg as a string). The conflict is",
+    "decided by the primary key's index, which makes a second claim wait for the first transaction's",
+    "outcome, so no SELECT first and no transaction of your own.",
+  ],
 };
 
 /** The hint for an exercise ("" when it has none). */

@@ -1,0 +1,77 @@
+/**
+ * The claim of an idempotency key on PostgreSQL, in one statement: the row goes in as in_progress
+ * with the next fencing token, unless a row for (caller, key) is there already, in which case
+ * nothing changes and no row comes back.
+ *
+ *   INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at)
+ *   VALUES ($1, $2, $3, 'in_progress', nextval('idempotency_fence'), $4, $5)
+ *   ON CONFLICT (caller, key) DO NOTHING
+ *   RETURNING fence
+ *
+ * What makes it safe between instances is the primary key on (caller, key): of two such statements
+ * for one key, in two transactions, the second waits until the first commits or rolls back and then
+ * inserts nothing (PostgreSQL documentation, INSERT, "ON CONFLICT Clause"). No isolation level is
+ * needed for that: READ COMMITTED, the default, is enough, because the index, not a snapshot, decides.
+ * The fence comes from a sequence: nextval never hands out a number twice, whatever the transactions
+ * do (a rolled-back or conflicting claim leaves a gap, which is harmless).
+ *
+ * It is the claim of the tracker's PostgreSQL store (lib/tracker/postgres-store.ts, `claimKey`), and
+ * `createKeyTable` makes that store's key table and sequence (times as ms on the caller's clock), so
+ * that lesson 10's race can also make it without the constraint.
+ */
+import type { ClientBase } from "pg";
+import type { KeyRow } from "../tracker/key-decision.ts";
+
+/** What a claim needs: who, which key, for what request, and the times it runs by. */
+export interface Claim {
+  caller: string;
+  key: string;
+  fingerprint: string;
+  /** The caller's clock, ms. */
+  now: number;
+  leaseMs: number;
+  ttlMs: number;
+}
+
+/** The claim statement: $1 caller, $2 key, $3 fingerprint, $4 lease_until, $5 expires_at. */
+export const CLAIM_SQL = `INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at)
+  VALUES ($1, $2, $3, 'in_progress', nextval('idempotency_fence'), $4, $5)
+  ON CONFLICT (caller, key) DO NOTHING
+  RETURNING fence`;
+
+/**
+ * Creates the key table and the fence sequence (in the connection's schema). `constraint: false`
+ * leaves out the primary key: the tempting table of a check-then-insert claim, for lesson 10 to break.
+ */
+export async function createKeyTable(db: ClientBase, options: { constraint: boolean } = { constraint: true }): Promise<void> {
+  await db.query(`
+    CREATE TABLE idempotency_keys (
+      caller      text   NOT NULL,
+      key         text   NOT NULL,
+      fingerprint text   NOT NULL,
+      state       text   NOT NULL CHECK (state IN ('in_progress', 'completed')),
+      fence       bigint NOT NULL,
+      lease_until bigint NOT NULL,
+      expires_at  bigint NOT NULL,
+      status      integer,
+      headers     text,
+      body        text${options.constraint ? ",\n      PRIMARY KEY (caller, key)" : ""}
+    );
+    CREATE SEQUENCE idempotency_fence;`);
+}
+
+/** The row for (caller, key), in the decision's terms (lib/tracker/key-decision.ts), or undefined. */
+export async function readKey(db: ClientBase, caller: string, key: string): Promise<KeyRow | undefined> {
+  const { rows } = await db.query<{ fingerprint: string; state: KeyRow["state"]; fence: string; lease_until: string; expires_at: string }>(
+    "SELECT fingerprint, state, fence, lease_until, expires_at FROM idempotency_keys WHERE caller = $1 AND key = $2",
+    [caller, key],
+  );
+  const r = rows[0];
+  return r && { fingerprint: r.fingerprint, state: r.state, fence: Number(r.fence), leaseUntil: Number(r.lease_until), expiresAt: Number(r.expires_at) };
+}
+
+/** Claims the key with CLAIM_SQL: the claim's fence, or undefined when a row was there already. */
+export async function claimKey(db: ClientBase, claim: Claim): Promise<number | undefined> {
+  const { rows } = await db.query<{ fence: string }>(CLAIM_SQL, [claim.caller, claim.key, claim.fingerprint, claim.now + claim.leaseMs, claim.now + claim.ttlMs]);
+  return rows[0] === undefined ? undefined : Number(rows[0].fence);
+}

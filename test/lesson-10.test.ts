@@ -1,0 +1,63 @@
+// Lesson 10 prints what it measured, on a real PostgreSQL and real tracker processes behind the
+// balancer: each case's count, read from its closing table; the same trace for the same seed; and no
+// tracker, dispatcher or PostgreSQL process outlives it.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { test } from "node:test";
+import { POSTGRES_URL_ENV } from "./global-postgres.ts";
+import { processesMarked, runTs, tableRow } from "./run-helpers.ts";
+
+const LESSON = "lessons/10-more-than-one-server.ts";
+// Four clusters of three tracker processes, two dispatcher processes three times and a PostgreSQL start: on a loaded
+// 2-core machine this takes far longer than the lesson's few seconds on a quiet one.
+const LIMIT_MS = 180_000;
+
+test("lesson 10 measures every case: own files 2, shared PostgreSQL 1, ON CONFLICT 201/409 vs check-then-insert 2, keyed 2 / fenced 1, each outbox row once", { timeout: LIMIT_MS + 10_000 }, async () => {
+  const marker = `WORKBOOK_RUN_MARK=${randomUUID()}`;
+  const ran = await runTs([LESSON], { timeoutMs: LIMIT_MS, env: { WORKBOOK_RUN_MARK: marker.split("=")[1]! } });
+  assert.equal(ran.timedOut, false, "the lesson did not finish");
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.equal(ran.stderr, "");
+  const counted = (label: string) => tableRow(ran.stdout, label)?.[1];
+  assert.equal(counted("keys in each instance's own file"), "2 (per instance: 1, 1, 0)");
+  assert.equal(counted("keys in the shared PostgreSQL"), "1 (timeout → 201 replayed)");
+  assert.equal(counted("one key, two instances: unique constraint + ON CONFLICT"), "1 (201 and 409)");
+  assert.equal(counted("one key, two instances: check-then-insert, no constraint"), "2 (201 and 201)");
+  assert.equal(counted("the same at SERIALIZABLE"), "1 (201 and 40001)");
+  assert.equal(counted("paused past its lease on instance 1, keyed"), "2");
+  assert.equal(counted("paused past its lease on instance 1, fenced"), "1");
+  // Each row POSTed once while both ran; the killed one's delivered row once more, replayed by its key.
+  assert.equal(counted("two dispatchers, plain SELECT (no lock)"), "6 notifications (12 POSTs, 6 replayed by key)");
+  assert.equal(counted("two dispatchers, SKIP LOCKED"), "6 notifications (6 POSTs, 0 duplicates)");
+  assert.equal(counted("one dispatcher killed mid-batch"), "6 notifications (7 POSTs, 1 replayed by key)");
+
+  // The moments the lesson is about, as they happened.
+  assert.match(ran.stdout, /balancer: POST \/reports → instance 2\n.*\[instance 2\] #1 POST \/reports arrived/);
+  assert.match(ran.stdout, /\[instance 2\] #1 key [0-9a-f]{8}…[0-9a-f]{4} completed before: replaying the stored 201/, "the replay was served by instance 2");
+  assert.match(ran.stdout, /Both ran at READ COMMITTED, PostgreSQL's default, as read from the server/);
+  assert.match(ran.stdout, /\[instance 2\] INSERT … ON CONFLICT \(caller, key\) DO NOTHING: waits/);
+  assert.match(ran.stdout, /\[instance 2\] ERROR 40001: could not serialize access/);
+  assert.match(ran.stdout, /\[instance 3\] #1 UPDATE key .* TAKEN OVER \(lease ran out\)/);
+  assert.match(ran.stdout, /\[instance 1\] #1 BEGIN · INSERT report 2, UPDATE key .* WHERE fence = 1: 0 rows · ROLLBACK/);
+  assert.match(ran.stdout, /\[instance 2\] BEGIN · SELECT \(no lock\): read row\(s\) 1, 2, 3/);
+  assert.match(ran.stdout, /\[instance 1\] BEGIN · SELECT … FOR UPDATE SKIP LOCKED: took row\(s\) 1, 2, 3/);
+  assert.match(ran.stdout, /\[instance 2\] BEGIN · SELECT … FOR UPDATE SKIP LOCKED: took row\(s\) 4, 5, 6/);
+  assert.match(ran.stdout, /\[instance 1\] dispatcher killed \(SIGKILL\) after the notifier accepted row 1/);
+  assert.match(ran.stdout, /key outbox-row-1 seen before: .* NOT delivered again/);
+  assert.match(ran.stdout, /SQLSTATE 40001 \(serialization_failure\)/);
+  assert.match(ran.stdout, /SQLSTATE 40003/);
+  assert.deepEqual(processesMarked(marker), [], "no tracker, dispatcher or PostgreSQL process outlives the lesson");
+});
+
+test("lesson 10 prints the same trace for the same seed, times aside", { timeout: 2 * LIMIT_MS + 10_000 }, async () => {
+  const strip = (s: string) => s.replace(/^\s*\d+ ms/gm, "").replace(/\d+ ms\b/g, "N ms");
+  // One after the other: each run starts nine tracker processes. Under npm test both use the run's
+  // one PostgreSQL (as a learner's DATABASE_URL), each in schemas of its own; alone, each starts its own.
+  const shared = process.env[POSTGRES_URL_ENV];
+  const env: Record<string, string> = shared === undefined ? {} : { DATABASE_URL: shared };
+  const a = await runTs([LESSON, "--seed", "4"], { timeoutMs: LIMIT_MS, env });
+  const b = await runTs([LESSON, "--seed", "4"], { timeoutMs: LIMIT_MS, env });
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(b.code, 0, b.stderr);
+  assert.equal(strip(a.stdout), strip(b.stdout));
+});
