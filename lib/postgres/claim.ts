@@ -15,7 +15,7 @@
  * The fence comes from a sequence: nextval never hands out a number twice, whatever the transactions
  * do (a rolled-back or conflicting claim leaves a gap, which is harmless).
  *
- * It is the claim of the tracker's PostgreSQL store (lib/tracker/postgres-store.ts, `claimKey`), and
+ * The tracker's PostgreSQL store (lib/tracker/postgres-store.ts, `claimKey`) runs this very statement, and
  * `createKeyTable` makes that store's key table and sequence (times as ms on the caller's clock), so
  * that lesson 10's race can also make it without the constraint.
  */

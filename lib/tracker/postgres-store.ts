@@ -27,6 +27,7 @@ import type { StoredKey } from "./key-store.ts";
 import { MAX_REPORT_ID, normalizeTitle, type NewReport, type Report } from "./store.ts";
 import { PostgresUnavailable } from "../postgres/server.ts";
 import { redact } from "../postgres/schema.ts";
+import { CLAIM_SQL } from "../postgres/claim.ts";
 
 /** The tables, created if missing; one process at a time (an advisory lock on the schema's name). */
 const SCHEMA_SQL = `
@@ -81,9 +82,7 @@ const SQL = {
   getKey: `SELECT ${KEY_COLS} FROM idempotency_keys WHERE caller = $1 AND key = $2`,
   // The claim: one statement. No row back means the key is there already (a completed key, a
   // running claim, an expired one): the variant reads it and decides.
-  claimKey: `INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at)
-    VALUES ($1, $2, $3, 'in_progress', nextval('idempotency_fence'), $4, $5)
-    ON CONFLICT (caller, key) DO NOTHING RETURNING fence`,
+  claimKey: CLAIM_SQL, // the claim statement itself lives in lib/postgres/claim.ts (exercise 10a writes it)
   // The take-over of a lease run out, or of a key past its TTL (forgotten, so new), and only of the
   // row the decision was made on (fence = $7): of two instances taking over at once, one wins.
   takeOverKey: `UPDATE idempotency_keys SET fingerprint = $3, state = 'in_progress', fence = nextval('idempotency_fence'),
