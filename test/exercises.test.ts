@@ -95,3 +95,25 @@ test("the shipped exercises come from git's HEAD, else the copy recorded at inst
   rmSync(file);
   assert.equal(shippedExerciseFiles(repo).find((f) => f.path === "exercises/01a-x.ts")?.data.toString(), stub);
 });
+
+// Exercise 08a asks for a test that orders events with gates. A version that counts the reports as
+// soon as the call returns, without waiting for request #1 to be handled, passes on a quiet machine
+// by luck; the exercise's check must fail it anyway (it plays an unlucky scheduler).
+test("exercise 08a: a test that counts before request #1 is handled fails the check", { timeout: 120_000 }, async () => {
+  const e = exercises.find((x) => x.id === "08a");
+  assert.ok(e, "exercise 08a exists");
+  const answer = readFileSync(join(project.root, e.solution), "utf8");
+  const gate = '    await call;\n    await faults.reached(1, "handled");\n    return tracker.store.countReports();';
+  assert.ok(answer.includes(gate), "the reference answer waits for request #1 before it counts");
+  const lucky = answer.replace(gate, "    await call;\n    return tracker.store.countReports();");
+  const file = join(project.root, e.file);
+  const shipped = readFileSync(file);
+  writeFileSync(file, lucky);
+  try {
+    const r = await runExerciseTests(e, "exercises", 60_000, { root: project.root });
+    assert.equal(r.timedOut, false);
+    assert.equal(r.passed, false, "a test that counts by luck passed 08a's check");
+  } finally {
+    writeFileSync(file, shipped);
+  }
+});
