@@ -13,6 +13,8 @@ export interface ClusterOptions {
   db: string;
   processes: number;
   leaseMs?: number;
+  /** The child entry to start (a bundle, lib/chaos/bundle.ts); default the TypeScript one. */
+  entry?: string;
 }
 
 /** One supervised place in the cluster: a port, and whichever process serves it now. */
@@ -52,7 +54,7 @@ interface Slot {
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const start = (port: number): Promise<ChildTracker> =>
-    startChildTracker({ variant: options.variant, db: options.db, port, quiet: true, ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
+    startChildTracker({ variant: options.variant, db: options.db, port, quiet: true, ...(options.entry !== undefined ? { entry: options.entry } : {}), ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}) });
   const dead = new WeakSet<ChildTracker>();
   let closing = false;
   let restarts = 0;

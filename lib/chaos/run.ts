@@ -26,6 +26,7 @@ import { keyHeaderValues, parseIdempotencyKey } from "../tracker/idempotency-key
 import { keyStoreOf } from "../tracker/key-store.ts";
 import { ReportStore } from "../tracker/store.ts";
 import type { VariantName } from "../tracker/variant.ts";
+import { bundleTrackerChild } from "./bundle.ts";
 import { startCluster } from "./cluster.ts";
 import { startProxy, type Target } from "./proxy.ts";
 import { CHAOS_FAULTS, FAULTED_ARRIVALS, operationSeed, planOp, planSummary, type ChaosFault, type LogicalOp } from "./schedule.ts";
@@ -171,7 +172,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   keyStoreOf(schema);
   schema.close();
 
-  const cluster = await startCluster({ variant: options.variant, db, processes, leaseMs });
+  const cluster = await startCluster({ variant: options.variant, db, processes, leaseMs, entry: bundleTrackerChild(dir) });
   let proxy: Awaited<ReturnType<typeof startProxy<Passing>>> | undefined;
   // Progress: operations answered so far, and duplicates read from the database as rows arrive
   // (only new rows each time, and only their titles are kept).
