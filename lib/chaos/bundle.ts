@@ -16,6 +16,8 @@ const ENTRY = fileURLToPath(new URL("../tracker/child-entry.ts", import.meta.url
 /** Writes the bundle into `dir` (a folder the run removes) and returns its path. */
 export function bundleTrackerChild(dir: string): string {
   const outfile = join(dir, "tracker-child.cjs");
-  buildSync({ entryPoints: [ENTRY], outfile, bundle: true, platform: "node", format: "cjs", logLevel: "silent" });
+  // Only the project's own modules are joined; a package (pg, for a PostgreSQL store) is left to be
+  // required from node_modules as usual, its optional native parts included.
+  buildSync({ entryPoints: [ENTRY], outfile, bundle: true, platform: "node", format: "cjs", packages: "external", logLevel: "silent" });
   return outfile;
 }
