@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { progressLine, progressPrinter, type ChaosProgress } from "../lib/chaos/progress.ts";
+import { planChaos } from "../lib/chaos/schedule.ts";
+import { SeenTitles } from "../lib/chaos/seen.ts";
 import { tally } from "../lib/chaos/tally.ts";
 
 const at = (done: number, more: Partial<ChaosProgress> = {}): ChaosProgress => ({
@@ -87,4 +89,20 @@ test("the tally reads its rows as a stream, once", () => {
   }
   const t = tally([{ index: 1, title: "a", acked: 1 }, { index: 2, title: "b", acked: 2 }], rows());
   assert.deepEqual([t.stored, t.duplicates, t.strays, t.lost], [4, 1, 1, 0]);
+});
+
+test("duplicates so far: a title stored twice is one duplicate, and what is kept does not grow with the rows read", () => {
+  const plan = planChaos({ seed: 3, ops: 20_000, agents: 50 });
+  const seen = new SeenTitles(plan.ops.length, (i) => plan.ops[i - 1]!.report.title);
+  for (const op of plan.ops) seen.add(op.report.title);
+  assert.equal(seen.duplicates, 0);
+  assert.equal(seen.heldTitles, 0, "20 000 operations' titles read, none held as text");
+  seen.add(plan.ops[16]!.report.title);
+  seen.add(plan.ops[16]!.report.title);
+  assert.equal(seen.duplicates, 2, "op 17 stored three times: two duplicates");
+  // A title that names an operation's number without being its title is a stray, counted by its text.
+  seen.add("Undo does nothing (chaos op 17)");
+  seen.add("Undo does nothing (chaos op 17)");
+  seen.add("no operation's title");
+  assert.deepEqual([seen.duplicates, seen.heldTitles], [3, 2]);
 });

@@ -15,6 +15,8 @@ export interface ClusterOptions {
   postgres?: string;
   processes: number;
   leaseMs?: number;
+  /** The child entry to start (a bundle, lib/chaos/bundle.ts); default the TypeScript one. */
+  entry?: string;
 }
 
 /** One supervised place in the cluster: a port, and whichever process serves it now. */
@@ -59,6 +61,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       ...(options.postgres !== undefined ? { postgres: options.postgres } : { db: options.db ?? "" }),
       port,
       quiet: true,
+      ...(options.entry !== undefined ? { entry: options.entry } : {}),
       ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     });
   const dead = new WeakSet<ChildTracker>();

@@ -12,8 +12,17 @@
  * The wait is per process and lasts only until arrival, not until the answer: requests still run
  * side by side. (If a request is lost on its way without the process dying, which loopback does not
  * do, a watchdog kills that process so that its numbering starts again at 1.)
+ *
+ * The clients open a connection per attempt, as they would after a timeout; the proxy keeps its own
+ * connections to each process open between requests (keep-alive), as a load balancer does, which
+ * spares a connect and a close per request on both sides. So it removes the hop-by-hop headers
+ * (RFC 9110 §7.6.1: Connection and the fields it names, Keep-Alive) on the way in and out: the
+ * client's `Connection: close` is about its own connection to the proxy, not the proxy's to the
+ * process. A kept connection idle for a second is closed by the proxy, well before the process
+ * would close it (5 s), so that no request is sent on a connection the process is closing.
  */
-import { createServer, request, type ClientRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Agent, createServer, request, type ClientRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { pipeline } from "node:stream/promises";
 import type { ChildTracker } from "../tracker/child.ts";
 import type { Backend, Cluster } from "./cluster.ts";
@@ -64,6 +73,32 @@ interface Lane {
   last: number;
   /** Settles when the last request sent has arrived (or its process died). */
   tail: Promise<void>;
+  /** The proxy's kept connections to this process, gone with it. */
+  agent: Agent;
+}
+
+/** How long a kept connection to a process may stay idle before the proxy closes it. */
+const IDLE_MS = 1_000;
+
+/** Keep-alive connections that the proxy closes after IDLE_MS idle (an active one is left alone). */
+class ShortIdleAgent extends Agent {
+  // node:http returns whether the socket is kept (docs: agent.keepSocketAlive); @types/node says void.
+  override keepSocketAlive(socket: Socket): void {
+    const kept = super.keepSocketAlive(socket) as unknown as boolean;
+    if (kept) socket.setTimeout(IDLE_MS); // a free socket that times out is destroyed by the agent
+    return kept as unknown as void;
+  }
+}
+
+/** RFC 9110 §7.6.1: the headers that describe one connection, not the message. */
+export function withoutHopByHop(raw: readonly string[]): string[] {
+  const named = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade", "trailer"]);
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === "connection") for (const t of raw[i + 1]!.split(",")) named.add(t.trim().toLowerCase());
+  }
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (!named.has(raw[i]!.toLowerCase())) out.push(raw[i]!, raw[i + 1]!);
+  return out;
 }
 
 export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Promise<Proxy> {
@@ -73,7 +108,11 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
 
   function laneOf(tracker: ChildTracker): Lane {
     let lane = lanes.get(tracker);
-    if (!lane) lanes.set(tracker, (lane = { last: 0, tail: Promise.resolve() }));
+    if (!lane) {
+      const agent = new ShortIdleAgent({ keepAlive: true });
+      lanes.set(tracker, (lane = { last: 0, tail: Promise.resolve(), agent }));
+      void tracker.exited.then(() => agent.destroy());
+    }
     return lane;
   }
 
@@ -105,7 +144,7 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
         if (!cluster.isLive(tracker)) continue; // it died while this request waited its turn
         const target: Target = { backend, tracker, requestNo: ++lane.last };
         await hooks.beforeSend?.(state, target);
-        const upstream = request(`${tracker.url}${exchange.url}`, { method: exchange.method, headers: exchange.rawHeaders, agent: false });
+        const upstream = request({ host: "127.0.0.1", port: tracker.port, path: exchange.url, method: exchange.method, headers: withoutHopByHop(exchange.rawHeaders), agent: lane.agent });
         const answer = new Promise<IncomingMessage | Error>((resolve) => {
           upstream.once("response", resolve);
           upstream.once("error", resolve);
@@ -178,7 +217,7 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
       return;
     }
     const status = upstreamRes.statusCode ?? 0;
-    res.writeHead(status, upstreamRes.rawHeaders);
+    res.writeHead(status, withoutHopByHop(upstreamRes.rawHeaders));
     try {
       await pipeline(upstreamRes, res);
     } catch {

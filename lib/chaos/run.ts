@@ -26,9 +26,11 @@ import { keyHeaderValues, parseIdempotencyKey } from "../tracker/idempotency-key
 import { keyStoreOf } from "../tracker/key-store.ts";
 import { ReportStore } from "../tracker/store.ts";
 import type { VariantName } from "../tracker/variant.ts";
+import { bundleTrackerChild } from "./bundle.ts";
 import { startCluster } from "./cluster.ts";
 import { startProxy, type Target } from "./proxy.ts";
 import { CHAOS_FAULTS, FAULTED_ARRIVALS, operationSeed, planOp, planSummary, type ChaosFault, type LogicalOp } from "./schedule.ts";
+import { SeenTitles } from "./seen.ts";
 import { tally, type StoredRow, type Tally } from "./tally.ts";
 import type { ChaosProgress } from "./progress.ts";
 import { DatabaseSync } from "node:sqlite";
@@ -133,22 +135,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const leaseMs = options.leaseMs ?? CHAOS_DEFAULTS.leaseMs;
   const planOptions = { seed: options.seed, ops: options.ops, agents, ...(options.faults ? { faults: options.faults } : {}), ...(options.rate !== undefined ? { rate: options.rate } : {}) };
   // The plan is walked once for its digest and counts; each operation is made again (planOp) when
-  // its agent comes to it, and forgotten once answered. What the summary needs is kept compact:
-  // each operation's title and key, the id it was acknowledged with, a refusal, and the attempts of
-  // those that needed more than one.
+  // its agent comes to it, and forgotten once answered. What the summary needs is kept in arrays of
+  // fixed size, allocated once: the id each operation was acknowledged with and a refusal; titles and
+  // keys are made again from the plan when the run is counted. Only operations that needed more than
+  // one attempt keep their attempts, folded into one short line.
   const plan = planSummary(planOptions);
-  const titles = new Array<string>(options.ops);
-  const opKeys = new Array<string>(options.ops);
   const ackedIds = new Float64Array(options.ops).fill(Number.NaN);
   const refusals = new Uint16Array(options.ops);
-  const logs = new Map<number, string[]>();
+  const logs = new Map<number, string>();
   let settledCount = 0;
   /** The operations being worked on, by key (the proxy finds a request's operation here). */
   const byKey = new Map<string, OpState>();
   const open = (index: number): OpState => {
     const op = planOp(planOptions, index);
-    titles[index - 1] = op.report.title;
-    opKeys[index - 1] = op.key;
     const s: OpState = { op, arrivals: 0, holds: [], settled: false, log: [] };
     byKey.set(op.key, s);
     return s;
@@ -159,7 +158,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (s.acked !== undefined) ackedIds[i] = s.acked;
     if (s.refused !== undefined) refusals[i] = s.refused;
     if (s.settled && s.acked !== undefined) settledCount += 1;
-    if (s.log.length !== 1 || s.log[0] !== "201") logs.set(s.op.index, s.log);
+    if (s.log.length !== 1 || s.log[0] !== "201") logs.set(s.op.index, runs(s.log).join(", "));
   };
   const injected = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<ChaosFault, number>;
   let faultsOn = true;
@@ -175,26 +174,29 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   // The tables exist before the processes start, so that none of them races another to create them.
   const database = store === "postgres" ? await postgresChaosDatabase(options.databaseUrl) : sqliteChaosDatabase();
 
-  const cluster = await startCluster({ variant: options.variant, ...database.where, processes, leaseMs }).catch(async (err: unknown) => {
+  // The tracker processes start from one bundle of their entry (lib/chaos/bundle.ts): a restart costs
+  // a fifth of the CPU of one started from the TypeScript sources.
+  const bundleFolder = tempFolder("retry-workbook-chaos-bundle-"); // removed on Ctrl-C too
+  const entry = bundleTrackerChild(bundleFolder.dir);
+  const cluster = await startCluster({ variant: options.variant, ...database.where, processes, leaseMs, entry }).catch(async (err: unknown) => {
+    bundleFolder.remove();
     await database.close();
     throw err;
   });
   let proxy: Awaited<ReturnType<typeof startProxy<Passing>>> | undefined;
   // Progress: operations answered so far, and duplicates read from the database as rows arrive
-  // (only new rows each time, and only their titles are kept).
+  // (only new rows each time; SeenTitles keeps one byte per operation, not the titles).
   let done = 0;
   let phase: ChaosProgress["phase"] = "main";
-  const titlesSeen = new Set<string>();
+  const seen = new SeenTitles(options.ops, (index) => planOp(planOptions, index).report.title);
   let lastId = 0;
-  let duplicatesSoFar = 0;
   let reading: Promise<void> | undefined;
   const readProgress = async (): Promise<void> => {
     for (const row of await database.rowsAfter(lastId)) {
       lastId = Number(row.id);
-      if (titlesSeen.has(row.title)) duplicatesSoFar += 1;
-      else titlesSeen.add(row.title);
+      seen.add(row.title);
     }
-    options.onProgress?.({ variant: options.variant, done, ops: options.ops, duplicates: duplicatesSoFar, kills: cluster.restarts, elapsedMs: performance.now() - started, phase });
+    options.onProgress?.({ variant: options.variant, done, ops: options.ops, duplicates: seen.duplicates, kills: cluster.restarts, elapsedMs: performance.now() - started, phase });
   };
   /** One progress report at a time (PostgreSQL answers later than the next tick may come). */
   const report = (): Promise<void> => {
@@ -305,6 +307,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     clearInterval(ticker);
     await proxy?.close();
     await cluster.close();
+    bundleFolder.remove();
     await reading?.catch(() => {});
     await report().catch(() => {});
     if (runFailed) await database.close().catch(() => {});
@@ -313,9 +316,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const rows = await database.allRows();
   // What each key would replay now, beside what its client was told.
   let changedAnswers = 0;
+  const titles = new Array<string>(options.ops);
   for (let i = 0; i < options.ops; i++) {
+    const op = planOp(planOptions, i + 1);
+    titles[i] = op.report.title;
     if (Number.isNaN(ackedIds[i]!)) continue;
-    const stored = await database.storedResponse(`agent-${(i % agents) + 1}`, opKeys[i]!);
+    const stored = await database.storedResponse(op.caller, op.key);
     if (stored !== undefined && (stored.body as { id?: unknown }).id !== ackedIds[i]) changedAnswers += 1;
   }
   const t = tally(
@@ -330,8 +336,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   await database.close();
   const examples = [...t.duplicatedOps.slice(0, 5), ...t.lostOps.slice(0, 5)].map((i) => {
     const acked = ackedIds[i - 1]!;
-    const again: OpState = { op: planOp(planOptions, i), arrivals: 0, holds: [], settled: false, log: logs.get(i) ?? ["201"], ...(Number.isNaN(acked) ? {} : { acked }) };
-    return example(again, t.rowsOf.get(i)!);
+    const again: OpState = { op: planOp(planOptions, i), arrivals: 0, holds: [], settled: false, log: [], ...(Number.isNaN(acked) ? {} : { acked }) };
+    return example(again, t.rowsOf.get(i)!, logs.get(i) ?? "201");
   });
   return {
     variant: options.variant,
@@ -446,11 +452,11 @@ function short(o: Outcome): string {
 
 const ORDINAL = ["1st", "2nd", "3rd"];
 
-function example(s: OpState, ids: number[]): string {
+function example(s: OpState, ids: number[], attempts: string): string {
   const faults = s.op.faults.map((f, i) => (f ? `${ORDINAL[i] ?? `${i + 1}th`} request ${f}` : undefined)).filter(Boolean);
   const stored = ids.length === 0 ? "no report" : `${ids.length} report${ids.length === 1 ? "" : "s"} (#${ids.join(", #")})`;
   const acked = s.acked === undefined ? "never acknowledged" : `acknowledged as #${s.acked}`;
-  return `op ${s.op.index} (${s.op.caller}, key ${s.op.key.slice(0, 8)}…): ${stored}, ${acked}; faults: ${faults.join(", ") || "none"}; attempts: ${runs(s.log).join(", ")}`;
+  return `op ${s.op.index} (${s.op.caller}, key ${s.op.key.slice(0, 8)}…): ${stored}, ${acked}; faults: ${faults.join(", ") || "none"}; attempts: ${attempts}`;
 }
 
 /** Repeats folded: ["timeout", "timeout", "201"] → ["timeout ×2", "201"]. */

@@ -102,6 +102,8 @@ export interface ChildTrackerOptions {
    * requests.
    */
   quiet?: boolean;
+  /** The child entry to run instead of child-entry.ts: a bundle of it (lib/chaos/bundle.ts). */
+  entry?: string;
 }
 
 export type { ChildExit };
@@ -147,7 +149,7 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     ...(options.quiet === true ? { quiet: true } : {}),
     ...(options.stepped ? { stepped: true } : {}),
   };
-  const { child, exited } = spawnEntry<FromChild>(ENTRY, JSON.stringify(config), receive, { stdin: options.stepped ? "pipe" : "ignore" });
+  const { child, exited } = spawnEntry<FromChild>(options.entry ?? ENTRY, JSON.stringify(config), receive, { stdin: options.stepped ? "pipe" : "ignore" });
   child.stdin?.on("error", () => {}); // a "go on" to a child that has just died is nobody's error
 
   const stages = new Signals();

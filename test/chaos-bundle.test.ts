@@ -1,0 +1,38 @@
+// The chaos run starts its tracker processes from one bundled CommonJS file (lib/chaos/bundle.ts), not
+// from the TypeScript sources: a process so started loads no .ts module, serves as the TypeScript one
+// does (a report filed once, its retry replayed), and dies and starts again the same way.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { bundleTrackerChild } from "../lib/chaos/bundle.ts";
+import { httpCall } from "../lib/client.ts";
+import { tempFolder } from "../lib/scratch.ts";
+import { startChildTracker } from "../lib/tracker/child.ts";
+
+test("the bundled tracker child: one file that loads no .ts module, and serves a report and its replay", async () => {
+  const folder = tempFolder("retry-workbook-bundle-test-");
+  try {
+    const entry = bundleTrackerChild(folder.dir);
+    assert.ok(entry.endsWith(".cjs"), entry);
+    const text = readFileSync(entry, "utf8");
+    assert.ok(!/require\(["'][^"']*\.ts["']\)/.test(text), "the bundle requires no TypeScript file");
+    assert.ok(/\brequire\(["']node:sqlite["']\)/.test(text), "the bundle leaves Node's built-ins to Node");
+    const db = join(folder.dir, "t.sqlite");
+    const post = (url: string) =>
+      httpCall({ method: "POST", url: `${url}/reports`, body: { title: "bundled" }, headers: { "idempotency-key": '"k-1"' }, timeoutMs: 5_000 });
+    const first = await startChildTracker({ variant: "fenced", db, quiet: true, entry });
+    const a = await post(first.url);
+    assert.equal(a.kind === "response" ? a.status : a.kind, 201);
+    // Killed and started again on the same port and file, as the cluster does: the retry is replayed.
+    await first.kill();
+    const again = await startChildTracker({ variant: "fenced", db, port: first.port, quiet: true, entry });
+    const b = await post(again.url);
+    assert.equal(b.kind === "response" ? b.status : b.kind, 201);
+    assert.equal(b.kind === "response" ? b.headers["idempotent-replayed"] : undefined, "true");
+    assert.deepEqual(b.kind === "response" ? (b.body as { id: number }).id : undefined, a.kind === "response" ? (a.body as { id: number }).id : undefined);
+    await again.close();
+  } finally {
+    folder.remove();
+  }
+});
