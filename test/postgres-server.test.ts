@@ -2,7 +2,9 @@
 // folder, answers SQL, and leaves no process and no file behind, whether stopped or its owner killed.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import pg from "pg";
 import { processEnded, startPostgres, PostgresUnavailable } from "../lib/postgres/server.ts";
@@ -40,6 +42,9 @@ test("a DATABASE_URL is used as it is and never stopped; a malformed one is a on
   assert.equal(own.url, "postgres://someone@127.0.0.1:1/db");
   await own.stop();
   await assert.rejects(startPostgres({ databaseUrl: "mysql://x" }), (e: Error) => e instanceof PostgresUnavailable && !e.message.includes("\n"));
+  for (const bad of ["postgres://nobody@127.0.0.1:notaport/x", "postgres://u:p@[::1/x"]) {
+    await assert.rejects(startPostgres({ databaseUrl: bad }), (e: Error) => e instanceof PostgresUnavailable && /DATABASE_URL is not a valid URL/.test(e.message) && !e.message.includes("\n"), bad);
+  }
 });
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -67,3 +72,43 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     assert.equal(existsSync(folder), false, "its data went with it");
   });
 }
+
+/** Processes (not zombies) whose command line names `text`. */
+function processesNaming(text: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
+      if (cmd.includes(text) && !processEnded(Number(name))) found.push(Number(name));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return found;
+}
+
+test("Ctrl-C while initdb is still creating the cluster: initdb, its bootstrap server and the folder all go", async () => {
+  const tmp = mkdtempSync(join(tmpdir(), "pg-sigint-test-"));
+  chmodSync(tmp, 0o777);
+  try {
+    const script = `import { startPostgres } from ${JSON.stringify(new URL("../lib/postgres/server.ts", import.meta.url).href)};
+      await startPostgres({ databaseUrl: "" });
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "ignore", env: { ...process.env, TMPDIR: tmp } });
+    const exited = new Promise<string | null>((resolve) => child.once("exit", (_c, s) => resolve(s)));
+    // The moment to interrupt: initdb has begun to fill the data folder (what the folder shows, not a guess of time).
+    const started = Date.now();
+    const dataDir = (): string | undefined => readdirSync(tmp).filter((d) => d.startsWith("retry-workbook-pg-")).map((d) => join(tmp, d, "data")).find((d) => existsSync(join(d, "base")) || existsSync(join(d, "global")));
+    while (dataDir() === undefined) {
+      assert.ok(Date.now() - started < 60_000, "initdb never began");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    child.kill("SIGINT");
+    assert.equal(await exited, "SIGINT");
+    assert.deepEqual(readdirSync(tmp).filter((d) => d.startsWith("retry-workbook-")), [], "no scratch folder is left");
+    assert.deepEqual(processesNaming(tmp), [], "no initdb or postgres process is left");
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});

@@ -29,6 +29,7 @@ export async function createSchema(url: string, prefix: string): Promise<Schema>
   if (!/^[a-z][a-z0-9_]{0,40}$/.test(prefix)) throw new Error(`a schema prefix is lower-case letters, digits and _ (got "${prefix}")`);
   const name = `${prefix}_${randomBytes(5).toString("hex")}`;
   const client = new pg.Client({ connectionString: url });
+  client.on("error", () => {}); // a server that goes away: the awaited query rejects with the reason
   try {
     await client.connect();
     await client.query(`CREATE SCHEMA ${name}`);
@@ -42,6 +43,7 @@ export async function createSchema(url: string, prefix: string): Promise<Schema>
     url: urlInSchema(url, name),
     drop: async () => {
       const c = new pg.Client({ connectionString: url });
+      c.on("error", () => {});
       await c.connect();
       try {
         await c.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);

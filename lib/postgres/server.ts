@@ -15,7 +15,7 @@
  * which needs to read the binaries in node_modules; the scratch folder is made for it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, chmodSync, chownSync, constants, existsSync, readFileSync, rmSync } from "node:fs";
+import { accessSync, chmodSync, chownSync, constants, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { onExitCleanup, tempFolder } from "../scratch.ts";
@@ -77,7 +77,20 @@ function freePort(): Promise<number> {
 /** Runs a program to its end; rejects with its last output lines if it fails. */
 function run(file: string, args: string[], ids: { uid?: number; gid?: number }): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { ...ids, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C", LANG: "C" } });
+    // In a process group of its own (as the server below): a Ctrl-C in the terminal reaches this
+    // process alone, whose clean-up ends the child first and only then removes its folder.
+    const child = spawn(file, args, { ...ids, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C", LANG: "C" } });
+    const pid = child.pid;
+    const unregister = onExitCleanup(() => {
+      if (pid === undefined) return;
+      try {
+        process.kill(-pid, "SIGKILL"); // its group: initdb and the bootstrap server it runs
+      } catch {
+        return;
+      }
+      waitEndedSync(pid, 3_000);
+    });
+    child.once("close", unregister);
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr.on("data", (b: Buffer) => (out += b.toString()));
@@ -106,11 +119,38 @@ export function processEnded(pid: number): boolean {
   }
 }
 
-/** Waits synchronously, at most `ms`, for `pid` to end (for the exit path, where nothing async runs). */
-function waitEndedSync(pid: number, ms: number): void {
+/**
+ * Whether every process of group `pgid` has ended (zombies count as ended). The server's children, and
+ * initdb's bootstrap server, must be gone before their folder is removed, or a late write recreates
+ * part of it. Where there is no /proc, the group leader alone is looked at.
+ */
+function groupEnded(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return processEnded(pgid);
+  }
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // ended meanwhile
+    }
+    // After the command's closing parenthesis: state, ppid, pgrp, …
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z") return false;
+  }
+  return true;
+}
+
+/** Waits synchronously, at most `ms`, for group `pgid` to end (for the exit path, where nothing async runs). */
+function waitEndedSync(pgid: number, ms: number): void {
   const until = Date.now() + ms;
   const cell = new Int32Array(new SharedArrayBuffer(4));
-  while (!processEnded(pid) && Date.now() < until) Atomics.wait(cell, 0, 0, 10);
+  while (!groupEnded(pgid) && Date.now() < until) Atomics.wait(cell, 0, 0, 10);
 }
 
 /**
@@ -121,6 +161,11 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   const external = options.databaseUrl ?? process.env["DATABASE_URL"] ?? "";
   if (external !== "") {
     if (!/^postgres(ql)?:\/\//.test(external)) throw new PostgresUnavailable(`DATABASE_URL must start with postgres:// (got "${external.slice(0, 40)}")`);
+    try {
+      new URL(external);
+    } catch {
+      throw new PostgresUnavailable(`DATABASE_URL is not a valid URL (expected postgres://user:password@host:port/database)`);
+    }
     return { url: external, external: true, stop: async () => {} };
   }
   return startEmbedded(options);
@@ -176,7 +221,10 @@ function launch(
   timeoutMs: number,
 ): Promise<PostgresServer> {
   const args = ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${scratch.dir}`, "-c", "max_connections=200"];
-  const child: ChildProcess = spawn(postgres, args, { ...ids, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, LC_ALL: "C", LANG: "C" } });
+  // Its own process group: a Ctrl-C in the terminal reaches this process only, whose clean-up stops
+  // the server after the lesson's connections are no longer listened to (no "terminating connection"
+  // error lands in a lesson that is already on its way out).
+  const child: ChildProcess = spawn(postgres, args, { ...ids, detached: true, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, LC_ALL: "C", LANG: "C" } });
   const pid = child.pid;
   let log = "";
   let stopped = false;
@@ -185,11 +233,19 @@ function launch(
   const unregister = onExitCleanup(() => {
     if (pid === undefined || stopped) return;
     try {
-      process.kill(pid, "SIGQUIT");
+      process.kill(pid, "SIGQUIT"); // immediate shutdown: the server ends its children itself
     } catch {
       return;
     }
     waitEndedSync(pid, 3_000);
+    if (!groupEnded(pid)) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // gone meanwhile
+      }
+      waitEndedSync(pid, 1_000);
+    }
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const stop = async (): Promise<void> => {
