@@ -6,7 +6,9 @@
  * statement. A new (caller, key) goes in as 'in_progress' with the next fencing token from the
  * sequence idempotency_fence and a lease; a (caller, key) that is there already is left exactly as it is, and
  * the claim says so by returning no token. Two instances claiming one key at the same moment must end
- * with one claim, and the loser must get undefined, not an error.
+ * with one claim, and at READ COMMITTED (PostgreSQL's default) the loser must get
+ * undefined, not an error. (At REPEATABLE READ or SERIALIZABLE the loser fails with SQLSTATE 40001
+ * instead and its caller runs the transaction again: lesson 10, section 3d.)
  *
  * Constraints: a real PostgreSQL server (the tests start one), the client `pg`, the tracker's
  * own tables (lib/tracker/postgres-store.ts: idempotency_keys with PRIMARY KEY (caller, key), the

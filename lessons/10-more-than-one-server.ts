@@ -219,14 +219,18 @@ try {
 
   // ## 3. Two instances claim one key at the same moment
   // Two requests with one key, on two instances, at the same moment: the agent's retry overtaking a
-  // slow first attempt, or two agents replaying one tool call. Each instance has its own connection
-  // to the shared PostgreSQL. The lesson holds both at the claim: instance 1's claim is in but not
-  // committed when instance 2's claim goes out (lib/postgres/claim-race.ts), the worst moment.
-  // With the primary key on (caller, key), the claim is one statement:
+  // slow first attempt, or two agents replaying one tool call. No tracker processes here: the lesson
+  // opens two connections to the shared PostgreSQL itself, each standing for one instance's connection
+  // ("connection of instance 1", "… of instance 2"), and sends the statements an instance would. It
+  // holds both at the claim: instance 1's claim is in but not committed when instance 2's claim goes
+  // out (lib/postgres/claim-race.ts), the worst moment. With the primary key on (caller, key), the
+  // claim is one statement:
   //   INSERT INTO idempotency_keys (…) VALUES (…) ON CONFLICT (caller, key) DO NOTHING RETURNING fence
-  // Instance 2's INSERT waits on the unique index until instance 1 commits, then inserts nothing.
+  // Instance 2's INSERT waits on the unique index until instance 1 commits; at READ COMMITTED it then
+  // inserts nothing.
   trace.section("3a · Two instances claim one key at once: PRIMARY KEY (caller, key) and ON CONFLICT");
-  const sayRace = (instance: 1 | 2, text: string, mark?: "ok" | "bad" | "warn"): void => trace.event("database", `[instance ${instance}] ${text}`, mark);
+  const sayRace = (instance: 1 | 2, text: string, mark?: "ok" | "bad" | "warn"): void =>
+    trace.event("database", `[connection of instance ${instance}] ${text}`, mark);
   const race = async (design: "constraint" | "check-then-insert", isolation?: "SERIALIZABLE") => {
     const schema = await createSchema(postgres.url, "lesson10_race");
     try {
@@ -235,38 +239,77 @@ try {
       await schema.drop();
     }
   };
+  /** The level both connections reported, or each one's if they differ. */
+  const levelOf = (r: { isolation: [string, string] }): string =>
+    (r.isolation[0] === r.isolation[1] ? r.isolation[0] : `${r.isolation[0]} and ${r.isolation[1]}`).toUpperCase();
+  const SQL_SAW = "connections got:";
   const withConstraint = await race("constraint");
-  trace.knows(`instance 1: ${withConstraint.answers[0]}, instance 2: ${withConstraint.answers[1]}`, `exactly one claim won; the other waited for it and answered 409 (isolation: ${withConstraint.isolation})`);
+  trace.knows(
+    `instance 1: ${withConstraint.answers[0]}, instance 2: ${withConstraint.answers[1]}`,
+    `exactly one claim won; the other waited for it, got no row back and answered 409 (isolation: ${levelOf(withConstraint)})`,
+    SQL_SAW,
+  );
   trace.count(withConstraint.reports, 1);
 
   // The tempting version: look the key up, and insert a claim if there is none. No constraint on the
   // table. Both instances run their SELECT before either runs its INSERT.
   trace.section("3b · The same with check-then-insert and no constraint");
   const checkThenInsert = await race("check-then-insert");
-  trace.knows(`instance 1: ${checkThenInsert.answers[0]}, instance 2: ${checkThenInsert.answers[1]}`, `both looked, both found nothing, both claimed: ${checkThenInsert.keyRows} key rows for one key (isolation: ${checkThenInsert.isolation})`);
+  trace.knows(
+    `instance 1: ${checkThenInsert.answers[0]}, instance 2: ${checkThenInsert.answers[1]}`,
+    `both looked, both found nothing, both claimed: ${checkThenInsert.keyRows} key rows for one key (isolation: ${levelOf(checkThenInsert)})`,
+    SQL_SAW,
+  );
   trace.count(checkThenInsert.reports, 1);
-  trace.prose(`Both ran at ${checkThenInsert.isolation.toUpperCase()}, PostgreSQL's default, as read from the server (SHOW
-  transaction_isolation). Under it each statement sees what was committed when it began: both SELECTs began
-  before either claim existed, so both saw none. REPEATABLE READ would not help: each transaction would see
-  its own snapshot, and two INSERTs of new rows do not conflict. What saved 3a was not the isolation level but
-  the unique index on (caller, key): an INSERT of a key that another transaction has inserted waits for that
-  transaction's outcome, at any isolation level, and ON CONFLICT DO NOTHING then inserts nothing.`);
+  trace.prose(`Both ran at ${levelOf(checkThenInsert)}, PostgreSQL's default, as read from the server on each connection
+  (SHOW transaction_isolation). Under it each statement sees what was committed when it began: both SELECTs
+  began before either claim existed, so both saw none. REPEATABLE READ would not help: each transaction would
+  see its own snapshot, and two INSERTs of new rows do not conflict. What saved 3a was not the isolation level
+  but the unique index on (caller, key): an INSERT of a key that another transaction has inserted waits for
+  that transaction's outcome, and only one row gets in, at every level. What the loser gets back depends on
+  the level: at READ COMMITTED, ON CONFLICT DO NOTHING inserts nothing and returns no row (3a's 409); at
+  REPEATABLE READ or SERIALIZABLE, when the winner committed after the loser's snapshot was taken, the
+  loser's INSERT fails with SQLSTATE 40001 instead (3d).`);
 
   // SERIALIZABLE does catch it: PostgreSQL's serializable snapshot isolation sees the two
   // read-then-write transactions overlap and fails one with SQLSTATE 40001. The transaction is gone,
   // and the client must run all of it again: section 6's subject.
   trace.section("3c · check-then-insert at SERIALIZABLE");
   const serializable = await race("check-then-insert", "SERIALIZABLE");
-  trace.knows(`instance 1: ${serializable.answers[0]}, instance 2: ${serializable.answers[1]}`, `the second commit-to-be was refused with a serialization failure; rerun whole, it would find the key claimed`);
+  trace.knows(
+    `instance 1: ${serializable.answers[0]}, instance 2: ${serializable.answers[1]}`,
+    `the second commit-to-be was refused with a serialization failure; rerun whole, it would find the key claimed`,
+    SQL_SAW,
+  );
   trace.count(serializable.reports, 1);
+
+  // And 3a's claim at SERIALIZABLE: the constraint still lets one claim in, but the loser's snapshot
+  // was taken before the winner's row was committed, so its INSERT … ON CONFLICT fails with 40001
+  // rather than returning no row. Instance 2 rolls back and runs its whole transaction again, as a
+  // client must; the rerun's snapshot holds the winner's row, and ON CONFLICT returns no row.
+  trace.section("3d · The constraint's claim at SERIALIZABLE");
+  const constraintSerializable = await race("constraint", "SERIALIZABLE");
+  trace.knows(
+    `instance 1: ${constraintSerializable.answers[0]}, instance 2: ${constraintSerializable.answers[1]}, then on its rerun ${constraintSerializable.rerun}`,
+    `one claim won, as in 3a; the loser got ${constraintSerializable.answers[1]} instead of an empty result, and its rerun answered ${constraintSerializable.rerun} (isolation: ${levelOf(constraintSerializable)})`,
+    SQL_SAW,
+  );
+  trace.count(constraintSerializable.reports, 1);
   summary.push(
     ["one key, two instances: unique constraint + ON CONFLICT", `${withConstraint.reports} (${withConstraint.answers.join(" and ")})`, "1"],
     ["one key, two instances: check-then-insert, no constraint", `${checkThenInsert.reports} (${checkThenInsert.answers.join(" and ")})`, "1"],
     ["the same at SERIALIZABLE", `${serializable.reports} (${serializable.answers.join(" and ")})`, "1"],
+    [
+      "unique constraint + ON CONFLICT at SERIALIZABLE",
+      `${constraintSerializable.reports} (${constraintSerializable.answers.join(" and ")}, rerun → ${constraintSerializable.rerun})`,
+      "1",
+    ],
   );
   trace.prose(`SERIALIZABLE turns the duplicate into an error that the application must handle by running the whole
-  transaction again; the constraint turns it into a 409 with no retry loop in the code. Keep the constraint
-  either way: it is the one rule the database enforces whatever the code above it does.`);
+  transaction again. At READ COMMITTED the constraint turns it into a 409 with no retry loop in the code; at
+  REPEATABLE READ or SERIALIZABLE the constraint's loser gets 40001 too (3d), and the retry loop is needed
+  either way. Keep the constraint whatever the level: it is the one rule the database enforces whatever the
+  code above it does.`);
 
   // ## 4. An instance paused past its lease
   // Lesson 05's paused holder, now across machines. Instance 1 claims the key and stops (the
@@ -441,9 +484,9 @@ try {
   trace.section("Lesson 10, as measured in this run");
   trace.table(["case", "counted", "one logical call should leave"], summary);
   trace.prose(`Keys belong where every instance that may take the retry can see them; the unique constraint on (caller,
-  key) decides which claim wins, at any isolation level; the fence stops a paused holder on any machine; SKIP
-  LOCKED keeps live dispatchers apart and the row's key makes a dead one's redelivery harmless. Exercise 10a:
-  npm run check 10. (This run took ${Math.round(performance.now() - started)} ms, PostgreSQL and every process
+  key) decides which claim wins, at every isolation level (the loser gets no row at READ COMMITTED, 40001 and a
+  rerun above it); the fence stops a paused holder on any machine; SKIP LOCKED keeps live dispatchers apart and
+  the row's key makes a dead one's redelivery harmless. Exercise 10a: npm run check 10a. (This run took ${Math.round(performance.now() - started)} ms, PostgreSQL and every process
   included.)`);
 } finally {
   await postgres.stop();
