@@ -349,6 +349,13 @@ try {
   const pausedFenced = await paused("fenced");
   trace.knows(pausedFenced.attempts.map(outcomeText).join(" → "), `instance 1 woke with fence 1 while the key held fence ${pausedFenced.fence} (instance 3's take-over): its UPDATE changed 0 rows, its transaction rolled back, report included`);
   trace.count(pausedFenced.reports, 1);
+  // Why the fence is not 2: nextval runs before ON CONFLICT looks at the index, so a claim that
+  // inserts nothing still uses up a number. Each claim that met instance 1's row (instance 2's while
+  // the lease ran, then instance 3's before it took the key over) used one; the take-over drew the next.
+  const skipped = Array.from({ length: Math.max(pausedFenced.fence - 2, 0) }, (_, i) => i + 2);
+  trace.prose(`Fence ${pausedFenced.fence}, not 2: the claim's nextval('idempotency_fence') runs even when ON CONFLICT DO NOTHING
+  then inserts nothing, so the claims of instances 2 and 3 that met instance 1's row used up ${skipped.length === 0 ? "no number" : skipped.join(" and ")}
+  before instance 3's take-over drew ${pausedFenced.fence}. The gap is harmless: a fencing token only has to grow.`);
   summary.push(
     ["paused past its lease on instance 1, keyed", String(pausedKeyed.reports), "1"],
     ["paused past its lease on instance 1, fenced", String(pausedFenced.reports), "1"],
