@@ -432,10 +432,12 @@ try {
   // The tempting version first: the same batches read with a plain SELECT, no lock. Both dispatchers
   // read the same three rows and send them; only the row's key keeps the maintainer at one notification each.
   trace.section("5a · Two dispatchers, a plain SELECT (no lock)");
+  const DISPATCHERS_SAW = "dispatchers saw:";
   const unlocked = await outboxCase("no-lock");
   trace.knows(
     `instance 1 read rows ${unlocked.taken1.join(", ")}, instance 2 rows ${unlocked.taken2.join(", ")}`,
     `${unlocked.posts} POSTs for 6 rows: every row sent by both; the notifier replayed ${unlocked.replays} by key, so ${unlocked.delivered} notifications`,
+    DISPATCHERS_SAW,
   );
   trace.count(unlocked.posts, 6, "POSTs to the notifier (6 rows)");
 
@@ -444,6 +446,7 @@ try {
   trace.knows(
     `instance 1 took rows ${both.taken1.join(", ")}, instance 2 rows ${both.taken2.join(", ")}`,
     `${both.posts} POSTs to the notifier for 6 rows: no row taken twice; ${both.states.sent} rows sent, ${both.states.toSend} to send`,
+    DISPATCHERS_SAW,
   );
   trace.count(both.posts, 6, "POSTs to the notifier (6 rows)");
   trace.count(both.delivered, 6, "notifications the maintainer received (6 reports)");
@@ -453,6 +456,7 @@ try {
   trace.knows(
     `instance 2 took rows ${killed.taken2.join(", ")}, then ${killed.redelivered.join(", ")}`,
     `instance 1's batch came back to the outbox when its process died; instance 2 sent it again, row ${killed.taken1[0]} with the same key: the notifier replayed it (${killed.replays} replay), ${killed.delivered} notifications for 6 rows`,
+    DISPATCHERS_SAW,
   );
   trace.count(killed.delivered, 6, "notifications the maintainer received (6 reports)");
   summary.push(
