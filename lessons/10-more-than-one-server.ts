@@ -460,7 +460,11 @@ try {
   );
   trace.count(killed.delivered, 6, "notifications the maintainer received (6 reports)");
   summary.push(
-    ["two dispatchers, plain SELECT (no lock)", `${unlocked.delivered} notifications (${unlocked.posts} POSTs, ${unlocked.replays} replayed by key)`, "6"],
+    [
+      "two dispatchers, plain SELECT (no lock)",
+      `✗ ${unlocked.posts} POSTs: ${unlocked.replays} sent twice, kept to ${unlocked.delivered} notifications only by the notifier's key`,
+      "6 POSTs",
+    ],
     ["two dispatchers, SKIP LOCKED", `${both.delivered} notifications (${both.posts} POSTs, ${both.duplicates} duplicates)`, "6"],
     ["one dispatcher killed mid-batch", `${killed.delivered} notifications (${killed.posts} POSTs, ${killed.replays} replayed by key)`, "6"],
   );
