@@ -475,13 +475,17 @@ try {
   // ## 6. On a distributed SQL database
   // No live cluster here: what changes, from the vendors' documentation.
   trace.section("6 · What changes on distributed SQL (CockroachDB, YugabyteDB, Spanner)");
-  trace.prose(`CockroachDB runs SERIALIZABLE by default, and Spanner's default isolation is serializable too
-  (Spanner, "Isolation levels overview"). YugabyteDB's YSQL follows PostgreSQL's syntax, READ COMMITTED by
-  default, but maps it to snapshot isolation unless read committed is enabled on the cluster (YugabyteDB,
-  "Isolation levels"). At serializable or snapshot isolation, a transaction that loses a conflict fails
-  with SQLSTATE 40001 (serialization_failure), as 3c did here; PostgreSQL also names 40P01 (deadlock_detected)
-  as worth retrying (PostgreSQL, "Serialization Failure Handling"). CockroachDB retries some of these itself and
-  hands the rest to the client (CockroachDB, "Transaction Retry Error Reference").`);
+  trace.prose(`CockroachDB runs SERIALIZABLE by default (CockroachDB, "Transactions", Isolation levels), and Spanner's
+  default isolation is serializable too (Spanner, "Isolation levels overview"). YugabyteDB's YSQL follows
+  PostgreSQL's syntax, READ COMMITTED by default. Its "Isolation levels" page (YSQL) says that new clusters
+  ("universes") of v2025.2 or later deployed with yugabyted, YugabyteDB Anywhere or YugabyteDB Aeon have Read
+  Committed on by default; on older or manually deployed ones, READ COMMITTED maps to snapshot isolation
+  unless the yb_enable_read_committed_isolation flag is set. At serializable or
+  snapshot isolation, a transaction that loses a conflict fails with SQLSTATE 40001 (serialization_failure),
+  as 3c and 3d did here; PostgreSQL also names 40P01 (deadlock_detected) as worth retrying (PostgreSQL,
+  "Serialization Failure Handling"). So on CockroachDB the losing claim of 3a does not get an empty result
+  and a 409: it fails with 40001, as in 3d, and is retried, by CockroachDB itself where it can, otherwise by
+  the client (CockroachDB, "Transaction Retry Error Reference"); the rerun finds the winner's key.`);
   trace.prose(`What the client must retry is the whole transaction, from its BEGIN: every statement again, against what
   the database holds now, not the one statement that failed. The claim, the report and the completed key go
   again together, and a rerun claim finds the winner's key (409 or a replay), so the retry is safe.`);
