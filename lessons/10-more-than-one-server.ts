@@ -4,13 +4,15 @@
  * @run npm run lesson 10
  * @exercise 10a
  * @resource PostgreSQL documentation, INSERT, "ON CONFLICT Clause": https://www.postgresql.org/docs/current/sql-insert.html#SQL-ON-CONFLICT
- * @resource PostgreSQL documentation, 13.2 "Transaction Isolation" (Read Committed is the default) and 13.5 "Serialization Failure Handling" (SQLSTATE 40001): https://www.postgresql.org/docs/current/transaction-iso.html
+ * @resource PostgreSQL documentation, 13.2 "Transaction Isolation" (Read Committed is the default; 13.2.2 and 13.2.3, the 40001 of a newer committed row): https://www.postgresql.org/docs/current/transaction-iso.html
+ * @resource PostgreSQL documentation, 13.5 "Serialization Failure Handling" (SQLSTATE 40001, 40P01): https://www.postgresql.org/docs/current/mvcc-serialization-failure-handling.html
  * @resource PostgreSQL documentation, SELECT, "The Locking Clause" (FOR UPDATE, SKIP LOCKED): https://www.postgresql.org/docs/current/sql-select.html#SQL-FOR-UPDATE-SHARE
- * @resource PostgreSQL documentation, Appendix A "PostgreSQL Error Codes" (class 40: 40001 serialization_failure, 40003 statement_completion_unknown, 40P01 deadlock_detected)
- * @resource CockroachDB docs, "Transaction Retry Error Reference" and "Transactions" (SERIALIZABLE by default, client-side retries)
- * @resource CockroachDB source, pkg/sql/pgwire/pgerror/flatten_test.go (an AmbiguousResultError reaches the client as "result is ambiguous", SQLSTATE 40003)
- * @resource YugabyteDB docs, "Isolation levels" and "Transaction retries in YSQL"
- * @resource Google Cloud, Spanner, "Isolation levels overview"
+ * @resource PostgreSQL documentation, Appendix A "PostgreSQL Error Codes" (class 40: 40001 serialization_failure, 40003 statement_completion_unknown, 40P01 deadlock_detected): https://www.postgresql.org/docs/current/errcodes-appendix.html
+ * @resource CockroachDB docs, "Transaction Retry Error Reference": https://www.cockroachlabs.com/docs/stable/transaction-retry-error-reference
+ * @resource CockroachDB docs, "Transactions" (SERIALIZABLE by default, client-side retries): https://www.cockroachlabs.com/docs/stable/transactions
+ * @resource CockroachDB source, pkg/sql/pgwire/pgerror/flatten_test.go (an AmbiguousResultError reaches the client as "result is ambiguous", SQLSTATE 40003): https://github.com/cockroachdb/cockroach/blob/master/pkg/sql/pgwire/pgerror/flatten_test.go
+ * @resource YugabyteDB docs, "Isolation levels" (YSQL; Read Committed on by default for new v2025.2+ universes): https://docs.yugabyte.com/stable/explore/transactions/isolation-levels/
+ * @resource Google Cloud, Spanner, "Isolation levels overview": https://cloud.google.com/spanner/docs/isolation-levels
  * @resource Martin Kleppmann, "How to do distributed locking" (2016): https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html
  *
  * What you will see: three real tracker processes, each on its own port, behind a small round-robin
