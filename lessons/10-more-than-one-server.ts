@@ -45,7 +45,8 @@ import type { FaultName } from "../lib/faults.ts";
 const { trace, seed } = lessonSetup({
   title: "More than one server: keys in a shared database",
   run: "npm run lesson 10",
-  summary: "the retry lands on another instance",
+  summary:
+    "the retry lands on another instance. Starts a PostgreSQL server for the run (or uses the one DATABASE_URL names) and eighteen tracker and dispatcher processes; takes about 8-15 s",
 });
 const random = seeded(seed);
 const scratch = scratchDir();
