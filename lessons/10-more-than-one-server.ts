@@ -61,11 +61,6 @@ const report = { title: "Login button does nothing", body: "Clicking 'Log in' on
 const summary: string[][] = [];
 
 trace.title("Lesson 10 · More than one server: keys in a shared database");
-trace.prose(`Every lesson so far ran the tracker as one process, or several over one SQLite file on one machine. A real
-  service runs as several instances behind a load balancer, and nothing ties a client's second attempt to the
-  instance that served its first. Here: three tracker processes, each on its own port ("three machines"), a
-  round-robin balancer in front of them (lib/balancer.ts: requests go to instance 1, 2, 3, 1, …), and a real
-  PostgreSQL server that the workbook starts for this lesson.`);
 
 // ## PostgreSQL
 // A real server: the learner's own if DATABASE_URL is set, otherwise the PostgreSQL binaries that
@@ -86,6 +81,12 @@ try {
   process.exit(1);
 }
 const postgres = server;
+// What this lesson runs on, and which PostgreSQL it found.
+trace.prose(`Every lesson so far ran the tracker as one process, or several over one SQLite file on one machine. A real
+  service runs as several instances behind a load balancer, and nothing ties a client's second attempt to the
+  instance that served its first. Here: three tracker processes, each on its own port ("three machines"), a
+  round-robin balancer in front of them (lib/balancer.ts: requests go to instance 1, 2, 3, 1, …), and a real
+  PostgreSQL server: ${postgres.external ? "your own, the one DATABASE_URL names" : "one that the workbook started for this lesson (DATABASE_URL is not set)"}.`);
 trace.event(
   "database",
   postgres.external ? "PostgreSQL: the server DATABASE_URL names" : `PostgreSQL started on 127.0.0.1 in ${Math.round(performance.now() - pgStarted)} ms (a fresh cluster in a scratch folder)`,
