@@ -27,9 +27,8 @@ import type { Claim } from "../lib/postgres/claim.ts";
  * left unchanged).
  */
 export async function claimKey(db: ClientBase, claim: Claim): Promise<number | undefined> {
-  // TODO: one INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until,
-  //   expires_at) VALUES (…, 'in_progress', nextval('idempotency_fence'), …) that does nothing on a conflict
-  //   on (caller, key) and returns the fence; pass the values as $1, $2, … parameters.
+  // TODO: one INSERT into idempotency_keys that leaves an existing (caller, key) alone and hands back
+  //   the new row's fence; pass the values as query parameters, never in the SQL text.
   void db;
   void claim;
   throw new Error("TODO: write the claim statement (exercise 10a)");
