@@ -6,7 +6,9 @@
  * statement. A new (caller, key) goes in as 'in_progress' with the next fencing token from the
  * sequence idempotency_fence and a lease; a (caller, key) that is there already is left exactly as it is, and
  * the claim says so by returning no token. Two instances claiming one key at the same moment must end
- * with one claim, and the loser must get undefined, not an error.
+ * with one claim, and at READ COMMITTED (PostgreSQL's default) the loser must get
+ * undefined, not an error. (At REPEATABLE READ or SERIALIZABLE the loser fails with SQLSTATE 40001
+ * instead and its caller runs the transaction again: lesson 10, section 3d.)
  *
  * Constraints: a real PostgreSQL server (the tests start one), the client `pg`, the tracker's
  * own tables (lib/tracker/postgres-store.ts: idempotency_keys with PRIMARY KEY (caller, key), the
@@ -25,9 +27,8 @@ import type { Claim } from "../lib/postgres/claim.ts";
  * left unchanged).
  */
 export async function claimKey(db: ClientBase, claim: Claim): Promise<number | undefined> {
-  // TODO: one INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until,
-  //   expires_at) VALUES (…, 'in_progress', nextval('idempotency_fence'), …) that does nothing on a conflict
-  //   on (caller, key) and returns the fence; pass the values as $1, $2, … parameters.
+  // TODO: one INSERT into idempotency_keys that leaves an existing (caller, key) alone and hands back
+  //   the new row's fence; pass the values as query parameters, never in the SQL text.
   void db;
   void claim;
   throw new Error("TODO: write the claim statement (exercise 10a)");

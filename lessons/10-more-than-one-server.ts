@@ -4,13 +4,15 @@
  * @run npm run lesson 10
  * @exercise 10a
  * @resource PostgreSQL documentation, INSERT, "ON CONFLICT Clause": https://www.postgresql.org/docs/current/sql-insert.html#SQL-ON-CONFLICT
- * @resource PostgreSQL documentation, 13.2 "Transaction Isolation" (Read Committed is the default) and 13.5 "Serialization Failure Handling" (SQLSTATE 40001): https://www.postgresql.org/docs/current/transaction-iso.html
+ * @resource PostgreSQL documentation, 13.2 "Transaction Isolation" (Read Committed is the default; 13.2.2 and 13.2.3, the 40001 of a newer committed row): https://www.postgresql.org/docs/current/transaction-iso.html
+ * @resource PostgreSQL documentation, 13.5 "Serialization Failure Handling" (SQLSTATE 40001, 40P01): https://www.postgresql.org/docs/current/mvcc-serialization-failure-handling.html
  * @resource PostgreSQL documentation, SELECT, "The Locking Clause" (FOR UPDATE, SKIP LOCKED): https://www.postgresql.org/docs/current/sql-select.html#SQL-FOR-UPDATE-SHARE
- * @resource PostgreSQL documentation, Appendix A "PostgreSQL Error Codes" (class 40: 40001 serialization_failure, 40003 statement_completion_unknown, 40P01 deadlock_detected)
- * @resource CockroachDB docs, "Transaction Retry Error Reference" and "Transactions" (SERIALIZABLE by default, client-side retries)
- * @resource CockroachDB source, pkg/sql/pgwire/pgerror/flatten_test.go (an AmbiguousResultError reaches the client as "result is ambiguous", SQLSTATE 40003)
- * @resource YugabyteDB docs, "Isolation levels" and "Transaction retries in YSQL"
- * @resource Google Cloud, Spanner, "Isolation levels overview"
+ * @resource PostgreSQL documentation, Appendix A "PostgreSQL Error Codes" (class 40: 40001 serialization_failure, 40003 statement_completion_unknown, 40P01 deadlock_detected): https://www.postgresql.org/docs/current/errcodes-appendix.html
+ * @resource CockroachDB docs, "Transaction Retry Error Reference": https://www.cockroachlabs.com/docs/stable/transaction-retry-error-reference
+ * @resource CockroachDB docs, "Transactions" (SERIALIZABLE by default, client-side retries): https://www.cockroachlabs.com/docs/stable/transactions
+ * @resource CockroachDB source, pkg/sql/pgwire/pgerror/flatten_test.go (an AmbiguousResultError reaches the client as "result is ambiguous", SQLSTATE 40003): https://github.com/cockroachdb/cockroach/blob/master/pkg/sql/pgwire/pgerror/flatten_test.go
+ * @resource YugabyteDB docs, "Isolation levels" (YSQL; Read Committed on by default for new v2025.2+ universes): https://docs.yugabyte.com/stable/explore/transactions/isolation-levels/
+ * @resource Google Cloud, Spanner, "Isolation levels overview": https://cloud.google.com/spanner/docs/isolation-levels
  * @resource Martin Kleppmann, "How to do distributed locking" (2016): https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html
  *
  * What you will see: three real tracker processes, each on its own port, behind a small round-robin
@@ -43,7 +45,8 @@ import type { FaultName } from "../lib/faults.ts";
 const { trace, seed } = lessonSetup({
   title: "More than one server: keys in a shared database",
   run: "npm run lesson 10",
-  summary: "the retry lands on another instance",
+  summary:
+    "the retry lands on another instance. Starts a PostgreSQL server for the run (or uses the one DATABASE_URL names) and eighteen tracker and dispatcher processes; takes about 8-15 s",
 });
 const random = seeded(seed);
 const scratch = scratchDir();
@@ -58,11 +61,6 @@ const report = { title: "Login button does nothing", body: "Clicking 'Log in' on
 const summary: string[][] = [];
 
 trace.title("Lesson 10 · More than one server: keys in a shared database");
-trace.prose(`Every lesson so far ran the tracker as one process, or several over one SQLite file on one machine. A real
-  service runs as several instances behind a load balancer, and nothing ties a client's second attempt to the
-  instance that served its first. Here: three tracker processes, each on its own port ("three machines"), a
-  round-robin balancer in front of them (lib/balancer.ts: requests go to instance 1, 2, 3, 1, …), and a real
-  PostgreSQL server that the workbook starts for this lesson.`);
 
 // ## PostgreSQL
 // A real server: the learner's own if DATABASE_URL is set, otherwise the PostgreSQL binaries that
@@ -83,6 +81,12 @@ try {
   process.exit(1);
 }
 const postgres = server;
+// What this lesson runs on, and which PostgreSQL it found.
+trace.prose(`Every lesson so far ran the tracker as one process, or several over one SQLite file on one machine. A real
+  service runs as several instances behind a load balancer, and nothing ties a client's second attempt to the
+  instance that served its first. Here: three tracker processes, each on its own port ("three machines"), a
+  round-robin balancer in front of them (lib/balancer.ts: requests go to instance 1, 2, 3, 1, …), and a real
+  PostgreSQL server: ${postgres.external ? "your own, the one DATABASE_URL names" : "one that the workbook started for this lesson (DATABASE_URL is not set)"}.`);
 trace.event(
   "database",
   postgres.external ? "PostgreSQL: the server DATABASE_URL names" : `PostgreSQL started on 127.0.0.1 in ${Math.round(performance.now() - pgStarted)} ms (a fresh cluster in a scratch folder)`,
@@ -219,14 +223,18 @@ try {
 
   // ## 3. Two instances claim one key at the same moment
   // Two requests with one key, on two instances, at the same moment: the agent's retry overtaking a
-  // slow first attempt, or two agents replaying one tool call. Each instance has its own connection
-  // to the shared PostgreSQL. The lesson holds both at the claim: instance 1's claim is in but not
-  // committed when instance 2's claim goes out (lib/postgres/claim-race.ts), the worst moment.
-  // With the primary key on (caller, key), the claim is one statement:
+  // slow first attempt, or two agents replaying one tool call. No tracker processes here: the lesson
+  // opens two connections to the shared PostgreSQL itself, each standing for one instance's connection
+  // ("connection of instance 1", "… of instance 2"), and sends the statements an instance would. It
+  // holds both at the claim: instance 1's claim is in but not committed when instance 2's claim goes
+  // out (lib/postgres/claim-race.ts), the worst moment. With the primary key on (caller, key), the
+  // claim is one statement:
   //   INSERT INTO idempotency_keys (…) VALUES (…) ON CONFLICT (caller, key) DO NOTHING RETURNING fence
-  // Instance 2's INSERT waits on the unique index until instance 1 commits, then inserts nothing.
+  // Instance 2's INSERT waits on the unique index until instance 1 commits; at READ COMMITTED it then
+  // inserts nothing.
   trace.section("3a · Two instances claim one key at once: PRIMARY KEY (caller, key) and ON CONFLICT");
-  const sayRace = (instance: 1 | 2, text: string, mark?: "ok" | "bad" | "warn"): void => trace.event("database", `[instance ${instance}] ${text}`, mark);
+  const sayRace = (instance: 1 | 2, text: string, mark?: "ok" | "bad" | "warn"): void =>
+    trace.event("database", `[connection of instance ${instance}] ${text}`, mark);
   const race = async (design: "constraint" | "check-then-insert", isolation?: "SERIALIZABLE") => {
     const schema = await createSchema(postgres.url, "lesson10_race");
     try {
@@ -235,38 +243,77 @@ try {
       await schema.drop();
     }
   };
+  /** The level both connections reported, or each one's if they differ. */
+  const levelOf = (r: { isolation: [string, string] }): string =>
+    (r.isolation[0] === r.isolation[1] ? r.isolation[0] : `${r.isolation[0]} and ${r.isolation[1]}`).toUpperCase();
+  const SQL_SAW = "connections got:";
   const withConstraint = await race("constraint");
-  trace.knows(`instance 1: ${withConstraint.answers[0]}, instance 2: ${withConstraint.answers[1]}`, `exactly one claim won; the other waited for it and answered 409 (isolation: ${withConstraint.isolation})`);
+  trace.knows(
+    `instance 1: ${withConstraint.answers[0]}, instance 2: ${withConstraint.answers[1]}`,
+    `exactly one claim won; the other waited for it, got no row back and answered 409 (isolation: ${levelOf(withConstraint)})`,
+    SQL_SAW,
+  );
   trace.count(withConstraint.reports, 1);
 
   // The tempting version: look the key up, and insert a claim if there is none. No constraint on the
   // table. Both instances run their SELECT before either runs its INSERT.
   trace.section("3b · The same with check-then-insert and no constraint");
   const checkThenInsert = await race("check-then-insert");
-  trace.knows(`instance 1: ${checkThenInsert.answers[0]}, instance 2: ${checkThenInsert.answers[1]}`, `both looked, both found nothing, both claimed: ${checkThenInsert.keyRows} key rows for one key (isolation: ${checkThenInsert.isolation})`);
+  trace.knows(
+    `instance 1: ${checkThenInsert.answers[0]}, instance 2: ${checkThenInsert.answers[1]}`,
+    `both looked, both found nothing, both claimed: ${checkThenInsert.keyRows} key rows for one key (isolation: ${levelOf(checkThenInsert)})`,
+    SQL_SAW,
+  );
   trace.count(checkThenInsert.reports, 1);
-  trace.prose(`Both ran at ${checkThenInsert.isolation.toUpperCase()}, PostgreSQL's default, as read from the server (SHOW
-  transaction_isolation). Under it each statement sees what was committed when it began: both SELECTs began
-  before either claim existed, so both saw none. REPEATABLE READ would not help: each transaction would see
-  its own snapshot, and two INSERTs of new rows do not conflict. What saved 3a was not the isolation level but
-  the unique index on (caller, key): an INSERT of a key that another transaction has inserted waits for that
-  transaction's outcome, at any isolation level, and ON CONFLICT DO NOTHING then inserts nothing.`);
+  trace.prose(`Both ran at ${levelOf(checkThenInsert)}, PostgreSQL's default, as read from the server on each connection
+  (SHOW transaction_isolation). Under it each statement sees what was committed when it began: both SELECTs
+  began before either claim existed, so both saw none. REPEATABLE READ would not help: each transaction would
+  see its own snapshot, and two INSERTs of new rows do not conflict. What saved 3a was not the isolation level
+  but the unique index on (caller, key): an INSERT of a key that another transaction has inserted waits for
+  that transaction's outcome, and only one row gets in, at every level. What the loser gets back depends on
+  the level: at READ COMMITTED, ON CONFLICT DO NOTHING inserts nothing and returns no row (3a's 409); at
+  REPEATABLE READ or SERIALIZABLE, when the winner committed after the loser's snapshot was taken, the
+  loser's INSERT fails with SQLSTATE 40001 instead (3d).`);
 
   // SERIALIZABLE does catch it: PostgreSQL's serializable snapshot isolation sees the two
   // read-then-write transactions overlap and fails one with SQLSTATE 40001. The transaction is gone,
   // and the client must run all of it again: section 6's subject.
   trace.section("3c · check-then-insert at SERIALIZABLE");
   const serializable = await race("check-then-insert", "SERIALIZABLE");
-  trace.knows(`instance 1: ${serializable.answers[0]}, instance 2: ${serializable.answers[1]}`, `the second commit-to-be was refused with a serialization failure; rerun whole, it would find the key claimed`);
+  trace.knows(
+    `instance 1: ${serializable.answers[0]}, instance 2: ${serializable.answers[1]}`,
+    `the second commit-to-be was refused with a serialization failure; rerun whole, it would find the key claimed`,
+    SQL_SAW,
+  );
   trace.count(serializable.reports, 1);
+
+  // And 3a's claim at SERIALIZABLE: the constraint still lets one claim in, but the loser's snapshot
+  // was taken before the winner's row was committed, so its INSERT … ON CONFLICT fails with 40001
+  // rather than returning no row. Instance 2 rolls back and runs its whole transaction again, as a
+  // client must; the rerun's snapshot holds the winner's row, and ON CONFLICT returns no row.
+  trace.section("3d · The constraint's claim at SERIALIZABLE");
+  const constraintSerializable = await race("constraint", "SERIALIZABLE");
+  trace.knows(
+    `instance 1: ${constraintSerializable.answers[0]}, instance 2: ${constraintSerializable.answers[1]}, then on its rerun ${constraintSerializable.rerun}`,
+    `one claim won, as in 3a; the loser got ${constraintSerializable.answers[1]} instead of an empty result, and its rerun answered ${constraintSerializable.rerun} (isolation: ${levelOf(constraintSerializable)})`,
+    SQL_SAW,
+  );
+  trace.count(constraintSerializable.reports, 1);
   summary.push(
     ["one key, two instances: unique constraint + ON CONFLICT", `${withConstraint.reports} (${withConstraint.answers.join(" and ")})`, "1"],
     ["one key, two instances: check-then-insert, no constraint", `${checkThenInsert.reports} (${checkThenInsert.answers.join(" and ")})`, "1"],
     ["the same at SERIALIZABLE", `${serializable.reports} (${serializable.answers.join(" and ")})`, "1"],
+    [
+      "unique constraint + ON CONFLICT at SERIALIZABLE",
+      `${constraintSerializable.reports} (${constraintSerializable.answers.join(" and ")}, rerun → ${constraintSerializable.rerun})`,
+      "1",
+    ],
   );
   trace.prose(`SERIALIZABLE turns the duplicate into an error that the application must handle by running the whole
-  transaction again; the constraint turns it into a 409 with no retry loop in the code. Keep the constraint
-  either way: it is the one rule the database enforces whatever the code above it does.`);
+  transaction again. At READ COMMITTED the constraint turns it into a 409 with no retry loop in the code; at
+  REPEATABLE READ or SERIALIZABLE the constraint's loser gets 40001 too (3d), and the retry loop is needed
+  either way. Keep the constraint whatever the level: it is the one rule the database enforces whatever the
+  code above it does.`);
 
   // ## 4. An instance paused past its lease
   // Lesson 05's paused holder, now across machines. Instance 1 claims the key and stops (the
@@ -306,6 +353,13 @@ try {
   const pausedFenced = await paused("fenced");
   trace.knows(pausedFenced.attempts.map(outcomeText).join(" → "), `instance 1 woke with fence 1 while the key held fence ${pausedFenced.fence} (instance 3's take-over): its UPDATE changed 0 rows, its transaction rolled back, report included`);
   trace.count(pausedFenced.reports, 1);
+  // Why the fence is not 2: nextval runs before ON CONFLICT looks at the index, so a claim that
+  // inserts nothing still uses up a number. Each claim that met instance 1's row (instance 2's while
+  // the lease ran, then instance 3's before it took the key over) used one; the take-over drew the next.
+  const skipped = Array.from({ length: Math.max(pausedFenced.fence - 2, 0) }, (_, i) => i + 2);
+  trace.prose(`Fence ${pausedFenced.fence}, not 2: the claim's nextval('idempotency_fence') runs even when ON CONFLICT DO NOTHING
+  then inserts nothing, so the claims of instances 2 and 3 that met instance 1's row used up ${skipped.length === 0 ? "no number" : skipped.join(" and ")}
+  before instance 3's take-over drew ${pausedFenced.fence}. The gap is harmless: a fencing token only has to grow.`);
   summary.push(
     ["paused past its lease on instance 1, keyed", String(pausedKeyed.reports), "1"],
     ["paused past its lease on instance 1, fenced", String(pausedFenced.reports), "1"],
@@ -382,10 +436,12 @@ try {
   // The tempting version first: the same batches read with a plain SELECT, no lock. Both dispatchers
   // read the same three rows and send them; only the row's key keeps the maintainer at one notification each.
   trace.section("5a · Two dispatchers, a plain SELECT (no lock)");
+  const DISPATCHERS_SAW = "dispatchers saw:";
   const unlocked = await outboxCase("no-lock");
   trace.knows(
     `instance 1 read rows ${unlocked.taken1.join(", ")}, instance 2 rows ${unlocked.taken2.join(", ")}`,
     `${unlocked.posts} POSTs for 6 rows: every row sent by both; the notifier replayed ${unlocked.replays} by key, so ${unlocked.delivered} notifications`,
+    DISPATCHERS_SAW,
   );
   trace.count(unlocked.posts, 6, "POSTs to the notifier (6 rows)");
 
@@ -394,6 +450,7 @@ try {
   trace.knows(
     `instance 1 took rows ${both.taken1.join(", ")}, instance 2 rows ${both.taken2.join(", ")}`,
     `${both.posts} POSTs to the notifier for 6 rows: no row taken twice; ${both.states.sent} rows sent, ${both.states.toSend} to send`,
+    DISPATCHERS_SAW,
   );
   trace.count(both.posts, 6, "POSTs to the notifier (6 rows)");
   trace.count(both.delivered, 6, "notifications the maintainer received (6 reports)");
@@ -403,10 +460,15 @@ try {
   trace.knows(
     `instance 2 took rows ${killed.taken2.join(", ")}, then ${killed.redelivered.join(", ")}`,
     `instance 1's batch came back to the outbox when its process died; instance 2 sent it again, row ${killed.taken1[0]} with the same key: the notifier replayed it (${killed.replays} replay), ${killed.delivered} notifications for 6 rows`,
+    DISPATCHERS_SAW,
   );
   trace.count(killed.delivered, 6, "notifications the maintainer received (6 reports)");
   summary.push(
-    ["two dispatchers, plain SELECT (no lock)", `${unlocked.delivered} notifications (${unlocked.posts} POSTs, ${unlocked.replays} replayed by key)`, "6"],
+    [
+      "two dispatchers, plain SELECT (no lock)",
+      `✗ ${unlocked.posts} POSTs: ${unlocked.replays} sent twice, kept to ${unlocked.delivered} notifications only by the notifier's key`,
+      "6 POSTs",
+    ],
     ["two dispatchers, SKIP LOCKED", `${both.delivered} notifications (${both.posts} POSTs, ${both.duplicates} duplicates)`, "6"],
     ["one dispatcher killed mid-batch", `${killed.delivered} notifications (${killed.posts} POSTs, ${killed.replays} replayed by key)`, "6"],
   );
@@ -417,13 +479,17 @@ try {
   // ## 6. On a distributed SQL database
   // No live cluster here: what changes, from the vendors' documentation.
   trace.section("6 · What changes on distributed SQL (CockroachDB, YugabyteDB, Spanner)");
-  trace.prose(`CockroachDB runs SERIALIZABLE by default, and Spanner's default isolation is serializable too
-  (Spanner, "Isolation levels overview"). YugabyteDB's YSQL follows PostgreSQL's syntax, READ COMMITTED by
-  default, but maps it to snapshot isolation unless read committed is enabled on the cluster (YugabyteDB,
-  "Isolation levels"). At serializable or snapshot isolation, a transaction that loses a conflict fails
-  with SQLSTATE 40001 (serialization_failure), as 3c did here; PostgreSQL also names 40P01 (deadlock_detected)
-  as worth retrying (PostgreSQL, "Serialization Failure Handling"). CockroachDB retries some of these itself and
-  hands the rest to the client (CockroachDB, "Transaction Retry Error Reference").`);
+  trace.prose(`CockroachDB runs SERIALIZABLE by default (CockroachDB, "Transactions", Isolation levels), and Spanner's
+  default isolation is serializable too (Spanner, "Isolation levels overview"). YugabyteDB's YSQL follows
+  PostgreSQL's syntax, READ COMMITTED by default. Its "Isolation levels" page (YSQL) says that new clusters
+  ("universes") of v2025.2 or later deployed with yugabyted, YugabyteDB Anywhere or YugabyteDB Aeon have Read
+  Committed on by default; on older or manually deployed ones, READ COMMITTED maps to snapshot isolation
+  unless the yb_enable_read_committed_isolation flag is set. At serializable or
+  snapshot isolation, a transaction that loses a conflict fails with SQLSTATE 40001 (serialization_failure),
+  as 3c and 3d did here; PostgreSQL also names 40P01 (deadlock_detected) as worth retrying (PostgreSQL,
+  "Serialization Failure Handling"). So on CockroachDB the losing claim of 3a does not get an empty result
+  and a 409: it fails with 40001, as in 3d, and is retried, by CockroachDB itself where it can, otherwise by
+  the client (CockroachDB, "Transaction Retry Error Reference"); the rerun finds the winner's key.`);
   trace.prose(`What the client must retry is the whole transaction, from its BEGIN: every statement again, against what
   the database holds now, not the one statement that failed. The claim, the report and the completed key go
   again together, and a rerun claim finds the winner's key (409 or a replay), so the retry is safe.`);
@@ -441,9 +507,9 @@ try {
   trace.section("Lesson 10, as measured in this run");
   trace.table(["case", "counted", "one logical call should leave"], summary);
   trace.prose(`Keys belong where every instance that may take the retry can see them; the unique constraint on (caller,
-  key) decides which claim wins, at any isolation level; the fence stops a paused holder on any machine; SKIP
-  LOCKED keeps live dispatchers apart and the row's key makes a dead one's redelivery harmless. Exercise 10a:
-  npm run check 10. (This run took ${Math.round(performance.now() - started)} ms, PostgreSQL and every process
+  key) decides which claim wins, at every isolation level (the loser gets no row at READ COMMITTED, 40001 and a
+  rerun above it); the fence stops a paused holder on any machine; SKIP LOCKED keeps live dispatchers apart and
+  the row's key makes a dead one's redelivery harmless. Exercise 10a: npm run check 10a. (This run took ${Math.round(performance.now() - started)} ms, PostgreSQL and every process
   included.)`);
 } finally {
   await postgres.stop();

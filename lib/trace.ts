@@ -113,10 +113,13 @@ export class Trace {
     }
   }
 
-  /** What the client can know, set beside what really happened. */
-  knows(clientKnows: string, reallyHappened: string): void {
+  /**
+   * What the client can know, set beside what really happened. `label` names who knows it where the
+   * one who knows is not the agent (a connection, a dispatcher); it is padded to the other label's width.
+   */
+  knows(clientKnows: string, reallyHappened: string, label = "the agent knows:"): void {
     const pair = [
-      [`          ${this.style("cyan", "the agent knows:")} `, clientKnows],
+      [`          ${this.style("cyan", label.padEnd(16))} `, clientKnows],
       [`          ${this.style("magenta", "what happened:  ")} `, reallyHappened],
     ] as const;
     for (const [prefix, text] of pair) {

@@ -8,14 +8,18 @@
  * - `constraint`: the key table has PRIMARY KEY (caller, key), and the claim is one statement,
  *   INSERT … ON CONFLICT (caller, key) DO NOTHING RETURNING fence. Instance 1's INSERT is in, not yet
  *   committed; instance 2's INSERT of the same key waits on it (the unique index makes it wait for
- *   the other transaction's outcome), then, once instance 1 commits, inserts nothing and returns no
- *   row: instance 2 reads the row, in progress, and answers 409.
+ *   the other transaction's outcome). Once instance 1 commits, at READ COMMITTED instance 2's INSERT
+ *   inserts nothing and returns no row: instance 2 reads the row, in progress, and answers 409. At
+ *   REPEATABLE READ or SERIALIZABLE the committed row is newer than instance 2's snapshot, so its
+ *   INSERT fails with SQLSTATE 40001 instead (PostgreSQL documentation, 13.2.2 and 13.2.3); instance 2
+ *   rolls back and runs its whole transaction again, which then finds the row and answers 409.
  * - `check-then-insert`: no constraint; each instance SELECTs the key, finds nothing, INSERTs its
  *   claim. Both SELECTs run before either INSERT: both find nothing, both claim, both file.
  *
  * The isolation level is whatever the server runs (READ COMMITTED is PostgreSQL's default), or the
  * one asked for: under SERIALIZABLE, check-then-insert is caught as a serialization failure
- * (SQLSTATE 40001) on one side, which must then run its whole transaction again.
+ * (SQLSTATE 40001) on one side, which must then run its whole transaction again; the constraint's
+ * loser, as above, gets 40001 too, and its rerun answers 409.
  */
 import pg from "pg";
 import { decideKey, type KeyRow } from "../tracker/key-decision.ts";
@@ -37,10 +41,12 @@ export interface RaceOptions {
 }
 
 export interface RaceResult {
-  /** The isolation level the server reported for the transactions (SHOW transaction_isolation). */
-  isolation: string;
+  /** The isolation level the server reported for each connection's transaction (SHOW transaction_isolation). */
+  isolation: [string, string];
   /** What each instance answered: 201, 409, or "40001" for a serialization failure. */
   answers: [string, string];
+  /** The constraint design only: what instance 2 answered when it ran its transaction again after a 40001. */
+  rerun?: string;
   reports: number;
   keyRows: number;
 }
@@ -64,18 +70,22 @@ export async function claimRace(options: RaceOptions): Promise<RaceResult> {
     const begin = options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : "BEGIN";
     await a.query(begin);
     await b.query(begin);
-    const isolation = String((await a.query<{ transaction_isolation: string }>("SHOW transaction_isolation")).rows[0]!.transaction_isolation);
+    const isolation = (await Promise.all([a, b].map(readIsolation))) as [string, string];
     const [pa, pb] = await Promise.all([backendPid(a), backendPid(b)]);
-    const answers: [string, string] =
+    const { answers, rerun } =
       options.design === "constraint"
-        ? await withConstraint(a, b, pb, pa, claim, options.say)
-        : await checkThenInsert(a, b, claim, options.say);
+        ? await withConstraint(a, b, pb, pa, claim, begin, options.say)
+        : { answers: await checkThenInsert(a, b, claim, options.say), rerun: undefined };
     const reports = Number((await setup.query<{ n: string }>("SELECT count(*) AS n FROM reports")).rows[0]!.n);
     const keyRows = Number((await setup.query<{ n: string }>("SELECT count(*) AS n FROM idempotency_keys")).rows[0]!.n);
-    return { isolation, answers, reports, keyRows };
+    return { isolation, answers, ...(rerun !== undefined ? { rerun } : {}), reports, keyRows };
   } finally {
     await Promise.all([a.end(), b.end(), setup.end()].map((p) => p.catch(() => {})));
   }
+}
+
+async function readIsolation(db: pg.Client): Promise<string> {
+  return String((await db.query<{ transaction_isolation: string }>("SHOW transaction_isolation")).rows[0]!.transaction_isolation);
 }
 
 async function backendPid(db: pg.Client): Promise<number> {
@@ -107,32 +117,55 @@ async function withConstraint(
   pb: number,
   pa: number,
   claim: Claim,
+  begin: string,
   say: RaceOptions["say"],
-): Promise<[string, string]> {
+): Promise<{ answers: [string, string]; rerun: string | undefined }> {
   const args = [claim.caller, claim.key, claim.fingerprint, claim.now + claim.leaseMs, claim.now + claim.ttlMs];
   const first = await a.query<{ fence: string }>(CLAIM_SQL, args);
   say(1, `INSERT … ON CONFLICT (caller, key) DO NOTHING RETURNING fence: 1 row, fence ${first.rows[0]!.fence} (not committed yet)`);
   // Instance 2's claim goes out now; the unique index makes it wait for instance 1's transaction.
-  const second = b.query<{ fence: string }>(CLAIM_SQL, args);
+  const second = b.query<{ fence: string }>(CLAIM_SQL, args).then(
+    (r) => ({ ok: true as const, rowCount: r.rowCount }),
+    (err: unknown) => ({ ok: false as const, err: err as Error & { code?: string } }),
+  );
   await blockedBy(a, pb, pa).catch(async (err: unknown) => {
-    await second.catch(() => {});
+    await second;
     throw err;
   });
   say(2, "INSERT … ON CONFLICT (caller, key) DO NOTHING: waits, the unique index holds instance 1's uncommitted key", "warn");
   await a.query("COMMIT");
   say(1, "COMMIT: the claim is in; instance 1 does the work");
   const lost = await second;
-  say(2, `… instance 1 committed: the INSERT returns ${lost.rowCount} rows, nothing claimed`);
-  const row: KeyRow | undefined = await readKey(b, claim.caller, claim.key);
-  const decision = decideKey(row, claim.fingerprint, claim.now);
-  await b.query("COMMIT");
-  const answer2 = decision.kind === "in-progress" ? "409" : decision.kind;
-  say(2, `SELECT the key: in_progress, fence ${row?.fence}, lease ends in ${decision.kind === "in-progress" ? decision.retryAfterMs : "?"} ms → ${answer2}`, "warn");
+  let answer2: string;
+  let rerun: string | undefined;
+  if (lost.ok) {
+    say(2, `… instance 1 committed: the INSERT returns ${lost.rowCount} rows, nothing claimed`);
+    answer2 = await readAndDecide(b, claim, say);
+  } else {
+    // At REPEATABLE READ or SERIALIZABLE: the row instance 1 committed is newer than this snapshot.
+    answer2 = lost.err.code ?? "?";
+    await b.query("ROLLBACK").catch(() => {});
+    say(2, `… instance 1 committed: ERROR ${answer2}: ${lost.err.message} · ROLLBACK, nothing stored; the client runs the whole transaction again`, "warn");
+    await b.query(begin);
+    const again = await b.query(CLAIM_SQL, args);
+    say(2, `rerun: ${begin} · INSERT … ON CONFLICT (caller, key) DO NOTHING: ${again.rowCount} rows, nothing claimed`);
+    rerun = await readAndDecide(b, claim, say);
+  }
   // Instance 1's second transaction: the report and the completed key.
   await a.query("BEGIN");
   const id = await fileAndComplete(a, claim);
   say(1, `INSERT report ${id} + key completed · COMMIT → 201`, "ok");
-  return ["201", answer2];
+  return { answers: ["201", answer2], rerun };
+}
+
+/** Instance 2 after a claim that inserted nothing: reads the key, decides as the tracker does, commits. */
+async function readAndDecide(b: pg.Client, claim: Claim, say: RaceOptions["say"]): Promise<string> {
+  const row: KeyRow | undefined = await readKey(b, claim.caller, claim.key);
+  const decision = decideKey(row, claim.fingerprint, claim.now);
+  await b.query("COMMIT");
+  const answer = decision.kind === "in-progress" ? "409" : decision.kind;
+  say(2, `SELECT the key: in_progress, fence ${row?.fence}, lease ends in ${decision.kind === "in-progress" ? decision.retryAfterMs : "?"} ms → ${answer}`, "warn");
+  return answer;
 }
 
 async function checkThenInsert(a: pg.Client, b: pg.Client, claim: Claim, say: RaceOptions["say"]): Promise<[string, string]> {

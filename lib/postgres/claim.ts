@@ -9,9 +9,13 @@
  *   RETURNING fence
  *
  * What makes it safe between instances is the primary key on (caller, key): of two such statements
- * for one key, in two transactions, the second waits until the first commits or rolls back and then
- * inserts nothing (PostgreSQL documentation, INSERT, "ON CONFLICT Clause"). No isolation level is
- * needed for that: READ COMMITTED, the default, is enough, because the index, not a snapshot, decides.
+ * for one key, in two transactions, the second waits until the first commits or rolls back, and the
+ * index lets only one row in, at every isolation level. What the loser sees depends on the level
+ * (PostgreSQL documentation, INSERT, "ON CONFLICT Clause", and 13.2 "Transaction Isolation"): at
+ * READ COMMITTED, the default, it inserts nothing and gets no row back, and the service answers 409;
+ * at REPEATABLE READ or SERIALIZABLE, if the winner committed after the loser's snapshot was taken,
+ * the loser fails with SQLSTATE 40001 and must run its whole transaction again (which then sees the
+ * row and answers 409 or replays).
  * The fence comes from a sequence: nextval never hands out a number twice, whatever the transactions
  * do (a rolled-back or conflicting claim leaves a gap, which is harmless).
  *

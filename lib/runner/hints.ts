@@ -132,7 +132,8 @@ const HINTS: Record<string, readonly string[]> = {
     "DO UPDATE: an existing claim must stay as it is. When the key is there, RETURNING gives no row: return",
     "undefined; else `Number(rows[0].fence)` (a bigint comes back from pg as a string). The conflict is",
     "decided by the primary key's index, which makes a second claim wait for the first transaction's",
-    "outcome, so no SELECT first and no transaction of your own.",
+    "outcome (at READ COMMITTED, the default, the loser then gets no row back, not an error), so no",
+    "SELECT first and no transaction of your own.",
   ],
 };
 

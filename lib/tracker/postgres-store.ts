@@ -6,8 +6,9 @@
  *
  * What is different from SQLite, and why:
  * - The claim is one statement, `INSERT … ON CONFLICT (caller, key) DO NOTHING RETURNING fence`: the
- *   primary key decides which of two concurrent claims wins, on any instance, at any isolation level
- *   (the loser's INSERT waits for the winner's row, then does nothing and returns no row). A key
+ *   primary key decides which of two concurrent claims wins, on any instance, at every isolation level
+ *   (the loser's INSERT waits for the winner's row; at READ COMMITTED, the default it runs at, it then does
+ *   nothing and returns no row; at REPEATABLE READ or SERIALIZABLE it would fail with 40001). A key
  *   that is there already is taken over only by `UPDATE … WHERE lease_until <= $now AND fence = $seen`,
  *   which of two instances also only one passes: the second waits for the first's row lock, then
  *   reads the new row again (READ COMMITTED's recheck) and finds the lease running and the fence new.
