@@ -26,14 +26,18 @@ export interface StoredKey extends KeyRow {
   response: Answer | undefined;
 }
 
-interface Row {
+/**
+ * A row of the key table as a driver hands it back: numbers as numbers (node:sqlite) or, for
+ * PostgreSQL's bigint columns, as strings (pg).
+ */
+export interface KeyTableRow {
   caller: string;
   key: string;
   fingerprint: string;
   state: "in_progress" | "completed";
-  fence: number;
-  lease_until: number;
-  expires_at: number;
+  fence: number | string;
+  lease_until: number | string;
+  expires_at: number | string;
   status: number | null;
   headers: string | null;
   body: string | null;
@@ -105,7 +109,7 @@ export class KeyStore {
   }
 
   get(caller: string, key: string): StoredKey | undefined {
-    const row = this.#get.get(caller, key) as unknown as Row | undefined;
+    const row = this.#get.get(caller, key) as unknown as KeyTableRow | undefined;
     return row && toStoredKey(row);
   }
 
@@ -165,7 +169,8 @@ function serialise(response: Answer): [number, string, string] {
   return [response.status, JSON.stringify(response.headers ?? {}), JSON.stringify(response.body)];
 }
 
-function toStoredKey(row: Row): StoredKey {
+/** A key table row as the decision and the answers read it; both stores use it. */
+export function toStoredKey(row: KeyTableRow): StoredKey {
   return {
     caller: row.caller,
     key: row.key,

@@ -24,7 +24,7 @@
  */
 import pg from "pg";
 import { HttpError, type Answer } from "./http.ts";
-import type { StoredKey } from "./key-store.ts";
+import { toStoredKey, type KeyTableRow, type StoredKey } from "./key-store.ts";
 import { MAX_REPORT_ID, normalizeTitle, type NewReport, type Report } from "./store.ts";
 import { PostgresUnavailable } from "../postgres/server.ts";
 import { redact } from "../postgres/schema.ts";
@@ -139,18 +139,6 @@ interface ReportRow {
   run: string | null;
 }
 
-interface KeyTableRow {
-  caller: string;
-  key: string;
-  fingerprint: string;
-  state: "in_progress" | "completed";
-  fence: string;
-  lease_until: string;
-  expires_at: string;
-  status: number | null;
-  headers: string | null;
-  body: string | null;
-}
 
 export interface PostgresStoreOptions {
   /** Connections in the pool (default 10). */
@@ -363,18 +351,3 @@ function toReport(row: ReportRow): Report {
   return { id: Number(row.id), title: row.title, body: row.body, module: row.module, run: row.run };
 }
 
-function toStoredKey(row: KeyTableRow): StoredKey {
-  return {
-    caller: row.caller,
-    key: row.key,
-    fingerprint: row.fingerprint,
-    state: row.state,
-    fence: Number(row.fence),
-    leaseUntil: Number(row.lease_until),
-    expiresAt: Number(row.expires_at),
-    response:
-      row.status === null
-        ? undefined
-        : { status: Number(row.status), headers: JSON.parse(row.headers ?? "{}") as Record<string, string>, body: JSON.parse(row.body ?? "null") as unknown },
-  };
-}
