@@ -19,7 +19,8 @@ let runs = 0;
 async function stepped(variant: VariantName, fault: CellFault, policy: PolicyName) {
   const prefix = `${++runs}-`;
   const events: CellEvent[] = [];
-  const r = await runCell(variant, fault, { dbPath: (name) => join(dir, prefix + name), policy, onEvent: (e) => events.push(e) });
+  // Twice the lesson's timeout and lease, in its proportion, so that a loaded machine adds no attempt.
+  const r = await runCell(variant, fault, { dbPath: (name) => join(dir, prefix + name), policy, timeoutMs: 300, leaseMs: 800, onEvent: (e) => events.push(e) });
   return { r, events };
 }
 
