@@ -140,14 +140,16 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     for (let i = 0; i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "s-equal"; i++) await p.page.keyboard.press("Tab");
     await p.page.keyboard.press("Space");
     for (let i = 0; i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "run"; i++) await p.page.keyboard.press("Tab");
+    // The changes (on leaving the field, on Space) have each started a run already; Enter starts the
+    // last one, numbered after them: wait for that one to be done, not for an earlier one.
+    const before = Number(await p.page.evaluate(() => document.body.dataset.run ?? "0"));
     await p.page.keyboard.press("Enter");
-    // The change (on leaving the field) and the click may each start a run: wait for the last one.
     await p.page.waitForFunction(
-      () => {
+      (b) => {
         const q = new URL(location.href).searchParams;
-        return document.body.dataset.state === "done" && q.get("runs") === "25" && !(q.get("strategies") ?? "equal").includes("equal");
+        return Number(document.body.dataset.run ?? "0") > b && document.body.dataset.state === "done" && q.get("runs") === "25" && !(q.get("strategies") ?? "equal").includes("equal");
       },
-      null,
+      before,
       { timeout: PAGE_TIMEOUT_MS * 2 },
     );
     const status = (await p.page.textContent("#status")) ?? "";
