@@ -85,7 +85,7 @@ async function openCell(c: Cell, lang = "en", viewport?: { width: number; height
   const tab = await openPage(browser, server.url, viewport ? { viewport } : {});
   const page = tab.page;
   await page.goto(url(c, lang));
-  await page.waitForSelector('#stepper[data-state="ready"]');
+  await reach(page, "ready", `${c.fault} × ${c.variant} × ${c.policy}`);
   const id = await page.getAttribute("#stepper", "data-session");
   const session = sessions.get(id ?? "");
   assert.ok(session, "the page's session exists on the server");
@@ -94,9 +94,23 @@ async function openCell(c: Cell, lang = "en", viewport?: { width: number; height
   return { tab, page, session };
 }
 
-async function runToEnd(page: Page): Promise<number> {
+/**
+ * Waits until the page is in `state`, or in a state it cannot leave (failed, gone, full): then the
+ * test fails with what the page says, so that a failure names its cause instead of timing out.
+ */
+async function reach(page: Page, state: "ready" | "done", where = ""): Promise<void> {
+  const ends = ["failed", "gone", "full"].filter((s) => s !== state);
+  await page.waitForSelector([state, ...ends].map((s) => `#stepper[data-state="${s}"]`).join(", "));
+  const now = await page.getAttribute("#stepper", "data-state");
+  if (now !== state) {
+    const said = (await page.textContent("#session-message")) ?? "";
+    assert.fail(`${where}: the page is "${now}", not "${state}", after ${await steps(page)} steps; it says: ${said}`);
+  }
+}
+
+async function runToEnd(page: Page, where = ""): Promise<number> {
   await page.click("#run-button");
-  await page.waitForSelector('#stepper[data-state="done"]');
+  await reach(page, "done", where);
   const text = (await page.textContent("#report-count")) ?? "";
   const m = /^(\d+)/.exec(text);
   assert.ok(m, `#report-count begins with the number: "${text}"`);
@@ -128,15 +142,19 @@ test("the issue's eight cells: the page's count is lesson 08's and the SQLite fi
     const prefix = `${++i}-`;
     // Lesson 08's matrix runs the same cell, beside the page.
     const [lesson, { tab, page, session }] = await Promise.all([runCell(c.variant, c.fault, { dbPath: (n) => join(scratch, prefix + n), policy: c.policy }), openCell(c)]);
-    const shown = await runToEnd(page);
-    assert.ok(session.db);
-    assert.equal(shown, lesson.reports, `${where}: the page and lesson 08`);
-    assert.equal(shown, countReportsIn(session.db), `${where}: the page and SELECT count(*) of the session's file`);
-    assert.equal(shown, expected, where);
-    assert.match((await page.textContent("#report-count")) ?? "", expected === 1 ? /^1 report$/ : /^2 reports · duplicate$/);
-    assert.deepEqual(tab.errors, [], where);
-    assert.deepEqual(tab.blocked, [], where);
-    await closeTab(tab, session);
+    // A failed cell closes its tab too, so that the tests after it still have their sessions.
+    try {
+      const shown = await runToEnd(page, where);
+      assert.ok(session.db);
+      assert.equal(shown, lesson.reports, `${where}: the page and lesson 08`);
+      assert.equal(shown, countReportsIn(session.db), `${where}: the page and SELECT count(*) of the session's file`);
+      assert.equal(shown, expected, where);
+      assert.match((await page.textContent("#report-count")) ?? "", expected === 1 ? /^1 report$/ : /^2 reports · duplicate$/);
+      assert.deepEqual(tab.errors, [], where);
+      assert.deepEqual(tab.blocked, [], where);
+    } finally {
+      await closeTab(tab, session);
+    }
   };
   // Two tabs at a time.
   for (let k = 0; k < cells.length; k += 2) await Promise.all(cells.slice(k, k + 2).map(one));
