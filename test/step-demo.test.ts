@@ -160,6 +160,35 @@ test("the issue's eight cells: the page's count is lesson 08's and the SQLite fi
   for (let k = 0; k < cells.length; k += 2) await Promise.all(cells.slice(k, k + 2).map(one));
 });
 
+test("Run's answer arriving after the cell's verdict leaves the verdict on the page", async () => {
+  // A short cell on a busy machine can finish before the page has read the answer to its Run: the
+  // answer is held here until the page shows "done", then let through.
+  const { tab, page, session } = await openCell({ variant: "keyed", fault: "none", policy: "same-key" });
+  await page.evaluate(() => {
+    // Marks, a task after the fetch of /run resolved, that the page's own code has handled it.
+    const fetch0 = window.fetch.bind(window);
+    window.fetch = (...args: Parameters<typeof fetch>) => {
+      const p = fetch0(...args);
+      if (String(args[0]).endsWith("/run")) void p.then(() => setTimeout(() => (document.body.dataset.runAnswered = "yes"), 0));
+      return p;
+    };
+  });
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route("**/run", async (route) => {
+    const answer = await route.fetch();
+    await held;
+    await route.fulfill({ response: answer });
+  });
+  await page.click("#run-button");
+  await page.waitForSelector('#stepper[data-state="done"]');
+  release();
+  await page.waitForSelector('body[data-run-answered="yes"]');
+  assert.equal(await page.getAttribute("#stepper", "data-state"), "done");
+  assert.match((await page.textContent("#report-count")) ?? "", /^1 report$/);
+  await closeTab(tab, session);
+});
+
 test("one cell stepped by keyboard: one event per key press, the same events as lesson 08's --step", async () => {
   const c: Cell = { variant: "keyed", fault: "lose-response", policy: "fresh-key" };
   const lesson = await runTs(["lessons/08-fault-matrix.ts", "--step", "--seed", "1", "--no-color", "--variant", c.variant, "--fault", c.fault, "--policy", c.policy]);

@@ -90,16 +90,22 @@ async function start(): Promise<void> {
   });
 }
 
-/** Asks the session for more; an unknown or finished session is a clear message, not a crash. */
+/**
+ * Asks the session for more; an unknown or finished session is a clear message, not a crash. The
+ * answer may come after the cell's last events (a short cell, a busy machine): the state is set
+ * before asking, so that a late answer never overwrites the verdict.
+ */
 async function ask(what: "step" | "run"): Promise<void> {
   if (session === undefined) return;
+  if (what === "run") setState("running");
   const res = await fetch(`/step/sessions/${session}/${what}`, { method: "POST" });
   if (res.status === 404) {
     const body = (await res.json().catch(() => ({}))) as { message?: string };
+    if (root.dataset.state === "done") return; // the cell ended first: its verdict stands
     say(body.message ?? UI.gone[lang]);
     setState("gone");
     events?.close();
-  } else if (what === "run") setState("running");
+  }
 }
 
 const LANE: Record<CellEvent["actor"], number> = { agent: 0, server: 1, database: 2, lesson: -1 };
