@@ -19,9 +19,9 @@
  * The fence comes from a sequence: nextval never hands out a number twice, whatever the transactions
  * do (a rolled-back or conflicting claim leaves a gap, which is harmless).
  *
- * The tracker's PostgreSQL store (lib/tracker/postgres-store.ts, `claimKey`) runs this very statement, and
- * `createKeyTable` makes that store's key table and sequence (times as ms on the caller's clock), so
- * that lesson 10's race can also make it without the constraint.
+ * The tracker's PostgreSQL store (lib/tracker/postgres-store.ts, `claimKey`) runs this very statement
+ * on the table `keyTableSql` describes, the one source of that table: lesson 10's race makes it too,
+ * with and without the constraint.
  */
 import type { ClientBase } from "pg";
 import type { KeyRow } from "../tracker/key-decision.ts";
@@ -44,24 +44,31 @@ export const CLAIM_SQL = `INSERT INTO idempotency_keys (caller, key, fingerprint
   RETURNING fence`;
 
 /**
- * Creates the key table and the fence sequence (in the connection's schema). `constraint: false`
- * leaves out the primary key: the tempting table of a check-then-insert claim, for lesson 10 to break.
+ * The key table and the fence sequence, as the tracker's PostgreSQL store creates them (times as ms
+ * on the caller's clock). `constraint: false` leaves out the primary key: the tempting table of a
+ * check-then-insert claim, for lesson 10 to break; `ifNotExists` lets several processes run it.
  */
+export function keyTableSql(options: { constraint?: boolean; ifNotExists?: boolean } = {}): string {
+  const ifNew = options.ifNotExists === true ? "IF NOT EXISTS " : "";
+  return `
+  CREATE TABLE ${ifNew}idempotency_keys (
+    caller      text   NOT NULL,
+    key         text   NOT NULL,
+    fingerprint text   NOT NULL,
+    state       text   NOT NULL CHECK (state IN ('in_progress', 'completed')),
+    fence       bigint NOT NULL,
+    lease_until bigint NOT NULL,
+    expires_at  bigint NOT NULL,
+    status      integer,
+    headers     text,
+    body        text${options.constraint === false ? "" : ",\n    PRIMARY KEY (caller, key)"}
+  );
+  CREATE SEQUENCE ${ifNew}idempotency_fence;`;
+}
+
+/** Creates the key table and the fence sequence (in the connection's schema); see keyTableSql. */
 export async function createKeyTable(db: ClientBase, options: { constraint: boolean } = { constraint: true }): Promise<void> {
-  await db.query(`
-    CREATE TABLE idempotency_keys (
-      caller      text   NOT NULL,
-      key         text   NOT NULL,
-      fingerprint text   NOT NULL,
-      state       text   NOT NULL CHECK (state IN ('in_progress', 'completed')),
-      fence       bigint NOT NULL,
-      lease_until bigint NOT NULL,
-      expires_at  bigint NOT NULL,
-      status      integer,
-      headers     text,
-      body        text${options.constraint ? ",\n      PRIMARY KEY (caller, key)" : ""}
-    );
-    CREATE SEQUENCE idempotency_fence;`);
+  await db.query(keyTableSql({ constraint: options.constraint }));
 }
 
 /** The row for (caller, key), in the decision's terms (lib/tracker/key-decision.ts), or undefined. */

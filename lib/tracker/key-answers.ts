@@ -5,7 +5,7 @@
 import { HttpError, type Answer } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
 import { normalisedReport, requestFingerprint } from "./fingerprint.ts";
-import type { KeyDecision } from "./key-decision.ts";
+import { decideKey, type KeyDecision } from "./key-decision.ts";
 import { keyStoreOf, type KeyStore, type StoredKey } from "./key-store.ts";
 import type { Report } from "./store.ts";
 import type { CreateContext } from "./variant.ts";
@@ -87,4 +87,22 @@ export function answerFromKey(ctx: Pick<CreateContext<unknown>, "server">, key: 
       ctx.server(`${label} is held by no live claim: 409, try again`, "warn");
       throw inProgress(key, 0);
   }
+}
+
+/**
+ * key-after's look before the work, on either store: a recorded key replays its stored response, a
+ * different request under it is 422 (thrown); otherwise undefined, and the request goes ahead.
+ */
+export function answerFromRecorded(ctx: Pick<CreateContext<unknown>, "server" | "now">, key: string, label: string, fingerprint: string, row: StoredKey | undefined): Answer | undefined {
+  const decision = decideKey(row, fingerprint, ctx.now());
+  if (decision.kind === "replay") {
+    ctx.server(`${label} recorded before: replaying the stored ${row!.response!.status}`, "ok");
+    return replay(row!);
+  }
+  if (decision.kind === "mismatch") {
+    ctx.server(`${label} was recorded for a different request: 422`, "bad");
+    throw mismatch(key);
+  }
+  ctx.server(`${label} not recorded yet: going ahead`);
+  return undefined;
 }

@@ -28,7 +28,7 @@ import { toStoredKey, type KeyTableRow, type StoredKey } from "./key-store.ts";
 import { MAX_REPORT_ID, normalizeTitle, type NewReport, type Report } from "./store.ts";
 import { PostgresUnavailable } from "../postgres/server.ts";
 import { redact } from "../postgres/schema.ts";
-import { CLAIM_SQL } from "../postgres/claim.ts";
+import { CLAIM_SQL, keyTableSql } from "../postgres/claim.ts";
 
 /** The tables, created if missing; one process at a time (an advisory lock on the schema's name). */
 const SCHEMA_SQL = `
@@ -41,21 +41,8 @@ const SCHEMA_SQL = `
     run        text
   );
   CREATE INDEX IF NOT EXISTS reports_by_title ON reports (title_norm, id);
-  CREATE TABLE IF NOT EXISTS idempotency_keys (
-    caller      text    NOT NULL,
-    key         text    NOT NULL,
-    fingerprint text    NOT NULL,
-    state       text    NOT NULL CHECK (state IN ('in_progress', 'completed')),
-    fence       bigint  NOT NULL,
-    lease_until bigint  NOT NULL,
-    expires_at  bigint  NOT NULL,
-    status      integer,
-    headers     text,
-    body        text,
-    PRIMARY KEY (caller, key)
-  );
-  CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires_at);
-  CREATE SEQUENCE IF NOT EXISTS idempotency_fence;`;
+  ${keyTableSql({ ifNotExists: true })}
+  CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires_at);`;
 
 const REPORT_COLS = "id, title, body, module, run";
 const KEY_COLS = "caller, key, fingerprint, state, fence, lease_until, expires_at, status, headers, body";

@@ -15,7 +15,7 @@
  * statement; a key that is there already costs the claim, a SELECT, and perhaps a take-over.
  */
 import { problem, type Answer } from "./http.ts";
-import { answerFromKey, created, fingerprintOf, mismatch, replay, requestKey, shortKey } from "./key-answers.ts";
+import { answerFromKey, answerFromRecorded, created, fingerprintOf, requestKey, shortKey } from "./key-answers.ts";
 import { decideKey } from "./key-decision.ts";
 import type { PostgresStore, PostgresTransaction } from "./postgres-store.ts";
 import type { CreateContext, Variant, VariantName } from "./variant.ts";
@@ -47,17 +47,8 @@ const keyAfter: Variant<PostgresStore> = {
   name: "key-after",
   async create(ctx) {
     const { key, fingerprint, label } = keyedRequest(ctx);
-    const row = await ctx.store.getKey(ctx.caller, key);
-    const decision = decideKey(row, fingerprint, ctx.now());
-    if (decision.kind === "replay") {
-      ctx.server(`${label} recorded before: replaying the stored ${row!.response!.status}`, "ok");
-      return replay(row!);
-    }
-    if (decision.kind === "mismatch") {
-      ctx.server(`${label} was recorded for a different request: 422`, "bad");
-      throw mismatch(key);
-    }
-    ctx.server(`${label} not recorded yet: going ahead`);
+    const recorded = answerFromRecorded(ctx, key, label, fingerprint, await ctx.store.getKey(ctx.caller, key));
+    if (recorded !== undefined) return recorded;
     await ctx.work();
     const answer = created(await ctx.store.insertReport(ctx.report));
     ctx.database(`INSERT report ${(answer.body as { id: number }).id} · COMMIT (first commit)`, true);

@@ -9,8 +9,7 @@
  * Nothing marks the key as taken while the work runs; `keyed` claims it first.
  */
 import type { Answer } from "../http.ts";
-import { created, keyedRequest, mismatch, replay } from "../key-answers.ts";
-import { decideKey } from "../key-decision.ts";
+import { answerFromRecorded, created, keyedRequest } from "../key-answers.ts";
 import type { CreateContext, Variant } from "../variant.ts";
 
 export const keyAfter: Variant = {
@@ -19,17 +18,8 @@ export const keyAfter: Variant = {
     const { key, fingerprint, keys, label } = keyedRequest(ctx);
 
     // Its rows are only ever completed ones, so the decision is claim (go ahead), replay or 422.
-    const row = keys.get(ctx.caller, key);
-    const decision = decideKey(row, fingerprint, ctx.now());
-    if (decision.kind === "replay") {
-      ctx.server(`${label} recorded before: replaying the stored ${row!.response!.status}`, "ok");
-      return replay(row!);
-    }
-    if (decision.kind === "mismatch") {
-      ctx.server(`${label} was recorded for a different request: 422`, "bad");
-      throw mismatch(key);
-    }
-    ctx.server(`${label} not recorded yet: going ahead`);
+    const recorded = answerFromRecorded(ctx, key, label, fingerprint, keys.get(ctx.caller, key));
+    if (recorded !== undefined) return recorded;
 
     await ctx.work();
     const answer = created(ctx.store.transaction(() => ctx.store.insertReport(ctx.report)));
