@@ -17,33 +17,13 @@ import type { TrackerEvent } from "../lib/tracker/service.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
+import { gone } from "./run-helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "child-tracker-test-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const dbFile = (): string => join(dir, `t${++files}.sqlite`);
 const report = { title: "Login button does nothing" };
-
-/** A process is gone when signal 0 fails, or when it is a zombie nobody has reaped yet. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = `/proc/${pid}/stat`;
-  if (existsSync(stat)) return !/^\d+ \(.*\) Z/.test(readFileSync(stat, "utf8"));
-  return true;
-}
-
-/** Waits until `pid` is gone, checking every 20 ms; fails after `ms`. */
-async function gone(pid: number, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) assert.fail(`process ${pid} is still alive after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /**
  * The crash case: request #1 hits `crash`, and the agent's retries wait (beforeRetry) until the
@@ -127,12 +107,12 @@ test("the parent steers the child over IPC: a slow request is held until release
 test("close() and kill() leave no process behind; reached() rejects when the child dies first", async () => {
   const a = await startChildTracker({ variant: "naive", db: dbFile() });
   await a.close();
-  await gone(a.pid);
+  await gone(a.pid, "process", 5_000);
   const b = await startChildTracker({ variant: "naive", db: dbFile(), faults: { 1: "slow" } });
   const waiting = b.reached(1, "committed");
   assert.equal((await b.kill()).signal, "SIGKILL");
   await assert.rejects(waiting, /exited before request 1 was committed/);
-  await gone(b.pid);
+  await gone(b.pid, "process", 5_000);
   await b.close(); // closing a dead child is fine
 });
 
@@ -163,7 +143,7 @@ for (const how of ["hang", "exit", "throw"] as const) {
     assert.ok(childPid > 0);
     if (how === "hang") parent.kill("SIGKILL");
     await new Promise((r) => (parent.exitCode !== null || parent.signalCode !== null ? r(undefined) : parent.once("close", r)));
-    await gone(childPid);
+    await gone(childPid, "process", 5_000);
     rmSync(scratch!, { recursive: true, force: true });
   });
 }

@@ -11,6 +11,7 @@ import type { Browser } from "playwright-core";
 import { startDemoServer, type DemoServer } from "../lib/demos/server.ts";
 import { langFromAcceptLanguage, pickLang } from "../lib/demos/lang.ts";
 import { launchBrowser, LAUNCH_TIMEOUT_MS, openPage, screenshot } from "./browser.ts";
+import { gone, printedUrl } from "./run-helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -144,51 +145,21 @@ describe("npm run demos", () => {
   test("prints its URL, serves, and stops cleanly on SIGTERM and on SIGINT", async () => {
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const child = cli([]);
-      let stdout = "";
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on("data", (c: Buffer) => {
-          stdout += c.toString();
-          const m = /http:\/\/127\.0\.0\.1:\d+/.exec(stdout);
-          if (m !== null) resolve(m[0]);
-        });
-        child.on("exit", () => reject(new Error(`exited before printing its URL: ${stdout}`)));
-      });
+      const { url, stdout } = await printedUrl(child);
       assert.equal((await rawGet(url, "/")).status, 200);
       const exited = once(child, "exit");
       child.kill(signal);
       const [code] = (await exited) as [number | null];
       assert.equal(code, 0, signal);
-      assert.match(stdout, /stopped/);
+      assert.match(stdout(), /stopped/);
     }
   });
 });
 
-/** Whether `pid` runs (not gone, nor a zombie waiting to be reaped). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
 describe("npm run demos with Demo 2 sessions open", () => {
   test("Ctrl-C ends every session's process and the tracker processes under them", { timeout: 120_000 }, async () => {
     const child = spawn(process.execPath, ["--import", "tsx", "lib/demos/cli.ts"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on("data", (c: Buffer) => {
-        stdout += c.toString();
-        const m = /http:\/\/127\.0\.0\.1:\d+/.exec(stdout);
-        if (m !== null) resolve(m[0]);
-      });
-      child.on("exit", () => reject(new Error(`exited before printing its URL: ${stdout}`)));
-    });
+    const { url } = await printedUrl(child);
     try {
       // A crash cell, stepped over its stream until its first tracker process has started.
       const made = await fetch(`${url}/step/sessions?variant=keyed&fault=crash-after-claim&policy=same-key`, { method: "POST" });
@@ -216,15 +187,8 @@ describe("npm run demos with Demo 2 sessions open", () => {
       child.kill("SIGINT");
       const [code] = (await exited) as [number | null];
       assert.equal(code, 0);
-      // A killed process disappears when the kernel gets to it, after the kill returned: wait for
-      // that, with a deadline (it orders nothing in the test).
-      for (const [what, p] of [["the session's", pid], ["the tracker", tracker]] as const) {
-        const deadline = Date.now() + 20_000;
-        while (running(p)) {
-          assert.ok(Date.now() < deadline, `${what} process ${p} still runs`);
-          await new Promise((r) => setTimeout(r, 25));
-        }
-      }
+      await gone(pid, "the session's process");
+      await gone(tracker, "the tracker process");
       await reader.cancel().catch(() => undefined);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");

@@ -1,5 +1,7 @@
 // Helpers for the project's own tests: run a workbook command as a child process and collect its output.
-import { spawn } from "node:child_process";
+import assert from "node:assert/strict";
+import { spawn, type ChildProcessByStdio, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { Readable } from "node:stream";
 import { readFileSync, readdirSync } from "node:fs";
 import { ROOT } from "../lib/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
@@ -65,4 +67,43 @@ export function processesMarked(marker: string): number[] {
     }
   }
   return found;
+}
+
+/** Whether `pid` runs: signal 0 reaches it and it is not a zombie waiting to be reaped. */
+export function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Waits until `pid` no longer runs; fails after `ms`. A killed process disappears when the kernel
+ * gets to it, after the kill has returned: this waits for that, with a deadline; it orders nothing.
+ */
+export async function gone(pid: number, what = "process", ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (running(pid)) {
+    if (Date.now() > deadline) assert.fail(`${what} ${pid} still runs after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The URL a workbook server prints on its stdout (`http://127.0.0.1:<port>`), once it has. */
+export function printedUrl(child: ChildProcessWithoutNullStreams | ChildProcessByStdio<null, Readable, Readable>): Promise<{ url: string; stdout: () => string }> {
+  let stdout = "";
+  return new Promise((resolve, reject) => {
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+      const m = /http:\/\/127\.0\.0\.1:\d+/.exec(stdout);
+      if (m !== null) resolve({ url: m[0], stdout: () => stdout });
+    });
+    child.on("exit", () => reject(new Error(`exited before printing its URL: ${stdout}`)));
+  });
 }

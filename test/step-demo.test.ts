@@ -19,7 +19,7 @@ import { createStepDemo } from "../lib/demos/step/demo.ts";
 import { StepSessions, type StepSession } from "../lib/demos/step/sessions.ts";
 import { FAULTS, POLICIES, UI, VARIANTS } from "../lib/demos/step/text.ts";
 import { englishLeft, launchBrowser, openPage, screenshot, type DemoPage } from "./browser.ts";
-import { runTs } from "./run-helpers.ts";
+import { gone, running, runTs } from "./run-helpers.ts";
 
 interface Cell {
   variant: VariantName;
@@ -51,32 +51,6 @@ after(async () => {
   assert.equal(sessions.size, 0);
   process.stderr.write(`# step-demo.test.ts: ${Math.round(performance.now() - started)} ms\n`);
 });
-
-/** A PID that no longer runs (gone, or a zombie waiting to be reaped). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Waits until `pid` is not running. A killed process disappears when the kernel gets to it, after
- * the kill has returned: this waits for that, with a deadline; it orders nothing in the test.
- */
-async function gone(pid: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (running(pid)) {
-    if (Date.now() > deadline) assert.fail(`process ${pid} still runs`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const url = (c: Cell, lang = "en"): string => `${server.url}/step?variant=${c.variant}&fault=${c.fault}&policy=${c.policy}&lang=${lang}`;
 
