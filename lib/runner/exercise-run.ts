@@ -273,6 +273,9 @@ export function firstTypeError(output: string, root = ROOT): string | undefined 
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   delete env.NODE_TEST_CONTEXT;
+  // Node's test runner on a terminal sets FORCE_COLOR for its test files; a child asked for no
+  // colour would then get both, and Node warns on stderr that NO_COLOR is ignored.
+  if (extra.NO_COLOR !== undefined && extra.NO_COLOR !== "" && extra.FORCE_COLOR === undefined) delete env.FORCE_COLOR;
   return env;
 }
 
