@@ -36,9 +36,16 @@ test("firstFailure reads node:test's TAP output", () => {
 test("npm run lesson with no argument lists the lessons with their titles", { timeout: 60_000 }, async (t) => {
   const p = tempProject(); // the list checks the exercises: in a copy, so that the learner's own do not count
   t.after(() => p.remove());
-  const r = await runIn(p.root, "lib/runner/lesson-cli.ts");
+  const r = await runIn(p.root, "lib/runner/lesson-cli.ts", [], "", { COLUMNS: "60" });
   assert.equal(r.code, 0, r.output);
-  for (const l of listLessons()) assert.ok(r.output.includes(`${l.number}  ${l.title}`), l.title);
+  // At 60 columns every line fits, and the text is cut only between words.
+  const lines = r.output.replace(/\x1b\[[0-9;]*m/g, "").split("\n");
+  for (const line of lines) assert.ok([...line].length <= 60, `wider than 60 columns: "${line}"`);
+  const joined = lines.map((l) => l.trim()).join(" ");
+  for (const l of listLessons()) {
+    assert.ok(joined.includes(`${l.number} ${l.title}`) || joined.includes(`${l.number}  ${l.title}`), l.title);
+    assert.ok(joined.includes(l.summary), `the summary of lesson ${l.number}, words whole`);
+  }
 });
 
 test("npm run lesson <unknown> says which lessons exist, exit 2, no stack trace", async () => {
