@@ -143,6 +143,11 @@ test("moving on skips exercises that pass and wraps around to an earlier one", (
   assert.equal(s.exercises[s.current]!.id, "01b");
   s = run(s, { type: "key", key: "n" }).state;
   assert.equal(s.exercises[s.current]!.id, "02a", "n wraps around");
+  s = run(s, { type: "key", key: "p" }).state;
+  assert.equal(s.exercises[s.current]!.id, "01b", "p goes back one");
+  const back = run(s, { type: "key", key: "p" }, { type: "key", key: "p" });
+  assert.equal(back.state.exercises[back.state.current]!.id, "02a", "p wraps around backwards");
+  assert.match(screen(back.state), /p previous/);
 });
 
 test("an exercise that passed before and passes again stays on screen (n goes on)", () => {

@@ -23,7 +23,7 @@ runMain(() => {
   const { values } = parseCommand({
     usage: "npm start [-- --manual] [--no-color]      (npm run watch is the same)",
     description:
-      "Watch mode: shows the first exercise that does not pass yet, its lesson and its test result, checks it again each time you save, and moves on when it passes. Keys: h hint, l list, r run the lesson, n next exercise, Enter check again, q quit.",
+      "Watch mode: shows the first exercise that does not pass yet, its lesson and its test result, checks it again each time you save, and moves on when it passes. Keys: h hint, l list, r run the lesson, n next exercise, p previous one, Enter check again, q quit.",
     options: { manual: { type: "boolean" }, "no-color": { type: "boolean" } },
     optionHelp: {
       manual: "no file watching (for folders where it does not work): press Enter to check again",

@@ -12,7 +12,8 @@
  * - When the current exercise passes for the first time, the runner moves on to the next one that does
  *   not pass and points at the solution of the one just solved. When none is left, every exercise is
  *   checked again, and only if all pass is the finished banner shown.
- * - Keys: h hint, l list, r run the lesson, n next exercise, Enter check again, q or Ctrl-C quit.
+ * - Keys: h hint, l list, r run the lesson, n next exercise, p previous one, Enter check again, q or
+ *   Ctrl-C quit.
  */
 import type { Exercise } from "../catalog.ts";
 
@@ -275,8 +276,9 @@ function onKey(s: Draft, key: string, fx: Effect[]): void {
       s.view = "lesson";
       fx.push({ type: "render" }, { type: "run-lesson", lesson: s.exercises[s.current]!.lesson });
       return;
-    case "n": {
-      s.current = (s.current + 1) % n;
+    case "n":
+    case "p": {
+      s.current = (s.current + (key === "n" ? 1 : n - 1)) % n;
       s.phase = "working";
       s.view = "exercise";
       s.showHint = false;

@@ -179,7 +179,7 @@ function keyBar(state: WatchState, paint: Paint): string {
   const exercise = currentExercise(state);
   const keys: string[] = [];
   if (exercise) {
-    keys.push(key("h", "hint"), key("l", state.view === "list" ? "back" : "list"), key("r", `run lesson ${exercise.lesson}`), key("n", "next"));
+    keys.push(key("h", "hint"), key("l", state.view === "list" ? "back" : "list"), key("r", `run lesson ${exercise.lesson}`), key("n", "next"), key("p", "previous"));
     keys.push(key("⏎", state.phase === "finished" ? "check all again" : "check"));
   }
   keys.push(key("q", "quit"));
