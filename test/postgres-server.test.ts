@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -34,6 +35,38 @@ test("starts a real PostgreSQL 18 on loopback, a schema of one's own, then stops
   await server.stop();
   assert.equal(alive(pid), false, "the server process is gone");
   assert.equal(existsSync(server.folder!), false, "and its files");
+});
+
+test("a port taken before PostgreSQL binds it: the second try, on another port, starts with the same data folder", async () => {
+  // The first port offered is held by a listener here, as another program could take it between
+  // freePort() and PostgreSQL's bind; the second is free.
+  const taken = createServer();
+  await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
+  const busy = (taken.address() as AddressInfo).port;
+  const offered: number[] = [];
+  const ports = async (): Promise<number> => {
+    if (offered.length === 0) return offered.push(busy), busy;
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+    const port = (s.address() as AddressInfo).port;
+    await new Promise((r) => s.close(r));
+    offered.push(port);
+    return port;
+  };
+  let server: Awaited<ReturnType<typeof startPostgres>> | undefined;
+  try {
+    server = await startPostgres({ databaseUrl: "", ports });
+    assert.equal(offered.length, 2, "two tries");
+    assert.ok(server.url.endsWith(`:${offered[1]}/postgres`), server.url);
+    const c = new pg.Client({ connectionString: server.url });
+    await c.connect();
+    assert.equal((await c.query<{ one: number }>("SELECT 1 AS one")).rows[0]!.one, 1);
+    await c.end();
+  } finally {
+    await server?.stop();
+    await new Promise((r) => taken.close(r));
+  }
+  assert.equal(existsSync(server.folder!), false);
 });
 
 test("a DATABASE_URL is used as it is and never stopped; a malformed one is a one-line error", async () => {

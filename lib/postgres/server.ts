@@ -46,6 +46,8 @@ export interface StartPostgresOptions {
   log?: (line: string) => void;
   /** How long start-up may take before it is given up; default 60 s. */
   timeoutMs?: number;
+  /** The ports to try, one per try (tests give a taken one first); default a free port each time. */
+  ports?: () => Promise<number>;
 }
 
 const NOBODY = 65534;
@@ -99,9 +101,10 @@ function run(file: string, args: string[], ids: { uid?: number; gid?: number }):
   });
 }
 
+/** The line of a log that says why: its first FATAL or ERROR line (the shutdown lines come after it), else its last. */
 function lastLine(text: string): string {
   const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
-  return lines.at(-1) ?? "(no output)";
+  return lines.find((l) => /\b(FATAL|ERROR|PANIC):/.test(l)) ?? lines.at(-1) ?? "(no output)";
 }
 
 /** Whether process `pid` has ended (gone, or a zombie waiting to be reaped). */
@@ -200,11 +203,11 @@ async function startEmbedded(options: StartPostgresOptions): Promise<PostgresSer
   }
   // Two tries: the port can be taken between asking for it and PostgreSQL binding it.
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = await (options.ports ?? freePort)();
     try {
       return await launch(bin.postgres, data, port, ids, scratch, options, timeoutMs);
     } catch (e) {
-      if (attempt < 2 && e instanceof PostgresUnavailable && /could not bind|Address already in use/.test(e.message)) continue;
+      if (attempt < 2 && e instanceof PostgresUnavailable && /could not bind|Address already in use|could not create any TCP\/IP sockets/.test(e.message)) continue;
       scratch.remove();
       throw e;
     }
@@ -248,23 +251,34 @@ function launch(
     }
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const stop = async (): Promise<void> => {
+  /** Ends the server (and, if it will not go, its whole group); the folder stays. */
+  const end = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
     if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGINT"); // fast shutdown: running transactions are rolled back
-      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      const timer = setTimeout(() => {
+        try {
+          if (pid !== undefined) process.kill(-pid, "SIGKILL"); // the server and every backend of it
+        } catch {
+          // gone meanwhile
+        }
+      }, 10_000);
       await exited;
       clearTimeout(timer);
     }
     unregister();
+  };
+  const stop = async (): Promise<void> => {
+    await end();
     if (existsSync(scratch.dir)) rmSync(scratch.dir, { recursive: true, force: true, maxRetries: 5 });
     scratch.remove();
   };
   return new Promise((resolve, reject) => {
+    // A failed start leaves the data folder to the caller, which may try another port with it.
     const fail = (why: string): void => {
       clearTimeout(timer);
-      void stop().then(() => reject(new PostgresUnavailable(why)));
+      void end().then(() => reject(new PostgresUnavailable(why)));
     };
     const timer = setTimeout(() => fail(`PostgreSQL did not start within ${timeoutMs} ms: ${lastLine(log)}`), timeoutMs);
     child.once("error", (e) => fail(`postgres could not start: ${e.message}`));
@@ -275,8 +289,9 @@ function launch(
     child.stderr!.on("data", (b: Buffer) => {
       const text = b.toString();
       options.log?.(text);
-      if (log.length < 64_000) log += text;
-      if (!ready && text.includes("ready to accept connections")) {
+      log = (log + text).slice(-64_000); // its last lines, for an error message
+      // The whole log so far: the line may come split over two reads.
+      if (!ready && log.includes("ready to accept connections")) {
         ready = true;
         clearTimeout(timer);
         resolve({ url: `postgres://${USER}@127.0.0.1:${port}/postgres`, external: false, folder: scratch.dir, ...(pid === undefined ? {} : { pid }), stop });
