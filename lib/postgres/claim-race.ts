@@ -129,6 +129,8 @@ async function withConstraint(
     (err: unknown) => ({ ok: false as const, err: err as Error & { code?: string } }),
   );
   await blockedBy(a, pb, pa).catch(async (err: unknown) => {
+    // Instance 1 still holds its uncommitted row: let it go first, or the second claim never ends.
+    await a.query("ROLLBACK").catch(() => undefined);
     await second;
     throw err;
   });

@@ -80,9 +80,3 @@ export async function readKey(db: ClientBase, caller: string, key: string): Prom
   const r = rows[0];
   return r && { fingerprint: r.fingerprint, state: r.state, fence: Number(r.fence), leaseUntil: Number(r.lease_until), expiresAt: Number(r.expires_at) };
 }
-
-/** Claims the key with CLAIM_SQL: the claim's fence, or undefined when a row was there already. */
-export async function claimKey(db: ClientBase, claim: Claim): Promise<number | undefined> {
-  const { rows } = await db.query<{ fence: string }>(CLAIM_SQL, [claim.caller, claim.key, claim.fingerprint, claim.now + claim.leaseMs, claim.now + claim.ttlMs]);
-  return rows[0] === undefined ? undefined : Number(rows[0].fence);
-}
