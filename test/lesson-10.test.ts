@@ -4,7 +4,9 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
+import pg from "pg";
 import { POSTGRES_URL_ENV } from "./global-postgres.ts";
+import { testServerUrl } from "./postgres-helpers.ts";
 import { processesMarked, runTs, tableRow } from "./run-helpers.ts";
 
 const LESSON = "lessons/10-more-than-one-server.ts";
@@ -36,7 +38,25 @@ test("lesson 10 measures every case: own files 2, shared PostgreSQL 1, ON CONFLI
   // The moments the lesson is about, as they happened.
   assert.match(ran.stdout, /balancer: POST \/reports → instance 2\n.*\[instance 2\] #1 POST \/reports arrived/);
   assert.match(ran.stdout, /\[instance 2\] #1 key [0-9a-f]{8}…[0-9a-f]{4} completed before: replaying the stored 201/, "the replay was served by instance 2");
-  assert.match(ran.stdout, /Both ran at READ COMMITTED, PostgreSQL's default, as read from the server on each connection/);
+  assert.match(ran.stdout, /Both ran at READ COMMITTED, the server's default, as read from the server on each connection/);
+  // What happened, as the lesson works it out from the run (the connections' answers, the instances'
+  // events, the dispatchers' POSTs, the outbox's rows): each sentence below is built, not written.
+  const happened = (label: string) => new RegExp(`what happened: +${label}`);
+  assert.match(ran.stdout, /instance 1 filed report 1 and lost its answer; instance 2 found the key in no table it can see and filed it again \(reports per instance: 1, 1, 0\)/);
+  assert.match(ran.stdout, /instance 1 filed report 1 and lost its answer; instance 2, which did none of the work, replayed the stored 201/);
+  assert.match(ran.stdout, happened("exactly one claim won; the other waited for it, got no row back and answered 409 \\(isolation: READ COMMITTED\\)"));
+  assert.match(ran.stdout, happened("both looked, both found nothing, both claimed: 2 key rows for one key \\(isolation: READ COMMITTED\\)"));
+  assert.match(ran.stdout, happened("both looked, both found nothing; instance 2's claim was refused with 40001, a serialization failure"));
+  assert.match(ran.stdout, happened("one claim won, as in 3a; the loser got 40001 instead of an empty result, and its rerun answered 409 \\(isolation: SERIALIZABLE\\)"));
+  assert.match(ran.stdout, /returns no row \(3a's 409\); at/);
+  assert.match(ran.stdout, happened("instance 3 took the key over and filed report 1; instance 1 woke, completed the key whoever held it, and filed a second, report 2"));
+  assert.match(ran.stdout, happened("instance 3 took the key over and filed report 1; instance 1 woke with fence 1 while the key held fence 4: its UPDATE changed 0 rows, its transaction rolled back, report 2 included"));
+  assert.match(ran.stdout, /6 reports filed, each with its outbox row in the same transaction: 6 rows to send/);
+  assert.match(ran.stdout, happened("12 POSTs for 6 rows: every row sent by both; the notifier replayed 6 by key, so 6 notifications"));
+  assert.match(ran.stdout, happened("6 POSTs to the notifier for 6 rows: no row taken twice; 6 rows sent, 0 to send"));
+  // 5c reads the outbox once the killed dispatcher's backend is gone: its rows free, instance 2's still held.
+  assert.match(ran.stdout, /the server rolled back its transaction: row\(s\) 1, 2, 3 are to_send again, unlocked \(4, 5, 6 are to_send too, locked by instance 2's open batch\)/);
+  assert.match(ran.stdout, happened("instance 1's batch came back to the outbox when its process died; instance 2 sent it again, row 1 with the same key: the notifier replayed it \\(1 replay\\), 6 notifications for 6 rows"));
   assert.match(ran.stdout, /\[connection of instance 2\] INSERT … ON CONFLICT \(caller, key\) DO NOTHING: waits/);
   assert.match(ran.stdout, /\[connection of instance 2\] ERROR 40001: could not serialize access due to read\/write dependencies/);
   assert.match(ran.stdout, /\[connection of instance 2\] … instance 1 committed: ERROR 40001: could not serialize access due to concurrent update/);
@@ -46,8 +66,9 @@ test("lesson 10 measures every case: own files 2, shared PostgreSQL 1, ON CONFLI
   assert.doesNotMatch(ran.stdout, /at any isolation level/);
   assert.match(ran.stdout, /Exercise 10a: npm run check 10a\./);
   assert.match(ran.stdout, /PostgreSQL server: (your own, the one DATABASE_URL names|one that the workbook started for this lesson \(DATABASE_URL is not set\))\./);
-  // 4b's fence: the conflicting claims of instances 2 and 3 used up 2 and 3.
-  assert.match(ran.stdout, /Fence 4, not 2: .* used up 2 and 3\s+before instance 3's take-over drew 4/s);
+  // 4b's fence: the fences seen claimed are 1 and 4; the claims of instances 2 and 3 (a 409, and the
+  // take-over's own INSERT) met instance 1's row and used up 2 and 3.
+  assert.match(ran.stdout, /Fence 4, not 2: .* so the claims of instances 2 and 3 that met instance 1's row used up 2 and 3\s+before instance 3's take-over drew 4/s);
   // Sections 3 and 5 have no agent: their knows-lines say who knows.
   assert.match(ran.stdout, /connections got: instance 1: 201, instance 2: 409/);
   assert.match(ran.stdout, /dispatchers saw: instance 1 read rows 1, 2, 3/);
@@ -74,4 +95,33 @@ test("lesson 10 prints the same trace for the same seed, times aside", { timeout
   assert.equal(a.code, 0, a.stderr);
   assert.equal(b.code, 0, b.stderr);
   assert.equal(strip(a.stdout), strip(b.stdout));
+});
+
+// A learner's own server may run another default level: there, the constraint's loser in 3a gets 40001
+// and a rerun, not an empty result, and the lesson must say so rather than print READ COMMITTED's story.
+test("lesson 10 on a server whose default is REPEATABLE READ says what its connections got there", { timeout: LIMIT_MS + 10_000 }, async () => {
+  const server = await testServerUrl();
+  const name = `lesson10_rr_${randomUUID().replaceAll("-", "").slice(0, 10)}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`ALTER DATABASE ${name} SET default_transaction_isolation = 'repeatable read'`);
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    const ran = await runTs([LESSON], { timeoutMs: LIMIT_MS, env: { DATABASE_URL: url.toString() } });
+    assert.equal(ran.timedOut, false, "the lesson did not finish");
+    assert.equal(ran.code, 0, ran.stderr);
+    const counted = (label: string) => tableRow(ran.stdout, label)?.[1];
+    assert.equal(counted("one key, two instances: unique constraint + ON CONFLICT"), "1 (201 and 40001, rerun → 409)");
+    assert.match(ran.stdout, /what happened: +exactly one claim won; the other waited for it, got 40001 instead of an empty result, and its rerun answered 409 \(isolation: REPEATABLE READ\)/);
+    assert.match(ran.stdout, /Both ran at REPEATABLE READ, the server's default/);
+    assert.doesNotMatch(ran.stdout, /3a's 409/);
+    assert.match(ran.stdout, /40001 instead \(3d, and 3a on this server: 40001, then 409\)/);
+    // The outbox's transactions are READ COMMITTED whatever the default: 5a's second dispatcher marks its rows.
+    assert.equal(counted("two dispatchers, plain SELECT (no lock)"), "✗ 12 POSTs: 6 sent twice, kept to 6 notifications only by the notifier's key");
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    await admin.end();
+  }
 });

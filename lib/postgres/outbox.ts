@@ -71,10 +71,13 @@ export const READ_BATCH_SQL = `SELECT id, report_id, payload FROM outbox WHERE s
 
 /**
  * Opens a transaction and takes at most `limit` rows (locked with FOR UPDATE SKIP LOCKED, or only
- * read when `lock` is false); finish it with `deliverBatch` (or ROLLBACK).
+ * read when `lock` is false); finish it with `deliverBatch` (or ROLLBACK). The transaction is READ
+ * COMMITTED whatever the server's default: its UPDATEs mark rows that another dispatcher may have
+ * marked since the batch was read (the unlocked version), which READ COMMITTED allows and REPEATABLE
+ * READ or SERIALIZABLE would fail with 40001, after the notifier had already been called.
  */
 export async function takeBatch(db: ClientBase, limit: number, lock = true): Promise<PgOutboxRow[]> {
-  await db.query("BEGIN");
+  await db.query("BEGIN ISOLATION LEVEL READ COMMITTED");
   const { rows } = await db.query<{ id: string; report_id: string; payload: NotificationRequest }>(lock ? TAKE_BATCH_SQL : READ_BATCH_SQL, [limit]);
   return rows.map((r) => ({ id: Number(r.id), reportId: Number(r.report_id), notification: r.payload }));
 }
@@ -124,4 +127,16 @@ export async function outboxStates(db: ClientBase): Promise<{ toSend: number; se
   const { rows } = await db.query<{ state: string; n: string }>("SELECT state, count(*) AS n FROM outbox GROUP BY state");
   const of = (s: string): number => Number(rows.find((r) => r.state === s)?.n ?? 0);
   return { toSend: of("to_send"), sent: of("sent") };
+}
+
+/** The ids of the 'to_send' rows, and which of them nobody holds (a SKIP LOCKED look of its own, rolled back). */
+export async function toSendRows(db: ClientBase): Promise<{ toSend: number[]; unlocked: number[] }> {
+  const ids = (rows: { id: string }[]): number[] => rows.map((r) => Number(r.id));
+  const toSend = ids((await db.query<{ id: string }>("SELECT id FROM outbox WHERE state = 'to_send' ORDER BY id")).rows);
+  await db.query("BEGIN");
+  try {
+    return { toSend, unlocked: ids((await db.query<{ id: string }>("SELECT id FROM outbox WHERE state = 'to_send' ORDER BY id FOR UPDATE SKIP LOCKED")).rows) };
+  } finally {
+    await db.query("ROLLBACK");
+  }
 }
