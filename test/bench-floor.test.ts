@@ -6,10 +6,16 @@ import { CPU_GOALS, floorReport, measureFloor } from "../lib/bench/floor.ts";
 import { benchTargets, type IdempotencyBench, type TargetResult } from "../lib/bench/idempotency.ts";
 
 test("measureFloor: both floors are measured, and two transactions cost more than one", () => {
-  const floor = measureFloor(300);
-  assert.equal(floor.operations, 300);
-  assert.ok(floor.insertMicros > 0 && floor.claimCompleteMicros > 0);
-  assert.ok(floor.claimCompleteMicros > floor.insertMicros, JSON.stringify(floor));
+  // CPU time on a shared machine is noisy (a GC pause, another process's cache): the best of three
+  // measurements of each, as a benchmark would take it, not a single short one.
+  const floors = [1, 2, 3].map(() => measureFloor(1000));
+  for (const floor of floors) {
+    assert.equal(floor.operations, 1000);
+    assert.ok(floor.insertMicros > 0 && floor.claimCompleteMicros > 0);
+  }
+  const insert = Math.min(...floors.map((f) => f.insertMicros));
+  const claimComplete = Math.min(...floors.map((f) => f.claimCompleteMicros));
+  assert.ok(claimComplete > insert, JSON.stringify(floors));
 });
 
 test("floorReport: CPU per request beside floor + HTTP, the gap, and each goal met or missed", () => {

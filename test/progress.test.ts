@@ -61,7 +61,7 @@ test("npm run lesson lists each lesson's exercises with ✓/✗ and says how lon
   p.solve(b);
   const r = await runIn(p.root, "lib/runner/lesson-cli.ts");
   assert.equal(r.code, 0, r.output);
-  assert.match(r.output, new RegExp(`exercises: ✗ ${a.id}  ✓ ${b.id} \\(npm run check ${Number(a.lesson)}\\)`));
+  assert.match(r.output, new RegExp(`exercises: ✗ ${a.id} ✓ ${b.id} \\(npm run check ${Number(a.lesson)}\\)`));
   assert.match(r.output, /run just now \(2 at a time, \d+(\.\d)? m?s\)/);
 });
 
