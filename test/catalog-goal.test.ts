@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { headerParagraph, listExercises } from "../lib/catalog.ts";
+import { shippedProject, shippedText } from "./temp-project.ts";
 
 test("a goal's indented formula lines stay lines; the prose around them is one paragraph", () => {
   const source = `/**
@@ -23,16 +24,17 @@ test("a goal's indented formula lines stay lines; the prose around them is one p
   assert.equal(headerParagraph(source, "Constraints"), "none.");
 });
 
-test("exercise 02b's goal shows its two formulas on lines of their own", () => {
-  const goal = listExercises().find((e) => e.id === "02b")?.goal ?? "";
+test("exercise 02b's goal shows its two formulas on lines of their own", (t) => {
+  const p = shippedProject(); // the exercises as shipped, not the learner's copies
+  t.after(() => p.remove());
+  const goal = listExercises(p.root).find((e) => e.id === "02b")?.goal ?? "";
   const lines = goal.split("\n");
   assert.ok(lines.some((l) => l.startsWith("Full Jitter:")), goal);
   assert.ok(lines.some((l) => l.startsWith("Decorrelated Jitter:")), goal);
 });
 
 test("exercise 02a's test titles, which the runner shows, do not give its answer away", async () => {
-  const { readFile } = await import("node:fs/promises");
-  const tests = await readFile(new URL("../exercises/02a-codex-backoff.test.ts", import.meta.url), "utf8");
+  const tests = shippedText("exercises/02a-codex-backoff.test.ts");
   const titles = [...tests.matchAll(/test\("([^"]*)"/g)].map((m) => m[1]!);
   assert.ok(titles.length >= 5);
   for (const t of titles) assert.doesNotMatch(t, /1600|1,600/, t);

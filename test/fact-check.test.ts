@@ -3,8 +3,11 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { shippedText } from "./temp-project.ts";
 
-const read = (file: string): string => readFileSync(new URL(`../${file}`, import.meta.url), "utf8").replace(/\s*\n\s*(\/\/|\*)?\s*/g, " ");
+const flat = (text: string): string => text.replace(/\s*\n\s*(\/\/|\*)?\s*/g, " ");
+/** A project file, its lines joined; an exercise as shipped, never the learner's working copy. */
+const read = (file: string): string => flat(file.startsWith("exercises/") ? shippedText(file) : readFileSync(new URL(`../${file}`, import.meta.url), "utf8"));
 
 test("SQLite: WAL is not what lets processes share a file; it keeps readers and the writer from blocking each other", () => {
   for (const file of ["lessons/07-outbox.ts", "lib/tracker/store.ts"]) {

@@ -5,7 +5,7 @@ import { findExercises, findLesson, listExercises, listLessons, parseHeader, typ
 import { hintFor } from "../lib/runner/hints.ts";
 import { firstFailure } from "../lib/runner/exercise-run.ts";
 import { runTs } from "./run-helpers.ts";
-import { runIn, tempProject } from "./temp-project.ts";
+import { runIn, shippedProject, tempProject } from "./temp-project.ts";
 
 test("parseHeader reads the first line and multi-line tags", () => {
   const { first, tags } = parseHeader("/**\n * Exercise 09z · Title here\n * @lesson 09\n * @hint one\n *   two\n *\n * Body text\n */");
@@ -76,22 +76,26 @@ test("npm run check passes against the solutions and points at them only after a
   assert.match(r.output, new RegExp(`✓ ${e.id} .*compare with ${e.solution.replace(/\./g, "\\.")}`));
 });
 
-test("npm run hint prints the hint; a bad id lists the valid ones", async () => {
-  const ok = await runTs(["lib/runner/hint-cli.ts", "01a"]);
+test("npm run hint prints the hint; a bad id lists the valid ones", async (t) => {
+  const p = shippedProject(); // the hints of the exercises as shipped, not of the learner's copies
+  t.after(() => p.remove());
+  const ok = await runIn(p.root, "lib/runner/hint-cli.ts", ["01a"]);
   assert.equal(ok.code, 0);
-  assert.match(ok.stdout.replace(/\s+/g, " "), /Method names are case-sensitive/);
-  const bad = await runTs(["lib/runner/hint-cli.ts", "nope"]);
+  assert.match(ok.output.replace(/\s+/g, " "), /Method names are case-sensitive/);
+  const bad = await runIn(p.root, "lib/runner/hint-cli.ts", ["nope"]);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /the exercises are 01a/);
+  assert.match(bad.output, /the exercises are 01a/);
 });
 
-test("npm run hint at 80 columns wraps its header, so the file to edit is shown whole", async () => {
-  const ran = await runTs(["lib/runner/hint-cli.ts", "02a"], { env: { COLUMNS: "80" } });
-  assert.equal(ran.code, 0, ran.stderr);
-  const lines = ran.stdout.split("\n");
+test("npm run hint at 80 columns wraps its header, so the file to edit is shown whole", async (t) => {
+  const p = shippedProject();
+  t.after(() => p.remove());
+  const ran = await runIn(p.root, "lib/runner/hint-cli.ts", ["02a"], "", { COLUMNS: "80" });
+  assert.equal(ran.code, 0, ran.output);
+  const lines = ran.output.split("\n");
   assert.ok(lines.every((l) => [...l].length <= 80), lines.join("\n"));
-  assert.doesNotMatch(ran.stdout, /…/);
-  assert.match(ran.stdout.replace(/\s+/g, " "), /file exercises\/02a-codex-backoff\.ts\)/);
+  assert.doesNotMatch(ran.output, /…/);
+  assert.match(ran.output.replace(/\s+/g, " "), /file exercises\/02a-codex-backoff\.ts\)/);
 });
 
 test("a negative number after an option is that option's value, not an unknown option", async () => {

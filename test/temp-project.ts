@@ -149,3 +149,10 @@ export async function runIn(root: string, script: string, args: string[] = [], i
   const { code } = await s.exited;
   return { code, output: s.output() };
 }
+
+/** The text of an exercise file as shipped (never the learner's working copy), by its path. */
+export function shippedText(path: string): string {
+  const file = shippedExerciseFiles(ROOT).find((f) => f.path === path);
+  if (!file) throw new Error(`${path} is not a shipped exercise file`);
+  return file.data.toString("utf8");
+}
