@@ -86,3 +86,28 @@ test("--store: bad values and combinations are one line with exit 2; an unreacha
   assert.match(help.stdout, /--store/);
   assert.match(help.stdout, /DATABASE_URL/);
 });
+
+test("Ctrl-C while a schema is open on DATABASE_URL's server: the schema is dropped on the way out", LIMIT, async () => {
+  // A lesson or a chaos run drops its schema in an async `finally`, which a Ctrl-C never reaches:
+  // the schema's own exit clean-up must drop it. Here a process opens one and waits to be stopped.
+  const server = await testServerUrl();
+  const script = `import { createSchema } from "./lib/postgres/schema.ts";
+    const s = await createSchema(process.env.DATABASE_URL, "ctrlc");
+    console.log("schema " + s.name);
+    setInterval(() => {}, 1000);`;
+  const proc = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: ROOT, env: childEnv({ NO_COLOR: "1", DATABASE_URL: server }), stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  const ended = new Promise<NodeJS.Signals | null>((resolve) => proc.on("close", (_code, signal) => resolve(signal)));
+  const name = await new Promise<string>((resolve, reject) => {
+    proc.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+      const m = /schema (ctrlc_[0-9a-f]+)/.exec(stdout);
+      if (m) resolve(m[1]!);
+    });
+    void ended.then(() => reject(new Error(`ended before its schema: ${stdout}`)));
+  });
+  assert.equal(await schemaExists(server, name), true);
+  proc.kill("SIGINT");
+  assert.equal(await ended, "SIGINT", "it still ends as Ctrl-C says");
+  assert.equal(await schemaExists(server, name), false, "the schema is gone");
+});

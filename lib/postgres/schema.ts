@@ -4,9 +4,30 @@
  * share one server do not see each other's tables. The URL it hands out chooses the schema for every
  * connection made with it (`options=-c search_path=…`, which `pg` passes to the server).
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
 import pg from "pg";
-import { PostgresUnavailable } from "./server.ts";
+import { onExitCleanup } from "../scratch.ts";
+import { PostgresUnavailable, startedHere } from "./server.ts";
+
+/**
+ * Drops a schema while this process is on its way out (Ctrl-C, SIGTERM), when nothing asynchronous
+ * runs any more: in a short child process, waited for, at most 5 s. Only for a server this process
+ * did not start (a learner's DATABASE_URL); one started here is removed whole.
+ */
+function dropOnExit(url: string, name: string): () => void {
+  if (startedHere(url)) return () => {};
+  // Resolved here, not at load: the chaos run's CommonJS bundle loads this module without import.meta.
+  const pgModule = createRequire(import.meta.url).resolve("pg");
+  return onExitCleanup(() => {
+    const script = `const pg = require(${JSON.stringify(pgModule)});
+      const c = new pg.Client({ connectionString: process.argv[1] });
+      c.on("error", () => {});
+      c.connect().then(() => c.query("DROP SCHEMA IF EXISTS ${name} CASCADE")).catch(() => {}).finally(() => c.end().catch(() => {}));`;
+    spawnSync(process.execPath, ["-e", script, url], { stdio: "ignore", timeout: 5_000 });
+  });
+}
 
 export interface Schema {
   /** The schema's name, `<prefix>_<random>`. */
@@ -38,10 +59,12 @@ export async function createSchema(url: string, prefix: string): Promise<Schema>
   } finally {
     await client.end().catch(() => {});
   }
+  const forget = dropOnExit(url, name);
   return {
     name,
     url: urlInSchema(url, name),
     drop: async () => {
+      forget();
       const c = new pg.Client({ connectionString: url });
       c.on("error", () => {});
       await c.connect();

@@ -156,6 +156,19 @@ function waitEndedSync(pgid: number, ms: number): void {
   while (!groupEnded(pgid) && Date.now() < until) Atomics.wait(cell, 0, 0, 10);
 }
 
+/** The ports of the servers this process started (their URLs end there). */
+const startedPorts = new Set<number>();
+
+/** Whether `url` names a server that this process started (and will remove whole). */
+export function startedHere(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return (u.hostname === "127.0.0.1" || u.hostname === "localhost") && startedPorts.has(Number(u.port));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A PostgreSQL server: the learner's own if `DATABASE_URL` is set, otherwise a new one started here.
  * Rejects with `PostgresUnavailable` (a one-line reason) if it cannot start; never hangs past the timeout.
@@ -294,6 +307,7 @@ function launch(
       if (!ready && log.includes("ready to accept connections")) {
         ready = true;
         clearTimeout(timer);
+        startedPorts.add(port);
         resolve({ url: `postgres://${USER}@127.0.0.1:${port}/postgres`, external: false, folder: scratch.dir, ...(pid === undefined ? {} : { pid }), stop });
       }
     });
