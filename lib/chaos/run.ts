@@ -216,6 +216,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         const fault = faultsOn && op.arrivals <= FAULTED_ARRIVALS ? op.op.faults[op.arrivals - 1] : undefined;
         return { op, fault };
       },
+      // Only a struck request needs its number in the process (its fault is set by it); the others
+      // go out without waiting their turn.
+      numbered: (p) => p.fault !== undefined,
       async beforeSend(p, target) {
         if (p.fault && p.fault !== "kill") await target.tracker.setFault(target.requestNo, p.fault satisfies FaultName);
       },
