@@ -1,6 +1,7 @@
 // The chaos run starts its tracker processes from one bundled CommonJS file (lib/chaos/bundle.ts), not
 // from the TypeScript sources: a process so started loads no .ts module, serves as the TypeScript one
-// does (a report filed once, its retry replayed), and dies and starts again the same way.
+// does (a report filed once, its retry replayed), and dies and starts again the same way. Started
+// quiet, it tells only of arrivals, and its parent keeps one count of them.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,6 +34,30 @@ test("the bundled tracker child: one file that loads no .ts module, and serves a
     assert.deepEqual(b.kind === "response" ? (b.body as { id: number }).id : undefined, a.kind === "response" ? (a.body as { id: number }).id : undefined);
     await again.close();
   } finally {
+    folder.remove();
+  }
+});
+
+test("a quiet tracker process counts arrivals: request n has arrived once n have, nobody having waited for the others", async () => {
+  const folder = tempFolder("retry-workbook-bundle-test-");
+  const entry = bundleTrackerChild(folder.dir);
+  const tracker = await startChildTracker({ variant: "fenced", db: join(folder.dir, "t.sqlite"), quiet: true, entry });
+  try {
+    const third = tracker.reached(3, "arrived");
+    for (let i = 1; i <= 3; i++) {
+      const r = await httpCall({ method: "POST", url: `${tracker.url}/reports`, body: { title: `quiet ${i}` }, headers: { "idempotency-key": `"q-${i}"` }, timeoutMs: 5_000 });
+      assert.equal(r.kind === "response" ? r.status : r.kind, 201);
+    }
+    await third;
+    await tracker.reached(2, "arrived"); // long since: at once
+    assert.equal(tracker.hasReached(3, "arrived"), true);
+    assert.equal(tracker.hasReached(4, "arrived"), false);
+    assert.throws(() => tracker.reached(1, "committed"), /tells of arrivals only/);
+    const fourth = tracker.reached(4, "arrived");
+    await tracker.kill();
+    await assert.rejects(fourth, /exited before request 4 was arrived/);
+  } finally {
+    await tracker.kill();
     folder.remove();
   }
 });

@@ -81,8 +81,8 @@ function result(variant: ChaosResult["variant"], duplicates: number): ChaosResul
   const rows = [{ id: 1, title: "a" }, ...Array.from({ length: duplicates }, (_, i) => ({ id: i + 2, title: "a" }))];
   const zero = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as ChaosResult["injected"];
   return {
-    variant, store: "sqlite", seed: 42, digest: "abc", agents: 1, processes: 2, timeoutMs: 400, leaseMs: 700, tally: tally(ops, rows), changedAnswers: 0,
-    planned: zero, injected: zero, restarts: 0, watchdogKills: 0, attempts: 1, gaveUp: 0, settled: 0, ms: 1000, examples: [],
+    variant, store: "sqlite", seed: 42, digest: "abc", agents: 1, inFlight: 1, processes: 2, timeoutMs: 400, leaseMs: 700, tally: tally(ops, rows), changedAnswers: 0,
+    planned: zero, injected: zero, restarts: 0, watchdogKills: 0, attempts: 1, gaveUp: 0, inFlightMean: 1, settled: 0, ms: 1000, examples: [],
   };
 }
 
@@ -103,11 +103,13 @@ test("npm run chaos: --help, bad flags as one line with exit 2", async () => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--variant/);
   assert.match(help.stdout, /lost/);
+  assert.match(help.stdout, /--in-flight <value> +the most operations each agent has in flight at once;[^]*?\(default 3\)/);
   const bad = [
     [],
     ["--variant", "nope"],
     ["--variant", "fenced", "--ops", "0"],
     ["--variant", "fenced", "--faults", "meteor"],
+    ["--variant", "fenced", "--in-flight", "0"],
     ["--bogus"],
     // Repeated: the parser alone would keep the last one silently.
     ["--variant", "fenced", "--ops", "5", "--ops", "6"],

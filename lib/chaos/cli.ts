@@ -16,9 +16,12 @@ const DEFAULT_OPS = 1000;
 const DEFAULT_SEED = 1;
 
 const spec = {
-  usage: "npm run chaos -- --variant <name|list|all> [--ops <n>] [--seed <s>] [--agents <n>] [--processes <n>] [--store sqlite|postgres] [--faults <list>] [--fault-rate <pct>] [--timeout-ms <n>] [--lease-ms <n>] [--no-color]",
+  usage: "npm run chaos -- --variant <name|list|all> [--ops <n>] [--seed <s>] [--agents <n>] [--in-flight <n>] [--processes <n>] [--store sqlite|postgres] [--faults <list>] [--fault-rate <pct>] [--timeout-ms <n>] [--lease-ms <n>] [--no-color]",
   description: `Many agents file distinct bug reports at once through same-key clients (one Idempotency-Key per
-report, reused on every attempt; a 409 is waited out as the server asks), against the tracker running as
+report, reused on every attempt; a 409 is waited out as the server asks), each agent its own reports in
+their order, a few at a time: one at least, --in-flight at most, more while the system answers fast,
+fewer while it answers slowly (a loaded machine then slows the run instead of timing out its clients),
+against the tracker running as
 several processes over one SQLite file (WAL), behind a round-robin proxy. A plan drawn from the seed
 strikes an operation's first ${FAULTED_ARRIVALS} requests with faults:
 ${CHAOS_FAULTS.map((f) => `  ${f.padEnd(22)} ${CHAOS_FAULT_HELP[f]}`).join("\n")}
@@ -38,6 +41,7 @@ redrawn on a terminal, a plain line per tenth of the run when piped. An option g
     ops: { type: "string" },
     seed: { type: "string" },
     agents: { type: "string" },
+    "in-flight": { type: "string" },
     processes: { type: "string" },
     store: { type: "string" },
     faults: { type: "string" },
@@ -51,6 +55,7 @@ redrawn on a terminal, a plain line per tenth of the run when piped. An option g
     ops: `logical operations, one report each (default ${DEFAULT_OPS})`,
     seed: `seed of the plan (default ${DEFAULT_SEED})`,
     agents: `concurrent agents (default ${CHAOS_DEFAULTS.agents})`,
+    "in-flight": `the most operations each agent has in flight at once; fewer while answers come slowly (default ${CHAOS_DEFAULTS.inFlight})`,
     processes: `tracker processes over the one database (default ${CHAOS_DEFAULTS.processes})`,
     store: `where the processes keep reports and keys: ${STORE_NAMES.join(" or ")} (default sqlite)`,
     faults: "the faults the plan may draw, comma-separated (default all)",
@@ -111,6 +116,7 @@ runMain(async () => {
     ops: intFlag("ops", values.ops, DEFAULT_OPS, 1, 100_000),
     seed: intFlag("seed", values.seed, DEFAULT_SEED),
     agents: intFlag("agents", values.agents, CHAOS_DEFAULTS.agents, 1, 1_000),
+    inFlight: intFlag("in-flight", values["in-flight"], CHAOS_DEFAULTS.inFlight, 1, 100),
     processes: intFlag("processes", values.processes, CHAOS_DEFAULTS.processes, 1, 8),
     rate: intFlag("fault-rate", values["fault-rate"], DEFAULT_FAULT_RATE * 100, 0, 100) / 100,
     timeoutMs: intFlag("timeout-ms", values["timeout-ms"], CHAOS_DEFAULTS.timeoutMs, 10, 60_000),
@@ -118,7 +124,7 @@ runMain(async () => {
     ...(values.faults !== undefined ? { faults: parseFaults(values.faults) } : {}),
   };
   // The command that replays one variant: the same plan and flags, the other variants left out.
-  const given = (["agents", "processes", "store", "faults", "fault-rate", "timeout-ms", "lease-ms"] as const).flatMap((name) =>
+  const given = (["agents", "in-flight", "processes", "store", "faults", "fault-rate", "timeout-ms", "lease-ms"] as const).flatMap((name) =>
     values[name] === undefined ? [] : [`--${name}`, String(values[name])],
   );
   const replay = (variant: VariantName): string =>

@@ -4,14 +4,17 @@
  * and passes the answer back. A process that dies takes its connections with it: the proxy then
  * closes the client's connection too, so the client sees what it would see without the proxy.
  *
- * Why a proxy: it knows the number each process gives each request. A tracker numbers requests as
- * they arrive (its faults are set by that number), and concurrent requests could arrive in any order;
- * so the proxy sends a process one request at a time and the next only once the process has said
- * that the last one arrived (the child's "arrived" stage, over its event pipe). The number is then
- * certain, and a fault can be set on exactly that request over IPC before it is sent.
- * The wait is per process and lasts only until arrival, not until the answer: requests still run
- * side by side. (If a request is lost on its way without the process dying, which loopback does not
- * do, a watchdog kills that process so that its numbering starts again at 1.)
+ * Why a proxy: it knows the number each process gives each request that needs one. A tracker
+ * numbers requests as they arrive (its faults are set by that number), and concurrent requests could
+ * arrive in any order; so before a request whose number matters (one the run strikes with a fault),
+ * the proxy stops sending to that process, waits until every request sent there so far has arrived
+ * (the child tells each arrival, the "arrived" stage, over its event pipe), and sends it alone. Its
+ * number is then certain (one more than the requests sent before it), and its fault is set on exactly
+ * that request over IPC; the process gets its next request once it has said that this one arrived.
+ * Every other request goes out at once, without waiting its turn: its number is not needed, only
+ * counted. The waits last only until arrival, not until the answer: requests still run side by side.
+ * (If a request is lost on its way without the process dying, which loopback does not do, the count
+ * would never be reached: a watchdog then kills that process, so that its numbering starts again at 1.)
  *
  * The clients open a connection per attempt, as they would after a timeout; the proxy keeps its own
  * connections to each process open between requests (keep-alive), as a load balancer does, which
@@ -36,7 +39,7 @@ export interface Exchange {
   body: Buffer;
 }
 
-/** Where a request went: the backend, the process serving it then, and that process's number for it. */
+/** Where a numbered request went: the backend, the process serving it then, and that process's number for it. */
 export interface Target {
   backend: Backend;
   tracker: ChildTracker;
@@ -47,13 +50,20 @@ export interface Target {
 export interface ProxyHooks<S> {
   /** The request has been read. */
   accept(exchange: Exchange): S;
-  /** It is about to go to `target`, where it will get `target.requestNo`: set its fault here. */
+  /**
+   * Whether the run needs to know the request's number in the process that serves it (to set a fault
+   * on it). Only such a request waits for its turn and gets the hooks below with a target; default:
+   * every request.
+   */
+  numbered?(state: S): boolean;
+  /** A numbered request is about to go to `target`, where it will get `target.requestNo`: set its fault here. */
   beforeSend?(state: S, target: Target): Promise<void>;
-  /** The process has received it. */
+  /** The process has received a numbered request. */
   arrived?(state: S, target: Target): void;
   /**
    * It is over: `status` is the answer passed back whole to the client, or undefined when none was
-   * (the client gave up, the process died, the answer was lost).
+   * (the client gave up, the process died, the answer was lost). `target` is where a numbered request
+   * went; undefined for one that was not numbered or never went anywhere.
    */
   ended?(state: S, target: Target | undefined, status: number | undefined): void;
 }
@@ -69,10 +79,16 @@ export interface Proxy {
 const WATCHDOG_MS = 5_000;
 
 interface Lane {
-  /** The number the last request sent to this process got. */
-  last: number;
-  /** Settles when the last request sent has arrived (or its process died). */
-  tail: Promise<void>;
+  /** How many requests were sent to this process: the next one to arrive after them all gets this number plus one. */
+  sent: number;
+  /** A numbered request is on its way: nothing else is sent until it has arrived (or its process died). */
+  held: boolean;
+  /** Requests waiting for the lane to be free again. */
+  waiting: Array<() => void>;
+  /** Requests not numbered that failed on their way while the process lived: one may never have arrived. */
+  failures: number;
+  /** Told of each such failure while a numbered request waits for every request before it to arrive. */
+  onFailure: (() => void) | undefined;
   /** The proxy's kept connections to this process, gone with it. */
   agent: Agent;
 }
@@ -110,7 +126,7 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
     let lane = lanes.get(tracker);
     if (!lane) {
       const agent = new ShortIdleAgent({ keepAlive: true });
-      lanes.set(tracker, (lane = { last: 0, tail: Promise.resolve(), agent }));
+      lanes.set(tracker, (lane = { sent: 0, held: false, waiting: [], failures: 0, onFailure: undefined, agent }));
       void tracker.exited.then(() => agent.destroy());
     }
     return lane;
@@ -129,27 +145,95 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
   }
 
   /**
-   * Sends the request to a live process and resolves once it has arrived there, with where it went,
-   * the upstream request and its answer-to-be; undefined if every process it was sent to died first.
+   * Resolves when the lane is let go. The caller looks again (`while (lane.held) await …`) and acts
+   * in the same turn: between a look and an act, no other request may take the lane.
    */
-  async function forward(state: S, exchange: Exchange): Promise<{ target: Target; upstream: ClientRequest; answer: Promise<IncomingMessage | Error> } | undefined> {
+  function letGoOf(lane: Lane): Promise<void> {
+    return new Promise<void>((resolve) => lane.waiting.push(resolve));
+  }
+
+  function letGo(lane: Lane): void {
+    lane.held = false;
+    const waiting = lane.waiting;
+    lane.waiting = [];
+    for (const w of waiting) w();
+  }
+
+  /** Sends the request upstream over the lane's kept connections; the answer-to-be never rejects. */
+  function send(tracker: ChildTracker, lane: Lane, exchange: Exchange): { upstream: ClientRequest; answer: Promise<IncomingMessage | Error> } {
+    lane.sent += 1;
+    const upstream = request({ host: "127.0.0.1", port: tracker.port, path: exchange.url, method: exchange.method, headers: withoutHopByHop(exchange.rawHeaders), agent: lane.agent });
+    const answer = new Promise<IncomingMessage | Error>((resolve) => {
+      upstream.once("response", resolve);
+      upstream.once("error", resolve);
+    });
+    upstream.end(exchange.body);
+    return { upstream, answer };
+  }
+
+  /**
+   * Resolves true once every request sent to this process so far has arrived there, false if it died
+   * first. A request not numbered that failed on its way may never arrive: once one has, the process
+   * is killed if the count is still short WATCHDOG_MS later.
+   */
+  async function allArrived(backend: Backend, tracker: ChildTracker, lane: Lane): Promise<boolean> {
+    if (lane.sent === 0 || tracker.hasReached(lane.sent, "arrived")) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const watch = (): void => {
+      timer ??= setTimeout(() => {
+        if (backend.current !== tracker) return;
+        watchdogKills += 1;
+        void cluster.kill(backend);
+      }, WATCHDOG_MS);
+    };
+    if (lane.failures > 0) watch();
+    lane.onFailure = watch;
+    try {
+      return await tracker.reached(lane.sent, "arrived").then(
+        () => true,
+        () => false,
+      );
+    } finally {
+      lane.onFailure = undefined;
+      clearTimeout(timer);
+      // Every request sent has arrived (or the process is gone): no failure before now lost one.
+      lane.failures = 0;
+    }
+  }
+
+  /**
+   * Sends the request to a live process: a numbered one alone, resolving once it has arrived there,
+   * with where it went; any other at once. Resolves with the upstream request and its answer-to-be,
+   * or undefined if every process a numbered request was sent to died before it arrived.
+   */
+  async function forward(
+    state: S,
+    exchange: Exchange,
+  ): Promise<{ target: Target | undefined; upstream: ClientRequest; answer: Promise<IncomingMessage | Error> } | undefined> {
+    const numbered = hooks.numbered?.(state) ?? true;
     for (;;) {
       const { backend, tracker } = await nextLive();
       const lane = laneOf(tracker);
-      const before = lane.tail;
-      let done!: () => void;
-      lane.tail = new Promise<void>((resolve) => (done = resolve));
-      try {
-        await before;
-        if (!cluster.isLive(tracker)) continue; // it died while this request waited its turn
-        const target: Target = { backend, tracker, requestNo: ++lane.last };
-        await hooks.beforeSend?.(state, target);
-        const upstream = request({ host: "127.0.0.1", port: tracker.port, path: exchange.url, method: exchange.method, headers: withoutHopByHop(exchange.rawHeaders), agent: lane.agent });
-        const answer = new Promise<IncomingMessage | Error>((resolve) => {
-          upstream.once("response", resolve);
-          upstream.once("error", resolve);
+      while (lane.held) await letGoOf(lane);
+      // From here to sending (or holding the lane), no await: the lane is free in this very turn.
+      if (!cluster.isLive(tracker)) continue; // it died while this request waited its turn
+      if (!numbered) {
+        const sent = send(tracker, lane, exchange);
+        void sent.answer.then((a) => {
+          if (a instanceof Error && cluster.isLive(tracker)) {
+            lane.failures += 1;
+            lane.onFailure?.();
+          }
         });
-        upstream.end(exchange.body);
+        return { target: undefined, ...sent };
+      }
+      lane.held = true;
+      try {
+        // The lane is held: the next request to arrive after those already sent is this one.
+        const target: Target = { backend, tracker, requestNo: lane.sent + 1 };
+        const [before] = await Promise.all([allArrived(backend, tracker, lane), hooks.beforeSend?.(state, target)]);
+        if (!before || !cluster.isLive(tracker)) continue; // it died: this request never left
+        const { upstream, answer } = send(tracker, lane, exchange);
         const stop = watchdog(backend, target, answer);
         const arrived = await tracker.reached(target.requestNo, "arrived").then(
           () => true,
@@ -163,7 +247,7 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
         hooks.arrived?.(state, target);
         return { target, upstream, answer };
       } finally {
-        done();
+        letGo(lane);
       }
     }
   }
@@ -204,11 +288,16 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
       return;
     }
     const { target, upstream, answer } = sent;
-    const cut = (): void => {
-      if (!res.writableFinished) upstream.destroy();
-    };
-    if (res.destroyed) cut();
-    else res.once("close", cut);
+    // A client that gives up cuts a numbered request at once (a held handler then hears it leave);
+    // any other is cut once its answer comes, when it has surely arrived, so that every request
+    // sent is counted by the process before the proxy forgets it.
+    if (target) {
+      const cut = (): void => {
+        if (!res.writableFinished) upstream.destroy();
+      };
+      if (res.destroyed) cut();
+      else res.once("close", cut);
+    }
     const upstreamRes = await answer;
     if (upstreamRes instanceof Error || res.destroyed) {
       res.destroy();

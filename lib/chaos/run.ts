@@ -8,6 +8,9 @@
  *
  *   agents ──same-key──► proxy (proxy.ts) ──round robin──► tracker processes (cluster.ts) ──► one SQLite file / PostgreSQL schema
  *
+ * The agents (agents.ts) run in a worker thread of their own, this thread keeps the proxy, the
+ * processes and the books: which operations are open, what each was answered, what struck them.
+ *
  * The plan reaches the processes through the proxy: it counts each operation's requests as they
  * come (its key names the operation), and before sending one that the plan strikes, sets the fault
  * on it by its number in the process that will serve it (the child tracker's setFault, over IPC).
@@ -16,11 +19,8 @@
  * worst moment for it. Every wait is such a gate; nothing is ordered by sleeping.
  */
 import { join } from "node:path";
-import { fullJitterMs, type BackoffParams } from "../backoff.ts";
-import { fileReport, isRetryable, type Outcome } from "../client.ts";
-import { sleep } from "../clock.ts";
+import { Worker } from "node:worker_threads";
 import type { FaultName } from "../faults.ts";
-import { seeded, type Random } from "../random.ts";
 import { tempFolder } from "../scratch.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../tracker/idempotency-key.ts";
 import { keyStoreOf } from "../tracker/key-store.ts";
@@ -29,7 +29,8 @@ import type { VariantName } from "../tracker/variant.ts";
 import { bundleTrackerChild } from "./bundle.ts";
 import { startCluster } from "./cluster.ts";
 import { startProxy, type Target } from "./proxy.ts";
-import { CHAOS_FAULTS, FAULTED_ARRIVALS, operationSeed, planOp, planSummary, type ChaosFault, type LogicalOp } from "./schedule.ts";
+import type { AgentsConfig, FromAgents, ToAgents } from "./agents.ts";
+import { CHAOS_FAULTS, FAULTED_ARRIVALS, planOp, planSummary, type ChaosFault, type LogicalOp } from "./schedule.ts";
 import { SeenTitles } from "./seen.ts";
 import { tally, type StoredRow, type Tally } from "./tally.ts";
 import type { ChaosProgress } from "./progress.ts";
@@ -46,8 +47,13 @@ export interface ChaosOptions {
   store?: StoreName;
   /** With store postgres: the server (default DATABASE_URL, else one the run starts); the run works in a schema of its own. */
   databaseUrl?: string;
-  /** Concurrent agents; each files its operations one after another (default 50). */
+  /** Concurrent agents; each files its operations in their order, a few at a time (default 50). */
   agents?: number;
+  /**
+   * The most operations each agent has in flight at once (default 3); fewer while the system answers
+   * slowly, one at least (pace.ts).
+   */
+  inFlight?: number;
   /** Tracker processes over the one database file (default 3). */
   processes?: number;
   /** The faults that may be planned (default: all). */
@@ -62,16 +68,7 @@ export interface ChaosOptions {
   onProgress?: (progress: ChaosProgress) => void;
 }
 
-export const CHAOS_DEFAULTS = { agents: 50, processes: 3, timeoutMs: 400, leaseMs: 700 } as const;
-
-/** Attempts in one call of the `same-key` client. */
-const ATTEMPTS = 4;
-/** Calls an agent makes for one operation while faults strike, before it leaves it to the settle phase. */
-const MAIN_CALLS = 4;
-/** Calls for one operation in the settle phase, with every fault stopped, and their attempts' timeout. */
-const SETTLE_CALLS = 10;
-const SETTLE_TIMEOUT_MS = 2_000;
-const BACKOFF: BackoffParams = { baseMs: 20, capMs: 300 };
+export const CHAOS_DEFAULTS = { agents: 50, inFlight: 3, processes: 3, timeoutMs: 400, leaseMs: 700 } as const;
 
 export interface ChaosResult {
   variant: VariantName;
@@ -80,6 +77,7 @@ export interface ChaosResult {
   /** The plan's digest: the same for every run of the same seed and flags. */
   digest: string;
   agents: number;
+  inFlight: number;
   processes: number;
   timeoutMs: number;
   leaseMs: number;
@@ -100,6 +98,8 @@ export interface ChaosResult {
   attempts: number;
   /** Calls in which every attempt failed; the agent called again with the same key. */
   gaveUp: number;
+  /** How many operations were in flight at once on average while faults struck (at most agents × inFlight). */
+  inFlightMean: number;
   /** Operations answered only in the settle phase. */
   settled: number;
   ms: number;
@@ -107,18 +107,13 @@ export interface ChaosResult {
   examples: string[];
 }
 
-/** One operation as the run follows it. */
+/** One operation as the run follows it (its agent, in the agents' thread, follows its attempts). */
 interface OpState {
   op: LogicalOp;
   /** How many of its requests have reached the proxy. */
   arrivals: number;
   /** Its paused holders, waiting for it to be answered. */
   holds: Target[];
-  acked?: number;
-  refused?: number;
-  settled: boolean;
-  /** Every attempt's outcome, in short. */
-  log: string[];
 }
 
 /** What the proxy keeps about one request. */
@@ -130,6 +125,7 @@ interface Passing {
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const started = performance.now();
   const agents = options.agents ?? CHAOS_DEFAULTS.agents;
+  const inFlight = options.inFlight ?? CHAOS_DEFAULTS.inFlight;
   const processes = options.processes ?? CHAOS_DEFAULTS.processes;
   const timeoutMs = options.timeoutMs ?? CHAOS_DEFAULTS.timeoutMs;
   const leaseMs = options.leaseMs ?? CHAOS_DEFAULTS.leaseMs;
@@ -146,24 +142,34 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let settledCount = 0;
   /** The operations being worked on, by key (the proxy finds a request's operation here). */
   const byKey = new Map<string, OpState>();
-  const open = (index: number): OpState => {
+  /** The same, by number, while their agents work on them. */
+  const byIndex = new Map<number, OpState>();
+  const open = (index: number): void => {
     const op = planOp(planOptions, index);
-    const s: OpState = { op, arrivals: 0, holds: [], settled: false, log: [] };
+    const s: OpState = { op, arrivals: 0, holds: [] };
     byKey.set(op.key, s);
-    return s;
+    byIndex.set(index, s);
   };
-  const finish = (s: OpState): void => {
+  const finish = (m: Extract<FromAgents, { type: "done" }>): void => {
+    const s = byIndex.get(m.index);
+    if (!s) throw new Error(`the agents finished operation ${m.index}, which was not open`);
+    for (const h of s.holds) release(h);
     byKey.delete(s.op.key);
-    const i = s.op.index - 1;
-    if (s.acked !== undefined) ackedIds[i] = s.acked;
-    if (s.refused !== undefined) refusals[i] = s.refused;
-    if (s.settled && s.acked !== undefined) settledCount += 1;
-    if (s.log.length !== 1 || s.log[0] !== "201") logs.set(s.op.index, runs(s.log).join(", "));
+    byIndex.delete(m.index);
+    const i = m.index - 1;
+    if (m.acked !== undefined) ackedIds[i] = m.acked;
+    if (m.refused !== undefined) refusals[i] = m.refused;
+    if (m.acked !== undefined || m.refused !== undefined) done += 1;
+    if (m.settled && m.acked !== undefined) settledCount += 1;
+    if (m.log !== undefined) logs.set(m.index, m.log);
   };
   const injected = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<ChaosFault, number>;
   let faultsOn = true;
   let attempts = 0;
   let gaveUp = 0;
+  let inFlightMean = 0;
+  // Progress: operations answered so far.
+  let done = 0;
   /** Held requests not yet let go: released when their gate opens, or all at once when faults stop. */
   const held = new Set<Target>();
   const release = (target: Target): void => {
@@ -184,9 +190,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     throw err;
   });
   let proxy: Awaited<ReturnType<typeof startProxy<Passing>>> | undefined;
-  // Progress: operations answered so far, and duplicates read from the database as rows arrive
-  // (only new rows each time; SeenTitles keeps one byte per operation, not the titles).
-  let done = 0;
+  let agentsThread: Worker | undefined;
+  // Progress: duplicates read from the database as rows arrive (only new rows each time;
+  // SeenTitles keeps one byte per operation, not the titles).
   let phase: ChaosProgress["phase"] = "main";
   const seen = new SeenTitles(options.ops, (index) => planOp(planOptions, index).report.title);
   let lastId = 0;
@@ -216,6 +222,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         const fault = faultsOn && op.arrivals <= FAULTED_ARRIVALS ? op.op.faults[op.arrivals - 1] : undefined;
         return { op, fault };
       },
+      // Only a struck request needs its number in the process (its fault is set by it); the others
+      // go out without waiting their turn.
+      numbered: (p) => p.fault !== undefined,
       async beforeSend(p, target) {
         if (p.fault && p.fault !== "kill") await target.tracker.setFault(target.requestNo, p.fault satisfies FaultName);
       },
@@ -233,78 +242,57 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         if (p.op && status !== undefined && status >= 200 && status < 300) for (const h of p.op.holds) release(h);
       },
     });
-    const url = proxy.url;
-
-    /** One call of the same-key client for an operation: "done" once the system has answered. */
-    const call = async (s: OpState, attemptTimeoutMs: number, random: Random): Promise<"done" | "again"> => {
-      const r = await fileReport({
-        url,
-        report: s.op.report,
-        policy: "same-key",
-        key: s.op.key,
-        caller: s.op.caller,
-        timeoutMs: attemptTimeoutMs,
-        maxAttempts: ATTEMPTS,
-        backoffMs: (n) => fullJitterMs(n, BACKOFF, random),
-        maxRetryAfterMs: leaseMs + 100,
-        random,
-      });
-      attempts += r.attempts.length;
-      s.log.push(...r.attempts.map((a) => short(a.outcome)));
-      if (r.ok) {
-        s.acked = (r.final as { body: { id: number } }).body.id;
-        done += 1;
-        return "done";
-      }
-      if (r.final.kind === "response" && !isRetryable(r.final)) {
-        s.refused = r.final.status;
-        done += 1;
-        return "done";
-      }
-      gaveUp += 1;
-      return "again";
-    };
-
-    /** Calls until the system answers, at most `calls` times, with a growing pause between calls. */
-    const keepCalling = async (s: OpState, calls: number, attemptTimeoutMs: number): Promise<void> => {
-      // The client's own draws (jitter) come from a stream apart from the plan's.
-      const random = seeded(operationSeed(options.seed, s.op.index) ^ 0x5bd1e995);
-      for (let c = 1; c <= calls; c++) {
-        if ((await call(s, attemptTimeoutMs, random)) === "done") return;
-        await sleep(fullJitterMs(c + 2, BACKOFF, random));
-      }
-    };
-
-    /** Operations still unanswered when their agent moved on: the settle phase retries them. */
-    const pending: OpState[] = [];
-    // The main phase: each agent files its operations one after another, all agents at once.
-    await Promise.all(
-      Array.from({ length: agents }, async (_, a) => {
-        // Agent a + 1 files operations a + 1, a + 1 + agents, … (planOp gives each its agent so).
-        for (let index = a + 1; index <= options.ops; index += agents) {
-          const s = open(index);
-          await keepCalling(s, MAIN_CALLS, timeoutMs);
-          for (const h of s.holds) release(h);
-          if (s.acked === undefined && s.refused === undefined) pending.push(s);
-          else finish(s);
+    // The agents, in a thread of their own (agents.ts), through the proxy.
+    const config: AgentsConfig = { url: proxy.url, plan: planOptions, inFlight, timeoutMs, leaseMs };
+    agentsThread = new Worker(new URL("./agents-worker.ts", import.meta.url), { workerData: config });
+    const thread = agentsThread;
+    const tell = (m: ToAgents): void => thread.postMessage(m);
+    await new Promise<void>((resolve, reject) => {
+      thread.once("error", reject);
+      thread.once("exit", (code) => reject(new Error(`the agents' thread stopped before the end (exit code ${code})`)));
+      thread.on("message", (m: FromAgents) => {
+        try {
+          hear(m);
+        } catch (err) {
+          reject(err);
         }
-      }),
-    );
-
-    // The settle phase: every fault stops, every held request goes on, every process is up; then each
-    // operation still unanswered is retried with its key until the system answers.
-    faultsOn = false;
-    phase = "settling";
-    for (const target of [...held]) release(target);
-    await cluster.allLive();
-    for (const s of pending) s.settled = true;
-    await inParallel(pending, agents, (s) => keepCalling(s, SETTLE_CALLS, Math.max(SETTLE_TIMEOUT_MS, timeoutMs)));
-    for (const s of pending) finish(s);
+      });
+      const hear = (m: FromAgents): void => {
+        switch (m.type) {
+          case "open":
+            open(m.index);
+            tell({ type: "opened", index: m.index });
+            return;
+          case "left":
+            // Left to settle: its paused holders go on; it stays open, without faults from now on.
+            for (const h of byIndex.get(m.index)?.holds ?? []) release(h);
+            return;
+          case "done":
+            finish(m);
+            return;
+          case "main-phase-over":
+            // The settle phase: every fault stops, every held request goes on, every process is up;
+            // then the agents retry each operation still unanswered with its key until answered.
+            faultsOn = false;
+            phase = "settling";
+            for (const target of [...held]) release(target);
+            cluster.allLive().then(() => tell({ type: "settle" }), reject);
+            return;
+          case "finished":
+            attempts = m.attempts;
+            gaveUp = m.gaveUp;
+            inFlightMean = m.inFlightMean;
+            resolve();
+            return;
+        }
+      };
+    });
   } catch (err) {
     runFailed = true;
     throw err;
   } finally {
     clearInterval(ticker);
+    await agentsThread?.terminate();
     await proxy?.close();
     await cluster.close();
     bundleFolder.remove();
@@ -336,8 +324,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   await database.close();
   const examples = [...t.duplicatedOps.slice(0, 5), ...t.lostOps.slice(0, 5)].map((i) => {
     const acked = ackedIds[i - 1]!;
-    const again: OpState = { op: planOp(planOptions, i), arrivals: 0, holds: [], settled: false, log: [], ...(Number.isNaN(acked) ? {} : { acked }) };
-    return example(again, t.rowsOf.get(i)!, logs.get(i) ?? "201");
+    return example(planOp(planOptions, i), Number.isNaN(acked) ? undefined : acked, t.rowsOf.get(i)!, logs.get(i) ?? "201");
   });
   return {
     variant: options.variant,
@@ -345,6 +332,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     seed: options.seed,
     digest: plan.digest,
     agents,
+    inFlight,
     processes,
     timeoutMs,
     leaseMs,
@@ -356,6 +344,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     watchdogKills: proxy?.watchdogKills ?? 0,
     attempts,
     gaveUp,
+    inFlightMean,
     settled: settledCount,
     ms: performance.now() - started,
     examples,
@@ -436,36 +425,12 @@ async function postgresChaosDatabase(databaseUrl: string | undefined): Promise<C
   };
 }
 
-/** Runs `work` over `items`, at most `limit` at a time. */
-async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
-}
-
-function short(o: Outcome): string {
-  return o.kind === "response" ? String(o.status) : o.kind === "timeout" ? "timeout" : o.code;
-}
-
 const ORDINAL = ["1st", "2nd", "3rd"];
 
-function example(s: OpState, ids: number[], attempts: string): string {
-  const faults = s.op.faults.map((f, i) => (f ? `${ORDINAL[i] ?? `${i + 1}th`} request ${f}` : undefined)).filter(Boolean);
+function example(op: LogicalOp, ackedId: number | undefined, ids: number[], attempts: string): string {
+  const faults = op.faults.map((f, i) => (f ? `${ORDINAL[i] ?? `${i + 1}th`} request ${f}` : undefined)).filter(Boolean);
   const stored = ids.length === 0 ? "no report" : `${ids.length} report${ids.length === 1 ? "" : "s"} (#${ids.join(", #")})`;
-  const acked = s.acked === undefined ? "never acknowledged" : `acknowledged as #${s.acked}`;
-  return `op ${s.op.index} (${s.op.caller}, key ${s.op.key.slice(0, 8)}…): ${stored}, ${acked}; faults: ${faults.join(", ") || "none"}; attempts: ${attempts}`;
+  const acked = ackedId === undefined ? "never acknowledged" : `acknowledged as #${ackedId}`;
+  return `op ${op.index} (${op.caller}, key ${op.key.slice(0, 8)}…): ${stored}, ${acked}; faults: ${faults.join(", ") || "none"}; attempts: ${attempts}`;
 }
 
-/** Repeats folded: ["timeout", "timeout", "201"] → ["timeout ×2", "201"]. */
-function runs(items: readonly string[]): string[] {
-  const out: Array<{ item: string; n: number }> = [];
-  for (const item of items) {
-    const last = out.at(-1);
-    if (last?.item === item) last.n += 1;
-    else out.push({ item, n: 1 });
-  }
-  return out.map(({ item, n }) => (n === 1 ? item : `${item} ×${n}`));
-}

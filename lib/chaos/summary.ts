@@ -20,9 +20,10 @@ export function printSummary(trace: Trace, results: readonly ChaosResult[], repl
   const first = results[0];
   if (!first) return;
   const planned = CHAOS_FAULTS.filter((f) => first.planned[f] > 0).map((f) => `${f} ${first.planned[f]}`);
-  trace.line(`chaos run, seed ${first.seed}: ${first.tally.operations} logical operations by ${first.agents} agents, same-key clients (${first.timeoutMs} ms per attempt)`);
+  trace.line(`chaos run, seed ${first.seed}: ${first.tally.operations} logical operations by ${first.agents} agents, ${first.inFlight} at a time each,`);
   const over = first.store === "postgres" ? "one PostgreSQL schema (READ COMMITTED)" : "one SQLite file (WAL)";
-  trace.line(`against ${first.processes} tracker processes over ${over}, lease ${first.leaseMs} ms`);
+  trace.line(`same-key clients (${first.timeoutMs} ms per attempt), against ${first.processes} tracker processes`);
+  trace.line(`over ${over}, lease ${first.leaseMs} ms`);
   const total = CHAOS_FAULTS.reduce((n, f) => n + first.planned[f], 0);
   trace.line(`plan ${first.digest}: ${total} faults planned${total > 0 ? ":" : ""}`);
   if (total > 0) trace.line(`  ${planned.join(", ")}`);
@@ -43,6 +44,7 @@ export function printSummary(trace: Trace, results: readonly ChaosResult[], repl
     ["processes killed, restarted", ...col((r) => r.restarts)],
     ["HTTP attempts", ...col((r) => r.attempts)],
     ["calls that gave up, retried", ...col((r) => r.gaveUp)],
+    ["operations in flight, mean", ...col((r) => r.inFlightMean.toFixed(0))],
     ["answered only when settling", ...col((r) => r.settled)],
     ["time", ...col((r) => `${(r.ms / 1000).toFixed(1)} s`)],
   ];

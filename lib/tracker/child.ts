@@ -97,9 +97,10 @@ export interface ChildTrackerOptions {
   startTimeoutMs?: number;
   /**
    * For long runs (the chaos run): the child sends no events and of the stages only "arrived"
-   * (`reached` resolves for that stage alone, once: it is then forgotten; onEvent hears nothing),
-   * and forgets each finished request's stages, so that neither process grows with the number of
-   * requests.
+   * (`reached` resolves for that stage alone; onEvent hears nothing), and forgets each finished
+   * request's stages, so that neither process grows with the number of requests. The parent keeps
+   * one number, how many requests have arrived: the child numbers them as they arrive, so request
+   * n has arrived once n requests have.
    */
   quiet?: boolean;
   /** The child entry to run instead of child-entry.ts: a bundle of it (lib/chaos/bundle.ts). */
@@ -120,7 +121,10 @@ export interface ChildTracker {
   release(requestNo: number): Promise<void>;
   /** Sets the child's clock (started with `clockMs`) to `ms`; resolves once the child has it. */
   setClock(ms: number): Promise<void>;
-  /** Resolves when request `requestNo` reaches `stage`; rejects if the child dies first. */
+  /**
+   * Resolves when request `requestNo` reaches `stage`; rejects if the child dies first. Requests are
+   * numbered as they arrive: once request n has arrived, so have requests 1 to n.
+   */
   reached(requestNo: number, stage: Stage): Promise<void>;
   hasReached(requestNo: number, stage: Stage): boolean;
   /** Resolves once every event the child wrote before this call has been delivered (or it died). */
@@ -153,6 +157,9 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
   child.stdin?.on("error", () => {}); // a "go on" to a child that has just died is nobody's error
 
   const stages = new Signals();
+  // Quiet: how many requests have arrived, and who waits for how many.
+  let arrivals = 0;
+  let arrivalWaiters: Array<{ n: number; resolve: () => void }> = [];
   const acks = new Signals();
   let nextId = 0;
   let listening: ((m: { url: string; port: number }) => void) | undefined;
@@ -165,6 +172,7 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
   let gone = false;
   void exited.then(({ code, signal }) => {
     gone = true;
+    arrivalWaiters = []; // each waits in a race with this exit, which has now answered it
     failed?.(`it exited (${signal ?? `code ${code}`})`);
   });
   child.on("error", (err) => failed?.(err.message));
@@ -182,6 +190,16 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
         if (options.stepped) child.stdin?.write("g");
         return;
       case "stage":
+        if (options.quiet === true) {
+          // A quiet child tells of arrivals only, in the order it numbers them.
+          arrivals = Math.max(arrivals, m.requestNo);
+          if (arrivalWaiters.some((w) => w.n <= arrivals)) {
+            const due = arrivalWaiters.filter((w) => w.n <= arrivals);
+            arrivalWaiters = arrivalWaiters.filter((w) => w.n > arrivals);
+            for (const w of due) w.resolve();
+          }
+          return;
+        }
         stages.fire(`${m.requestNo}:${m.stage}`);
         return;
       case "ack":
@@ -233,11 +251,11 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     reached(requestNo, stage) {
       const name = `${requestNo}:${stage}`;
       if (options.quiet === true) {
-        // Each request's arrival is awaited once (by the proxy): then it is forgotten.
-        const arrived = stages.when(name);
-        void arrived.then(() => stages.delete(name));
+        if (stage !== "arrived") throw new Error(`a quiet tracker process tells of arrivals only, not "${stage}"`);
+        if (requestNo <= arrivals) return Promise.resolve();
+        const arrived = new Promise<void>((resolve) => arrivalWaiters.push({ n: requestNo, resolve }));
         return Promise.race([arrived, exited.then(() => {
-          if (!stages.fired(name)) throw new Error(`the tracker process exited before request ${requestNo} was ${stage}`);
+          if (requestNo > arrivals) throw new Error(`the tracker process exited before request ${requestNo} was ${stage}`);
         })]);
       }
       return Promise.race([
@@ -248,7 +266,7 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
         }),
       ]);
     },
-    hasReached: (requestNo, stage) => stages.fired(`${requestNo}:${stage}`),
+    hasReached: (requestNo, stage) => (options.quiet === true ? stage === "arrived" && requestNo <= arrivals : stages.fired(`${requestNo}:${stage}`)),
     flush: () => ask({ type: "ping" }),
     async kill() {
       if (!gone) child.kill("SIGKILL");
