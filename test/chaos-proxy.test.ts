@@ -5,7 +5,7 @@
 // Then its lanes: a request that needs no number goes out without waiting for anyone's arrival, and a
 // numbered one still gets exactly the number the process gives it, however many wait beside it.
 import assert from "node:assert/strict";
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { test } from "node:test";
 import type { Backend, Cluster } from "../lib/chaos/cluster.ts";
 import { startProxy, withoutHopByHop } from "../lib/chaos/proxy.ts";
@@ -29,19 +29,7 @@ test("the proxy sends a process many requests over one kept connection, without 
     res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ id: seen.length }));
   });
   server.on("connection", () => (connections += 1));
-  const { port, url } = await listenOnLoopback(server);
-  let exit!: () => void;
-  const exited = new Promise<{ code: number; signal: null }>((resolve) => (exit = () => resolve({ code: 0, signal: null })));
-  // Only what the proxy uses of a tracker process and a cluster.
-  const tracker = {
-    url,
-    port,
-    exited,
-    reached: (n: number, stage: string) => arrived.when(`${n}:${stage}`),
-    hasReached: (n: number, stage: string) => arrived.fired(`${n}:${stage}`),
-  } as unknown as ChildTracker;
-  const backend: Backend = { index: 0, port, current: tracker, generation: 1 };
-  const cluster = { backends: [backend], isLive: () => true, anyLive: async () => {}, kill: async () => {} } as unknown as Cluster;
+  const { cluster, exit } = await standIn(server, arrived);
   const proxy = await startProxy(cluster, { accept: () => undefined });
   try {
     for (let i = 1; i <= 3; i++) {
@@ -61,6 +49,26 @@ test("the proxy sends a process many requests over one kept connection, without 
 });
 
 /**
+ * A one-process cluster around `server`: only what the proxy uses of a tracker process (its URL, its
+ * exit, its arrivals as `arrived` fires them) and of a cluster. `exit()` ends the stand-in process.
+ */
+async function standIn(server: Server, arrived: Signals): Promise<{ cluster: Cluster; exit: () => void }> {
+  const { port, url } = await listenOnLoopback(server);
+  let exit!: () => void;
+  const exited = new Promise<{ code: number; signal: null }>((resolve) => (exit = () => resolve({ code: 0, signal: null })));
+  const tracker = {
+    url,
+    port,
+    exited,
+    reached: (n: number, stage: string) => arrived.when(`${n}:${stage}`),
+    hasReached: (n: number, stage: string) => arrived.fired(`${n}:${stage}`),
+  } as unknown as ChildTracker;
+  const backend: Backend = { index: 0, port, current: tracker, generation: 1 };
+  const cluster = { backends: [backend], isLive: () => true, anyLive: async () => {}, kill: async () => {} } as unknown as Cluster;
+  return { cluster, exit };
+}
+
+/**
  * A stand-in tracker process: numbers requests as they arrive and answers each at once with its number
  * and the request's tag; it tells the proxy of an arrival only when the test says (`tell`), as a
  * child process tells it over its pipe, later than the request itself.
@@ -76,24 +84,13 @@ async function numberingProcess() {
     req.resume();
     res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ n, tag: req.headers["x-tag"] }));
   });
-  const { port, url } = await listenOnLoopback(server);
-  let exit!: () => void;
-  const exited = new Promise<{ code: number; signal: null }>((resolve) => (exit = () => resolve({ code: 0, signal: null })));
+  const { cluster, exit } = await standIn(server, arrived);
   // Arrivals are told in order, as the child tells them: request n has arrived once n have.
   let told = 0;
   let each = false;
   function tell(upTo: number): void {
     while (told < upTo) arrived.fire(`${++told}:arrived`);
   }
-  const tracker = {
-    url,
-    port,
-    exited,
-    reached: (n: number, stage: string) => arrived.when(`${n}:${stage}`),
-    hasReached: (n: number, stage: string) => arrived.fired(`${n}:${stage}`),
-  } as unknown as ChildTracker;
-  const backend: Backend = { index: 0, port, current: tracker, generation: 1 };
-  const cluster = { backends: [backend], isLive: () => true, anyLive: async () => {}, kill: async () => {} } as unknown as Cluster;
   return {
     cluster,
     tell,
