@@ -274,6 +274,15 @@ test("a step for a finished or unknown session is a clear 404 in the page (at 36
   }
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 0, `nothing overflows sideways at 360 px (${overflow} px)`);
+  // On a phone each step is one full-width line in its lane's words, no empty lanes beside it.
+  const rows = await page.$$eval("#lanes > li", (lis) =>
+    lis.map((li) => [...li.children].filter((c) => getComputedStyle(c).display !== "none").map((c) => (c as HTMLElement).innerText.trim())),
+  );
+  assert.equal(rows.length, 3);
+  for (const shown of rows) {
+    assert.equal(shown.length, 1, `one lane shown per step: ${JSON.stringify(shown)}`);
+    assert.match(shown[0]!, /^(agent|server|database): |^tracker process/, JSON.stringify(shown));
+  }
   // As the idle timer would: the session stops under the page.
   await session.stop();
   await page.waitForSelector('#stepper[data-state="gone"]');

@@ -109,6 +109,7 @@ async function ask(what: "step" | "run"): Promise<void> {
 }
 
 const LANE: Record<CellEvent["actor"], number> = { agent: 0, server: 1, database: 2, lesson: -1 };
+const LANE_NAMES = ["agent", "server", "database"] as const;
 
 function onStep(step: StepMessage): void {
   const e = step.event;
@@ -126,6 +127,8 @@ function onStep(step: StepMessage): void {
   else
     for (let i = 0; i < 3; i++) {
       const cell = el("div", i === lane ? sentence : "", `lane lane-${i}${i === lane ? " here" : ""}`);
+      // On a narrow screen only the step's own lane shows, full width, named by this label.
+      if (i === lane) cell.prepend(el("span", `${UI[LANE_NAMES[i]!][lang]}: `, "lane-label"));
       if (i === lane && e.sql) {
         const sql = el("code", e.sql.join(";\n"), `sql ${e.tx ?? ""}`);
         sql.setAttribute("lang", "en");
