@@ -1,7 +1,7 @@
 // Tests for exercise 01a. Run them with `npm run check 1`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadExercise } from "../lib/exercise-target.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
 
 const { isIdempotentMethod, mayRetryAutomatically } = await loadExercise<typeof import("./01a-retry-rule.ts")>("01a-retry-rule");
 

@@ -13,7 +13,7 @@
  * to round to whole milliseconds as the Rust code does. No cap: Codex has none. Lesson 02 prints
  * Codex's schedule (run `npm run lesson 2`). Check your answer with `npm run check 2`.
  */
-import type { Random } from "../lib/random.ts";
+import type { Random } from "../lib/core/random.ts";
 
 /** `INITIAL_DELAY_MS` in codex-rs/core/src/util.rs. */
 export const INITIAL_DELAY_MS = 200;

@@ -1,8 +1,8 @@
 // Tests for exercise 02b. Run them with `npm run check 2`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadExercise } from "../lib/exercise-target.ts";
-import { scripted, seeded } from "../lib/random.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
+import { scripted, seeded } from "../lib/core/random.ts";
 
 const { fullJitter, decorrelatedJitter, decorrelatedClient } = await loadExercise<typeof import("./02b-full-and-decorrelated.ts")>(
   "02b-full-and-decorrelated",

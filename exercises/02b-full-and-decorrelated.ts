@@ -13,7 +13,7 @@
  * prints these schedules and runs them in the herd simulator (run `npm run lesson 2`). Check your answer
  * with `npm run check 2`.
  */
-import type { Random } from "../lib/random.ts";
+import type { Random } from "../lib/core/random.ts";
 
 /** Base and cap of the capped exponential. The blog's simulator uses 5 ms and 2000 ms. */
 export interface BackoffParams {

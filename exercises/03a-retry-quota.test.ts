@@ -1,7 +1,7 @@
 // Tests for exercise 03a. Run them with `npm run check 3`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadExercise } from "../lib/exercise-target.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
 
 const { RetryQuota } = await loadExercise<typeof import("./03a-retry-quota.ts")>("03a-retry-quota");
 

@@ -1,9 +1,9 @@
 // Tests for exercise 03b. Run them with `npm run check 3`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Outcome } from "../lib/client.ts";
-import { scripted, seeded } from "../lib/random.ts";
-import { loadExercise } from "../lib/exercise-target.ts";
+import type { Outcome } from "../lib/client/client.ts";
+import { scripted, seeded } from "../lib/core/random.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
 
 const { shouldRetry, retryDelay } = await loadExercise<typeof import("./03b-sdk-retry-rules.ts")>("03b-sdk-retry-rules");
 

@@ -7,13 +7,13 @@
  * Headers arrive as node:http gives them: lower-case names, a string (or an array when repeated).
  *
  * Constraints: pure functions; the clock is the `nowMs` argument, never Date.now(). The SDK's own
- * backoff, min(0.5 s × 2^k, 8 s) × (1 − 0.25 r), is given: `anthropicSdkDelayMs` from lib/backoff.ts.
- * Lesson 03 runs these rules under a harness loop (run `npm run lesson 3`). Check your answer with
- * `npm run check 3`.
+ * backoff, min(0.5 s × 2^k, 8 s) × (1 − 0.25 r), is given: `anthropicSdkDelayMs` from
+ * lib/client/backoff.ts. Lesson 03 runs these rules under a harness loop (run `npm run lesson 3`).
+ * Check your answer with `npm run check 3`.
  */
-import { anthropicSdkDelayMs } from "../lib/backoff.ts";
-import type { Outcome } from "../lib/client.ts";
-import type { Random } from "../lib/random.ts";
+import { anthropicSdkDelayMs } from "../lib/client/backoff.ts";
+import type { Outcome } from "../lib/client/client.ts";
+import type { Random } from "../lib/core/random.ts";
 
 /** Response headers, as node:http gives them. */
 export type Headers = Record<string, string | string[] | undefined>;

@@ -2,7 +2,7 @@
 // real trackers and go red when a tracker does not behave as it claims.
 import assert, { AssertionError } from "node:assert/strict";
 import { test } from "node:test";
-import { loadExercise } from "../lib/exercise-target.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
 
 const { lostResponseTest, reportsAfterLostResponse } = await loadExercise<typeof import("./04a-lost-response-test.ts")>("04a-lost-response-test");
 

@@ -1,7 +1,7 @@
 // Tests for exercise 04b. Run them with `npm run check 04b`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadExercise } from "../lib/exercise-target.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
 
 const { parseIdempotencyKey, MAX_KEY_CHARS } = await loadExercise<typeof import("./04b-parse-key.ts")>("04b-parse-key");
 

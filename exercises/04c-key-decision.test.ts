@@ -1,7 +1,7 @@
 // Tests for exercise 04c. Run them with `npm run check 04c`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadExercise } from "../lib/exercise-target.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
 
 const { decideKey } = await loadExercise<typeof import("./04c-key-decision.ts")>("04c-key-decision");
 type KeyRow = import("./04c-key-decision.ts").KeyRow;

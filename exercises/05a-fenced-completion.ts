@@ -8,11 +8,11 @@
  * token), or the key is no longer in progress, nothing may stay behind: not the key's update, and not
  * the report either.
  *
- * Constraints: a real SQLite database (`node:sqlite`, the schema in lib/fencing-schema.ts: tables
- * reports, idempotency_keys, fence_counter). One transaction, BEGIN IMMEDIATE … COMMIT or ROLLBACK;
- * the report is inserted inside it, before the key is updated. Never leave a transaction open, not even
- * when a statement throws. Lesson 05, section 2b, shows the tracker doing it (run `npm run lesson 5`).
- * Check your answer with `npm run check 05a`.
+ * Constraints: a real SQLite database (`node:sqlite`, the schema in lib/tracker/fencing-schema.ts:
+ * tables reports, idempotency_keys, fence_counter). One transaction, BEGIN IMMEDIATE … COMMIT or
+ * ROLLBACK; the report is inserted inside it, before the key is updated. Never leave a transaction
+ * open, not even when a statement throws. Lesson 05, section 2b, shows the tracker doing it (run
+ * `npm run lesson 5`). Check your answer with `npm run check 05a`.
  */
 import type { DatabaseSync } from "node:sqlite";
 

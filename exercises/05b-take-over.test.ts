@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import type { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
-import { loadExercise } from "../lib/exercise-target.ts";
-import { openFencingDb } from "../lib/fencing-schema.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
+import { openFencingDb } from "../lib/tracker/fencing-schema.ts";
 
 const { takeOver } = await loadExercise<typeof import("./05b-take-over.ts")>("05b-take-over");
 

@@ -8,11 +8,11 @@
  * key and only grows, so no two claims ever get the same token) and a fresh lease. The old holder's
  * token is now stale: its completion (exercise 05a) will change 0 rows.
  *
- * Constraints: a real SQLite database (`node:sqlite`, the schema in lib/fencing-schema.ts). The read
- * and both writes in one transaction (BEGIN IMMEDIATE takes the write lock first, so no other
+ * Constraints: a real SQLite database (`node:sqlite`, the schema in lib/tracker/fencing-schema.ts). The
+ * read and both writes in one transaction (BEGIN IMMEDIATE takes the write lock first, so no other
  * connection can take the same key over between your read and your write); leave no transaction open;
- * change nothing at all when there is nothing to take over. Lesson 05, sections 1 and 2, show take-overs
- * live (run `npm run lesson 5`). Check your answer with `npm run check 05b`.
+ * change nothing at all when there is nothing to take over. Lesson 05, sections 1 and 2, show
+ * take-overs live (run `npm run lesson 5`). Check your answer with `npm run check 05b`.
  */
 import type { DatabaseSync } from "node:sqlite";
 

@@ -1,7 +1,7 @@
 // Tests for exercise 06a. Run them with `npm run check 06a`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadExercise } from "../lib/exercise-target.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../lib/tracker/idempotency-key.ts";
 import { normalizeTitle as trackerNormalize } from "../lib/tracker/store.ts";
 

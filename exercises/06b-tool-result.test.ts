@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Message, ReportInput } from "../lib/agent/messages.ts";
 import { decide, readToolResult } from "../lib/agent/scripted-model.ts";
-import { loadExercise } from "../lib/exercise-target.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
 
 const { toolResultFor } = await loadExercise<typeof import("./06b-tool-result.ts")>("06b-tool-result");
 type Outcome = Parameters<typeof toolResultFor>[0];

@@ -2,9 +2,9 @@
 // notifier over loopback and a real SQLite outbox; a crash is a throw from `afterAccepted`.
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
-import { loadExercise } from "../lib/exercise-target.ts";
-import { startNotifier, type Notifier } from "../lib/notifier.ts";
-import { outboxOf, type OutboxRow } from "../lib/outbox.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
+import { startNotifier, type Notifier } from "../lib/outbox/notifier.ts";
+import { outboxOf, type OutboxRow } from "../lib/outbox/outbox.ts";
 import { ReportStore } from "../lib/tracker/store.ts";
 
 const { dispatch, rowKey } = await loadExercise<typeof import("./07a-outbox-dispatcher.ts")>("07a-outbox-dispatcher");

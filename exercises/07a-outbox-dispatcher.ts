@@ -13,10 +13,10 @@
  *
  * Constraints: mark a row only after the notifier accepted it, in a transaction of the store; the key
  * must be the same for a row on every pass and different for different rows. The outbox table is
- * lib/outbox.ts (`outboxOf`, `pending`, `markSent`); the notifier is lib/notifier.ts. Lesson 07,
- * section 4, runs this (run `npm run lesson 7`). Check your answer with `npm run check 07a`.
+ * lib/outbox/outbox.ts (`outboxOf`, `pending`, `markSent`); the notifier is lib/outbox/notifier.ts.
+ * Lesson 07, section 4, runs this (run `npm run lesson 7`). Check your answer with `npm run check 07a`.
  */
-import type { OutboxRow } from "../lib/outbox.ts";
+import type { OutboxRow } from "../lib/outbox/outbox.ts";
 import type { ReportStore } from "../lib/tracker/store.ts";
 
 export interface DispatchInput {

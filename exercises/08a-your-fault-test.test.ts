@@ -2,8 +2,8 @@
 // on fenced, for both faults, and its "slow" must really overlap the two requests.
 import assert, { AssertionError } from "node:assert/strict";
 import { test } from "node:test";
-import { loadExercise } from "../lib/exercise-target.ts";
-import { Faults, type Stage } from "../lib/faults.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
+import { Faults, type Stage } from "../lib/tracker/faults.ts";
 import { ReportStore } from "../lib/tracker/store.ts";
 
 const { exactlyOnce, reportsAfter } = await loadExercise<typeof import("./08a-your-fault-test.ts")>("08a-your-fault-test");

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import pg from "pg";
-import { loadExercise } from "../lib/exercise-target.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
 import type { Claim } from "../lib/postgres/claim.ts";
 import { createSchema, type Schema } from "../lib/postgres/schema.ts";
 import { startPostgres, type PostgresServer } from "../lib/postgres/server.ts";

@@ -12,11 +12,11 @@
  * it retries blindly. Each time the server did something different, and the database ends up with a
  * different number of reports. Then the same accident with PUT instead of POST.
  */
-import { fileReport, httpCall, type Outcome } from "../lib/client.ts";
-import { lessonSetup } from "../lib/cli.ts";
-import { Faults, type FaultName } from "../lib/faults.ts";
-import { agentLog, scratchDir, serverLog } from "../lib/narrate.ts";
-import { seeded } from "../lib/random.ts";
+import { fileReport, httpCall, type Outcome } from "../lib/client/client.ts";
+import { lessonSetup } from "../lib/core/cli.ts";
+import { Faults, type FaultName } from "../lib/tracker/faults.ts";
+import { agentLog, scratchDir, serverLog } from "../lib/core/narrate.ts";
+import { seeded } from "../lib/core/random.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 
 const { trace, seed } = lessonSetup({

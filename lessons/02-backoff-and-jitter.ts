@@ -10,11 +10,11 @@
  * @resource anthropic-sdk-python `src/anthropic/_base_client.py`, `_calculate_retry_timeout`, and `src/anthropic/_constants.py`
  *
  * What you will see: the six waiting rules the course compares, as formulas and then as schedules
- * computed by lib/backoff.ts for retries 1 to 8 (the range of each wait and one seeded draw). Then
- * why ±10 % of jitter spaces out one client but not a crowd, the blog's thundering-herd simulator
+ * computed by lib/client/backoff.ts for retries 1 to 8 (the range of each wait and one seeded draw).
+ * Then why ±10 % of jitter spaces out one client but not a crowd, the blog's thundering-herd simulator
  * run live (calls and completion time per strategy, as tables, charts and a histogram of when the
- * writes land), the blog's conclusions checked one by one against this run's numbers, and the same
- * herd over real HTTP: ten agents against one `node:http` server that can serve one request at a time.
+ * writes land), the blog's conclusions checked one by one against this run's numbers, and the same herd
+ * over real HTTP: ten agents against one `node:http` server that can serve one request at a time.
  */
 import {
   HERD_PARAMS,
@@ -26,15 +26,15 @@ import {
   makeBackoff,
   type BackoffParams,
   type StrategyName,
-} from "../lib/backoff.ts";
-import { exitOnUsageError, intFlag, intListFlag, lessonSetup } from "../lib/cli.ts";
+} from "../lib/client/backoff.ts";
+import { exitOnUsageError, intFlag, intListFlag, lessonSetup } from "../lib/core/cli.ts";
 import { bucketCounts, formatNumber, sparkline, sweepChart, sweepTable, writeTimeHistogram } from "../lib/herd/charts.ts";
 import { writeHerdSvgs } from "../lib/herd/svg.ts";
 import { simulateManyParallel } from "../lib/herd/parallel.ts";
 import { HERD_STRATEGIES, LATENCY_MEAN_MS, LATENCY_SD_MS, simulatePoint, type HerdStrategy, type PointResult } from "../lib/herd/simulator.ts";
-import { liveHerdReading, refusedPerService, runLiveHerd, type LiveHerdResult } from "../lib/live-herd.ts";
-import { seeded } from "../lib/random.ts";
-import { visibleWidth } from "../lib/width.ts";
+import { liveHerdReading, refusedPerService, runLiveHerd, type LiveHerdResult } from "../lib/overload/live-herd.ts";
+import { seeded } from "../lib/core/random.ts";
+import { visibleWidth } from "../lib/core/width.ts";
 
 const DEFAULT_CLIENTS = [10, 50, 100];
 const DEFAULT_RUNS = 100;
@@ -351,11 +351,11 @@ trace.line(`  ${supported} of ${checked} conclusions checked supported by this r
 
 // ## The herd over real HTTP
 // The same story with real sockets. Ten agents start at the same instant, each wanting one POST
-// served. The server (lib/busy-server.ts) works on one request at a time: a request that arrives
-// while it is free keeps it busy for 8 ms and gets 200; a request that arrives while it is busy gets
-// 503 at once, with no queue and no Retry-After. That is the simulator's version conflict in HTTP
-// form: of the requests that arrive together, one gets through. A 503 sends the agent to sleep for
-// its backoff, then it tries again.
+// served. The server (lib/overload/busy-server.ts) works on one request at a time: a request that
+// arrives while it is free keeps it busy for 8 ms and gets 200; a request that arrives while it is busy
+// gets 503 at once, with no queue and no Retry-After. That is the simulator's version conflict in HTTP
+// form: of the requests that arrive together, one gets through. A 503 sends the agent to sleep for its
+// backoff, then it tries again.
 trace.section("The herd over real HTTP: ten agents, one busy server");
 const AGENTS = 10;
 const SERVICE_MS = 8;

@@ -18,17 +18,17 @@
  * has it over HTTPS (a fall-back from WebSocket to HTTPS starts the count again). Then a retry budget (a token bucket) lets a server come back that retries kept down, and
  * the rules for 429 and Retry-After, played one case at a time.
  */
-import { httpCall, type Outcome } from "../lib/client.ts";
-import { lessonSetup } from "../lib/cli.ts";
-import { COURSE_CODEX, UPSTREAM_CODEX, codexCall, type CodexRules } from "../lib/codex-retry.ts";
-import { startCountingServer, type Reply } from "../lib/counting-server.ts";
-import { startLayerStack } from "../lib/layers.ts";
-import { playOutage, type RoundStats } from "../lib/outage.ts";
-import { seeded } from "../lib/random.ts";
-import { formatHttpDate } from "../lib/retry-after.ts";
-import type { Verdict } from "../lib/retry-loop.ts";
-import { SDK_MAX_RETRIES, harnessOverSdk, sdkCall } from "../lib/sdk-retry.ts";
-import { AWS_RETRIES_2026, AWS_STANDARD_QUOTA, RetryQuota, retryKindOf } from "../lib/token-bucket.ts";
+import { httpCall, type Outcome } from "../lib/client/client.ts";
+import { lessonSetup } from "../lib/core/cli.ts";
+import { COURSE_CODEX, UPSTREAM_CODEX, codexCall, type CodexRules } from "../lib/client/codex-retry.ts";
+import { startCountingServer, type Reply } from "../lib/overload/counting-server.ts";
+import { startLayerStack } from "../lib/client/layers.ts";
+import { playOutage, type RoundStats } from "../lib/overload/outage.ts";
+import { seeded } from "../lib/core/random.ts";
+import { formatHttpDate } from "../lib/client/retry-after.ts";
+import type { Verdict } from "../lib/client/retry-loop.ts";
+import { SDK_MAX_RETRIES, harnessOverSdk, sdkCall } from "../lib/client/sdk-retry.ts";
+import { AWS_RETRIES_2026, AWS_STANDARD_QUOTA, RetryQuota, retryKindOf } from "../lib/client/token-bucket.ts";
 
 const { trace, seed } = lessonSetup({
   title: "How many times: retries multiply across layers",

@@ -18,12 +18,12 @@
  * a key outliving its TTL, the two forms of the header, and Codex's reset button.
  */
 import { basename } from "node:path";
-import { fileReport, httpCall, describeOutcome, type Attempt, type Outcome, type PolicyName } from "../lib/client.ts";
-import { lessonSetup } from "../lib/cli.ts";
-import { nowMs } from "../lib/clock.ts";
-import { Faults } from "../lib/faults.ts";
-import { agentLog, agentLogAfter, scratchDir, serverLog } from "../lib/narrate.ts";
-import { seeded, uuid } from "../lib/random.ts";
+import { fileReport, httpCall, describeOutcome, type Attempt, type Outcome, type PolicyName } from "../lib/client/client.ts";
+import { lessonSetup } from "../lib/core/cli.ts";
+import { nowMs } from "../lib/core/clock.ts";
+import { Faults } from "../lib/tracker/faults.ts";
+import { agentLog, agentLogAfter, scratchDir, serverLog } from "../lib/core/narrate.ts";
+import { seeded, uuid } from "../lib/core/random.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
 import { DEFAULT_TTL_MS, startTracker } from "../lib/tracker/service.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";

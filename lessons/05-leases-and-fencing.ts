@@ -19,12 +19,12 @@
  * this lesson's numbers.
  */
 import { basename } from "node:path";
-import { fileReport, type Attempt, type CallResult, type Outcome } from "../lib/client.ts";
-import { lessonSetup } from "../lib/cli.ts";
-import { Faults, type FaultName } from "../lib/faults.ts";
-import { agentLog, agentLogAfter, scratchDir, serverLog } from "../lib/narrate.ts";
-import { pacedClock, type PacedClock } from "../lib/paced-clock.ts";
-import { seeded } from "../lib/random.ts";
+import { fileReport, type Attempt, type CallResult, type Outcome } from "../lib/client/client.ts";
+import { lessonSetup } from "../lib/core/cli.ts";
+import { Faults, type FaultName } from "../lib/tracker/faults.ts";
+import { agentLog, agentLogAfter, scratchDir, serverLog } from "../lib/core/narrate.ts";
+import { pacedClock, type PacedClock } from "../lib/tracker/paced-clock.ts";
+import { seeded } from "../lib/core/random.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
 import { ANONYMOUS_CALLER, startTracker, type Tracker } from "../lib/tracker/service.ts";
 import { ReportStore, countReportsIn } from "../lib/tracker/store.ts";
@@ -50,8 +50,8 @@ const report = { title: "Login button does nothing", body: "Clicking 'Log in' on
 // The clock. A lease runs out by time, and time is what a test cannot trust: on a busy machine a
 // real 300 ms lease may end a little before or after the agent's own timers, and whether a retry
 // meets a 409 or a take-over would be luck. So every tracker here runs on a clock the lesson holds
-// (lib/paced-clock.ts): it moves by exactly what the agent waited, its timeout when no answer came
-// and the wait a 409 asked for, and by nothing else: not the host's scheduling, not a process
+// (lib/tracker/paced-clock.ts): it moves by exactly what the agent waited, its timeout when no answer
+// came and the wait a 409 asked for, and by nothing else: not the host's scheduling, not a process
 // start-up, not a --step pause. The holder's pause is a gate (the pause-past-lease fault), never a
 // sleep. Real time still passes as the agent waits, so the lesson takes the time it narrates.
 /** Moves the tracker's clock by what the agent waited after `last`, and says so. */

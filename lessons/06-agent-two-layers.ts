@@ -20,9 +20,9 @@
  * first" instead of "submission failed": 1, unless the first request is still running. Codex's
  * sampling retry, rebuilt from history: 1 beside 2. An MCP tool that says `idempotentHint: true`.
  */
-import { httpCall } from "../lib/client.ts";
-import { lessonSetup } from "../lib/cli.ts";
-import { nowMs } from "../lib/clock.ts";
+import { httpCall } from "../lib/client/client.ts";
+import { lessonSetup } from "../lib/core/cli.ts";
+import { nowMs } from "../lib/core/clock.ts";
 import { businessKey, normalizeTitle, toolUseKey } from "../lib/agent/business-key.ts";
 import { runConversation, type ConversationOptions, type ConversationResult } from "../lib/agent/conversation.ts";
 import { createHarness, type HandledCall, type HarnessOptions, type KeyStrategy, type Wording } from "../lib/agent/harness.ts";
@@ -30,9 +30,9 @@ import { judgeDuplicates, JUDGE_THRESHOLD, titleSimilarity } from "../lib/agent/
 import { textOf, toolUsesOf, type Message, type ReportInput } from "../lib/agent/messages.ts";
 import { scriptedModel } from "../lib/agent/scripted-model.ts";
 import type { McpTool } from "../lib/agent/tool-annotations.ts";
-import { Faults, type FaultName } from "../lib/faults.ts";
-import { scratchDir, serverLog } from "../lib/narrate.ts";
-import { seeded, uuid } from "../lib/random.ts";
+import { Faults, type FaultName } from "../lib/tracker/faults.ts";
+import { scratchDir, serverLog } from "../lib/core/narrate.ts";
+import { seeded, uuid } from "../lib/core/random.ts";
 import { startTracker, type Tracker } from "../lib/tracker/service.ts";
 import type { Report } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";

@@ -17,13 +17,13 @@
  * transaction, a separate dispatcher process killed after the notifier accepted the row and before
  * it marked the row sent, and the redelivery: two notifications without a key, one with it.
  */
-import { lessonSetup } from "../lib/cli.ts";
-import { runCell, type CellFault, type CellResult } from "../lib/matrix.ts";
-import { scratchDir } from "../lib/narrate.ts";
-import { startNotifier, type Notifier } from "../lib/notifier.ts";
-import type { NotifyConfig } from "../lib/notify-effects.ts";
-import { dispatchPending, downstreamKey, outboxRowsIn } from "../lib/outbox.ts";
-import { runDispatcher, type DispatcherRun } from "../lib/outbox-dispatcher.ts";
+import { lessonSetup } from "../lib/core/cli.ts";
+import { runCell, type CellFault, type CellResult } from "../lib/matrix/matrix.ts";
+import { scratchDir } from "../lib/core/narrate.ts";
+import { startNotifier, type Notifier } from "../lib/outbox/notifier.ts";
+import type { NotifyConfig } from "../lib/outbox/notify-effects.ts";
+import { dispatchPending, downstreamKey, outboxRowsIn } from "../lib/outbox/outbox.ts";
+import { runDispatcher, type DispatcherRun } from "../lib/outbox/dispatcher.ts";
 import { ReportStore, countReportsIn } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 
@@ -37,7 +37,7 @@ const started = performance.now();
 
 // The tracker of this lesson: fenced, the one lesson 08's matrix finds right in every cell. Every
 // duplicate or loss below is therefore the notification's, not the report's. Its lease is 300 ms,
-// scaled down as in lesson 05; its clock is paced by the agent's waits (lib/paced-clock.ts).
+// scaled down as in lesson 05; its clock is paced by the agent's waits (lib/tracker/paced-clock.ts).
 const VARIANT: VariantName = "fenced";
 const LEASE_MS = 300;
 

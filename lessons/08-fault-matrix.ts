@@ -22,7 +22,7 @@
  * report count": npm run lesson 8 -- --step --variant keyed --fault pause-past-lease (--policy picks
  * the client). The same steps in a browser, drawn as lanes: npm run demos, then the page /step.
  */
-import { UsageError, exitOnUsageError, lessonSetup } from "../lib/cli.ts";
+import { UsageError, exitOnUsageError, lessonSetup } from "../lib/core/cli.ts";
 import { simulatePoint } from "../lib/herd/simulator.ts";
 import {
   MATRIX_FAULTS,
@@ -36,10 +36,10 @@ import {
   type CellResult,
   type MatrixFault,
   type StepFault,
-} from "../lib/matrix.ts";
-import { scratchDir } from "../lib/narrate.ts";
+} from "../lib/matrix/matrix.ts";
+import { scratchDir } from "../lib/core/narrate.ts";
 import { isVariantName, type VariantName } from "../lib/tracker/variant.ts";
-import { POLICY_NAMES, type PolicyName } from "../lib/client.ts";
+import { POLICY_NAMES, type PolicyName } from "../lib/client/client.ts";
 
 const { trace, seed, step, color, values } = lessonSetup(
   {
@@ -122,7 +122,8 @@ async function wholeMatrix(): Promise<void> {
   // ## The matrix
   // Cells run four at a time, each with its own tracker, file and agent; each keeps its trace to
   // itself, so the interleaving changes nothing. The tracker's clock is paced by the agent's waits
-  // (lib/paced-clock.ts): a lease runs out when the agent has waited long enough, on any machine.
+  // (lib/tracker/paced-clock.ts): a lease runs out when the agent has waited long enough, on any
+  // machine.
   trace.section("The matrix: reports left by one logical call (1 is right)");
   const cells = variants.flatMap((variant) => MATRIX_FAULTS.map((fault) => ({ variant, fault })));
   const results = await runCells(cells, cellOptions, 4);

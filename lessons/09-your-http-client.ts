@@ -16,8 +16,8 @@
  * them would file a bug report twice, and how to set each one up safely. Takes about 20 seconds;
  * `--only <library>` measures one.
  */
-import { exitWithUsage, lessonSetup } from "../lib/cli.ts";
-import { nowMs } from "../lib/clock.ts";
+import { exitWithUsage, lessonSetup } from "../lib/core/cli.ts";
+import { nowMs } from "../lib/core/clock.ts";
 import {
   attemptsCell,
   changingCell,
@@ -37,8 +37,8 @@ import { ATTEMPT_CAP, HANG_TIMEOUT_MS, JITTER_RUNS, LONG_RETRY_AFTER_S, measureA
 import { findProbe, PROBES } from "../lib/http-clients/probes/index.ts";
 import { kyProbe } from "../lib/http-clients/probes/ky.ts";
 import { startFaultyServer, type LoggedAttempt } from "../lib/http-clients/server.ts";
-import { seeded } from "../lib/random.ts";
-import { wrap } from "../lib/trace.ts";
+import { seeded } from "../lib/core/random.ts";
+import { wrap } from "../lib/core/trace.ts";
 
 const names = PROBES.map((p) => p.name).join(", ");
 const { trace, seed, values } = lessonSetup(

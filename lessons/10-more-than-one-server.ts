@@ -25,8 +25,8 @@
  * and what changes on a distributed SQL database.
  */
 import pg from "pg";
-import type { Attempt } from "../lib/client.ts";
-import { lessonSetup } from "../lib/cli.ts";
+import type { Attempt } from "../lib/client/client.ts";
+import { lessonSetup } from "../lib/core/cli.ts";
 import {
   agentCall,
   andList,
@@ -42,16 +42,16 @@ import {
   type Cluster,
   type ClusterOptions,
   type InstanceEvent,
-} from "../lib/cluster-of-trackers.ts";
-import { scratchDir } from "../lib/narrate.ts";
-import { startNotifier } from "../lib/notifier.ts";
+} from "../lib/cluster/trackers.ts";
+import { scratchDir } from "../lib/core/narrate.ts";
+import { startNotifier } from "../lib/outbox/notifier.ts";
 import { claimRace } from "../lib/postgres/claim-race.ts";
 import { startPgDispatcher, type PgDispatcher } from "../lib/postgres/outbox-dispatcher.ts";
 import { createOutboxTables, fileWithOutboxRow, outboxStates, toSendRows } from "../lib/postgres/outbox.ts";
 import { createSchema } from "../lib/postgres/schema.ts";
 import { PostgresUnavailable, startPostgres } from "../lib/postgres/server.ts";
-import { pacedClock } from "../lib/paced-clock.ts";
-import { seeded } from "../lib/random.ts";
+import { pacedClock } from "../lib/tracker/paced-clock.ts";
+import { seeded } from "../lib/core/random.ts";
 import { countReportsAt } from "../lib/tracker/postgres-store.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";
 
@@ -98,14 +98,14 @@ const postgres = server;
 trace.prose(`Every lesson so far ran the tracker as one process, or several over one SQLite file on one machine. A real
   service runs as several instances behind a load balancer, and nothing ties a client's second attempt to the
   instance that served its first. Here: three tracker processes, each on its own port ("three machines"), a
-  round-robin balancer in front of them (lib/balancer.ts: requests go to instance 1, 2, 3, 1, …), and a real
+  round-robin balancer in front of them (lib/cluster/balancer.ts: requests go to instance 1, 2, 3, 1, …), and a real
   PostgreSQL server: ${postgres.external ? "your own, the one DATABASE_URL names" : "one that the workbook started for this lesson (DATABASE_URL is not set)"}.`);
 trace.event(
   "database",
   postgres.external ? "PostgreSQL: the server DATABASE_URL names" : `PostgreSQL started on 127.0.0.1 in ${Math.round(performance.now() - pgStarted)} ms (a fresh cluster in a scratch folder)`,
 );
 
-// The three instances: real tracker processes behind the round-robin balancer (lib/cluster-of-trackers.ts).
+// The three instances: real tracker processes behind the round-robin balancer (lib/cluster/trackers.ts).
 // Each event an instance tells is printed as "[instance 2] #1 …" (its request number 1) and kept in
 // cluster.events; what the lesson then says happened is read from those events and from the
 // database, not written in advance.
@@ -292,9 +292,9 @@ try {
   // its retry lands on instance 2: 409 while the lease runs; it waits as asked and the next retry
   // lands on instance 3, which takes the key over with the next fence from the shared sequence and
   // files the report. Then the lesson lets instance 1 go on. All three instances run on one clock
-  // that the lesson moves by exactly what the agent waited (lib/paced-clock.ts), so the lease runs out
-  // when the story says, on every machine alike. Each claim's fence and each report filed or undone
-  // is read from the instances' events.
+  // that the lesson moves by exactly what the agent waited (lib/tracker/paced-clock.ts), so the lease
+  // runs out when the story says, on every machine alike. Each claim's fence and each report filed or
+  // undone is read from the instances' events.
   const LEASE_MS = 900;
   const paused = async (variant: "keyed" | "fenced") =>
     withSchema(`lesson10_paused_${variant}`, async (url, db) => {

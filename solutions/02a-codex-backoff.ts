@@ -7,7 +7,7 @@
  * 2^(attempt−1) × uniform[0.9, 1.1) before each retry (openai/codex, `codex-rs/core/src/util.rs`).
  * What is the nominal wait (no jitter) before the 4th retry? 1600 ms.
  */
-import type { Random } from "../lib/random.ts";
+import type { Random } from "../lib/core/random.ts";
 
 /** `INITIAL_DELAY_MS` in codex-rs/core/src/util.rs. */
 export const INITIAL_DELAY_MS = 200;

@@ -7,7 +7,7 @@
  *   Full Jitter:         sleep = uniform(0, v_n)
  *   Decorrelated Jitter: sleep = min(cap, uniform(base, 3 × prev)), prev = the previous sleep, base at first
  */
-import type { Random } from "../lib/random.ts";
+import type { Random } from "../lib/core/random.ts";
 
 /** Base and cap of the capped exponential. The blog's simulator uses 5 ms and 2000 ms. */
 export interface BackoffParams {

@@ -5,9 +5,9 @@
  * Goal: the two decisions an LLM SDK makes after a failed request, as anthropic-sdk-python does them
  * (`_should_retry`, `_parse_retry_after_header`, `_calculate_retry_timeout` in `_base_client.py`).
  */
-import { anthropicSdkDelayMs } from "../lib/backoff.ts";
-import type { Outcome } from "../lib/client.ts";
-import type { Random } from "../lib/random.ts";
+import { anthropicSdkDelayMs } from "../lib/client/backoff.ts";
+import type { Outcome } from "../lib/client/client.ts";
+import type { Random } from "../lib/core/random.ts";
 
 /** Response headers, as node:http gives them. */
 export type Headers = Record<string, string | string[] | undefined>;

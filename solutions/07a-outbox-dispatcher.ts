@@ -6,8 +6,8 @@
  * posted to the notifier with an Idempotency-Key derived from the row, and marked 'sent' once the
  * notifier has accepted it. A row the notifier did not accept stays 'to_send' for the next pass.
  */
-import { httpCall } from "../lib/client.ts";
-import { outboxOf, type OutboxRow } from "../lib/outbox.ts";
+import { httpCall } from "../lib/client/client.ts";
+import { outboxOf, type OutboxRow } from "../lib/outbox/outbox.ts";
 import type { ReportStore } from "../lib/tracker/store.ts";
 
 export interface DispatchInput {

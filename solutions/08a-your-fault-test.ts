@@ -7,9 +7,9 @@
  * that the database holds exactly one report.
  */
 import assert from "node:assert/strict";
-import { fileReport } from "../lib/client.ts";
-import { Faults } from "../lib/faults.ts";
-import { seeded } from "../lib/random.ts";
+import { fileReport } from "../lib/client/client.ts";
+import { Faults } from "../lib/tracker/faults.ts";
+import { seeded } from "../lib/core/random.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 

@@ -11,8 +11,8 @@ import { toolUseId, type Message, type ReportInput } from "../lib/agent/messages
 import { decide, readToolResult, scriptedModel } from "../lib/agent/scripted-model.ts";
 import { mayAutoRetry } from "../lib/agent/tool-annotations.ts";
 import { submissionFailedResult, toolResultFor, type ToolOutcome } from "../lib/agent/tool-result.ts";
-import { Faults, type FaultName } from "../lib/faults.ts";
-import { seeded } from "../lib/random.ts";
+import { Faults, type FaultName } from "../lib/tracker/faults.ts";
+import { seeded } from "../lib/core/random.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../lib/tracker/idempotency-key.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import type { Report } from "../lib/tracker/store.ts";

@@ -15,8 +15,8 @@ import {
   makeBackoff,
   noBackoffMs,
   schedule,
-} from "../lib/backoff.ts";
-import { scripted, seeded } from "../lib/random.ts";
+} from "../lib/client/backoff.ts";
+import { scripted, seeded } from "../lib/core/random.ts";
 
 const P = HERD_PARAMS; // base 5 ms, cap 2000 ms
 

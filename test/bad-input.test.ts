@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { createConnection } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { httpCall } from "../lib/client.ts";
+import { httpCall } from "../lib/client/client.ts";
 import { MAX_BODY_BYTES, MAX_TITLE_CHARS } from "../lib/tracker/http.ts";
 import { MAX_KEY_CHARS } from "../lib/tracker/idempotency-key.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";

@@ -3,10 +3,10 @@
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { test } from "node:test";
-import { startBalancer } from "../lib/balancer.ts";
-import { httpCall } from "../lib/client.ts";
-import { gate } from "../lib/gate.ts";
-import { listenOnLoopback } from "../lib/listen.ts";
+import { startBalancer } from "../lib/cluster/balancer.ts";
+import { httpCall } from "../lib/client/client.ts";
+import { gate } from "../lib/core/gate.ts";
+import { listenOnLoopback } from "../lib/core/listen.ts";
 
 async function upstream(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);

@@ -1,7 +1,7 @@
 // The "Goal:" paragraph the watch mode shows: prose runs together, formula lines stay lines.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { headerParagraph, listExercises } from "../lib/catalog.ts";
+import { headerParagraph, listExercises } from "../lib/runner/catalog.ts";
 import { shippedProject, shippedText } from "./temp-project.ts";
 
 test("a goal's indented formula lines stay lines; the prose around them is one paragraph", () => {

@@ -1,14 +1,15 @@
-// Lesson 08's cells as data (lib/cell-events.ts, lib/matrix.ts): every fault × variant × client runs
-// to its end; each step is one trace line, in order, and every tracker sentence is read back into
-// what the server did (none is left "other"); the agent's attempts pair up; the count is the file's.
+// Lesson 08's cells as data (lib/matrix/cell-events.ts, lib/matrix/matrix.ts): every fault × variant ×
+// client runs to its end; each step is one trace line, in order, and every tracker sentence is read
+// back into what the server did (none is left "other"); the agent's attempts pair up; the count is the
+// file's.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { liveChildren } from "../lib/child-pipe.ts";
-import { POLICY_NAMES, type PolicyName } from "../lib/client.ts";
-import { STEP_FAULTS, matrixVariants, runCell, type CellEvent, type CellFault } from "../lib/matrix.ts";
+import { liveChildren } from "../lib/core/child-pipe.ts";
+import { POLICY_NAMES, type PolicyName } from "../lib/client/client.ts";
+import { STEP_FAULTS, matrixVariants, runCell, type CellEvent, type CellFault } from "../lib/matrix/matrix.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 

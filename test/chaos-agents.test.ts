@@ -7,8 +7,8 @@ import { createServer, type ServerResponse } from "node:http";
 import { test } from "node:test";
 import { runAgents, type FromAgents } from "../lib/chaos/agents.ts";
 import { planOp, type ChaosPlanOptions } from "../lib/chaos/schedule.ts";
-import { Signals } from "../lib/gate.ts";
-import { listenOnLoopback } from "../lib/listen.ts";
+import { Signals } from "../lib/core/gate.ts";
+import { listenOnLoopback } from "../lib/core/listen.ts";
 
 test("an agent files its operations in their order, three at a time, the next as soon as one is answered", async () => {
   // One agent, six operations, no faults.

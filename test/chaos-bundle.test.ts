@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { bundleTrackerChild } from "../lib/chaos/bundle.ts";
-import { httpCall } from "../lib/client.ts";
-import { tempFolder } from "../lib/scratch.ts";
+import { httpCall } from "../lib/client/client.ts";
+import { tempFolder } from "../lib/core/scratch.ts";
 import { startChildTracker } from "../lib/tracker/child.ts";
 
 test("the bundled tracker child: one file that loads no .ts module, and serves a report and its replay", async () => {

@@ -9,9 +9,9 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { test } from "node:test";
 import type { Backend, Cluster } from "../lib/chaos/cluster.ts";
 import { startProxy, withoutHopByHop } from "../lib/chaos/proxy.ts";
-import { httpCall } from "../lib/client.ts";
-import { Signals } from "../lib/gate.ts";
-import { listenOnLoopback } from "../lib/listen.ts";
+import { httpCall } from "../lib/client/client.ts";
+import { Signals } from "../lib/core/gate.ts";
+import { listenOnLoopback } from "../lib/core/listen.ts";
 import type { ChildTracker } from "../lib/tracker/child.ts";
 
 test("hop-by-hop headers are left out, with those Connection names; the others pass in order", () => {

@@ -7,7 +7,7 @@ import { runChaos, type ChaosResult } from "../lib/chaos/run.ts";
 import { CHAOS_FAULTS, planChaos } from "../lib/chaos/schedule.ts";
 import { failed, printSummary } from "../lib/chaos/summary.ts";
 import { isClean, tally } from "../lib/chaos/tally.ts";
-import { Trace } from "../lib/trace.ts";
+import { Trace } from "../lib/core/trace.ts";
 import { runTs, tableRow } from "./run-helpers.ts";
 
 test("the plan is a function of the seed: same seed, same operations, keys and faults; a longer run extends a shorter one", () => {

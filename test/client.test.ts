@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { fileReport, isRetryable, type PolicyName } from "../lib/client.ts";
-import { seeded } from "../lib/random.ts";
+import { fileReport, isRetryable, type PolicyName } from "../lib/client/client.ts";
+import { seeded } from "../lib/core/random.ts";
 
 /** A server that answers each request with the next status in `statuses` and records the headers. */
 async function scripted(statuses: number[]) {

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { ROOT } from "../lib/catalog.ts";
-import { after, nowMs, sleep } from "../lib/clock.ts";
+import { ROOT } from "../lib/runner/catalog.ts";
+import { after, nowMs, sleep } from "../lib/core/clock.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 
 /** Blocks the event loop for `ms` (a stall: the process gets no chance to run anything else). */

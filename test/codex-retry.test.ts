@@ -1,9 +1,9 @@
 // Codex's two retry layers: the course's account and upstream's defaults, counted at a real server.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { COURSE_CODEX, UPSTREAM_CODEX, codexCall, isQuota429, type CodexRules } from "../lib/codex-retry.ts";
-import { startCountingServer, type Reply } from "../lib/counting-server.ts";
-import { seeded } from "../lib/random.ts";
+import { COURSE_CODEX, UPSTREAM_CODEX, codexCall, isQuota429, type CodexRules } from "../lib/client/codex-retry.ts";
+import { startCountingServer, type Reply } from "../lib/overload/counting-server.ts";
+import { seeded } from "../lib/core/random.ts";
 
 const NOW = Date.UTC(2026, 0, 15, 9, 0, 0);
 

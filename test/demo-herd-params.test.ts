@@ -10,7 +10,7 @@ import { checkConclusions } from "../lib/herd/conclusions.ts";
 import { herdCsv } from "../lib/herd/csv.ts";
 import { HERD_LATENCY, HERD_STRATEGIES, simulateMany, simulateOnce, simulateOnceLiteral, simulatePoint, type HerdStrategy, type PointResult } from "../lib/herd/simulator.ts";
 import { herdSvgs } from "../lib/herd/svg-docs.ts";
-import { seeded } from "../lib/random.ts";
+import { seeded } from "../lib/core/random.ts";
 import { cliArgs, DEFAULTS, parseClients, parseParams, sweepSpec, toQuery } from "../lib/demos/herd/params.ts";
 import { CHART_LABELS_ZH } from "../lib/demos/herd/text.ts";
 import { startDemoServer } from "../lib/demos/server.ts";

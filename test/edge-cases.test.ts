@@ -3,7 +3,7 @@
 // stayed in the database, an unbounded list, and the limits the README states.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { httpCall } from "../lib/client.ts";
+import { httpCall } from "../lib/client/client.ts";
 import { MAX_TITLE_CHARS } from "../lib/tracker/http.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
 import { ANONYMOUS_CALLER, MAX_PAGE, type Swept } from "../lib/tracker/service.ts";

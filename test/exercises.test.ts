@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { listLessons, ROOT } from "../lib/catalog.ts";
+import { listLessons, ROOT } from "../lib/runner/catalog.ts";
 import { runExerciseTests } from "../lib/runner/exercise-run.ts";
 import { hintFor } from "../lib/runner/hints.ts";
 import { looksShipped, shippedExerciseFiles, SHIPPED_DIR } from "../lib/runner/shipped.ts";

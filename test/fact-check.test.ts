@@ -23,7 +23,7 @@ test("lesson 05 names the edition of Kleppmann's book it cites", () => {
 
 test("the AWS quota: lesson 03 and exercise 03a charge 10 for a transient error such as a 503", () => {
   assert.match(read("exercises/03a-retry-quota.ts"), /a transient error \(HTTP 500, 502, 503 or 504, a timeout, a reset connection\) costs TIMEOUT_RETRY_COST/);
-  assert.match(read("lib/token-bucket.ts"), /So a 503 retry costs 10/);
+  assert.match(read("lib/client/token-bucket.ts"), /So a 503 retry costs 10/);
 });
 
 test("the README's lesson table leaves exercise 02a's answer to the learner, and names stripe-node's key", () => {

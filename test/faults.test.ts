@@ -1,9 +1,9 @@
 // Faults by request number, ordered by gates: the three truths of lesson 01, counted.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fileReport, httpCall } from "../lib/client.ts";
-import { Faults } from "../lib/faults.ts";
-import { seeded } from "../lib/random.ts";
+import { fileReport, httpCall } from "../lib/client/client.ts";
+import { Faults } from "../lib/tracker/faults.ts";
+import { seeded } from "../lib/core/random.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 
 const report = { title: "Login button does nothing" };

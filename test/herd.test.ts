@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { before, describe, test } from "node:test";
-import { seeded } from "../lib/random.ts";
+import { seeded } from "../lib/core/random.ts";
 import { MinHeap } from "../lib/herd/heap.ts";
 import {
   HERD_STRATEGIES,

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { createConnection } from "node:net";
-import { httpCall, type Outcome } from "../lib/client.ts";
+import { httpCall, type Outcome } from "../lib/client/client.ts";
 import { startTracker, type Tracker, type TrackerOptions } from "../lib/tracker/service.ts";
 
 export type Response = Extract<Outcome, { kind: "response" }>;

@@ -3,9 +3,9 @@
 // nothing stored on rejection: bad-input.test.ts.)
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fileReport } from "../lib/client.ts";
-import { Faults } from "../lib/faults.ts";
-import { seeded } from "../lib/random.ts";
+import { fileReport } from "../lib/client/client.ts";
+import { Faults } from "../lib/tracker/faults.ts";
+import { seeded } from "../lib/core/random.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
 import { ANONYMOUS_CALLER, startTracker } from "../lib/tracker/service.ts";
 import { post, rawPost, withTracker } from "./http-helpers.ts";

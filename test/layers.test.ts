@@ -1,8 +1,8 @@
 // A stack of retrying services: each hop's count, read from its own server.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { httpCall } from "../lib/client.ts";
-import { startLayerStack, type LayerStackOptions } from "../lib/layers.ts";
+import { httpCall } from "../lib/client/client.ts";
+import { startLayerStack, type LayerStackOptions } from "../lib/client/layers.ts";
 
 async function counts(options: LayerStackOptions): Promise<{ names: string[]; received: number[]; status: number | string }> {
   const stack = await startLayerStack(options);

@@ -5,8 +5,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { Attempt } from "../lib/client.ts";
-import { pacedClock } from "../lib/paced-clock.ts";
+import type { Attempt } from "../lib/client/client.ts";
+import { pacedClock } from "../lib/tracker/paced-clock.ts";
 import { startChildTracker } from "../lib/tracker/child.ts";
 import { runTs, tableRow } from "./run-helpers.ts";
 

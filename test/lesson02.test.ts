@@ -1,6 +1,6 @@
-// Lesson 02 prints schedules computed by lib/backoff.ts, the herd simulator's tables and the blog's
-// conclusions checked against them (all fixed by the seed), then a live HTTP demo whose counts vary
-// with scheduling: only its robust properties are checked.
+// Lesson 02 prints schedules computed by lib/client/backoff.ts, the herd simulator's tables and the
+// blog's conclusions checked against them (all fixed by the seed), then a live HTTP demo whose counts
+// vary with scheduling: only its robust properties are checked.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runTs, tableRow } from "./run-helpers.ts";

@@ -2,7 +2,7 @@
 // it measured. Lesson-specific checks read the numbers the lesson printed.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { listLessons } from "../lib/catalog.ts";
+import { listLessons } from "../lib/runner/catalog.ts";
 import { runTs, tableRow } from "./run-helpers.ts";
 
 const lessons = listLessons();

@@ -3,10 +3,10 @@
 // and the counts add up. The server's rule itself is tested with gates, not timing.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startBusyServer, type Arrival } from "../lib/busy-server.ts";
-import { httpCall, type Outcome } from "../lib/client.ts";
-import { liveHerdReading, refusedPerService, runLiveHerd } from "../lib/live-herd.ts";
-import { seeded } from "../lib/random.ts";
+import { startBusyServer, type Arrival } from "../lib/overload/busy-server.ts";
+import { httpCall, type Outcome } from "../lib/client/client.ts";
+import { liveHerdReading, refusedPerService, runLiveHerd } from "../lib/overload/live-herd.ts";
+import { seeded } from "../lib/core/random.ts";
 
 const status = (o: Outcome): number | string => (o.kind === "response" ? o.status : o.kind);
 

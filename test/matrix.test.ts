@@ -1,13 +1,13 @@
-// The fault matrix through lib (lib/matrix.ts): every variant × fault cell run live, each count as the
-// variant is known to behave, the fenced row all ones, and no tracker process left behind.
+// The fault matrix through lib (lib/matrix/matrix.ts): every variant × fault cell run live, each count
+// as the variant is known to behave, the fenced row all ones, and no tracker process left behind.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { liveChildren } from "../lib/child-pipe.ts";
-import { MATRIX_FAULTS, matrixVariants, policyFor, runCell, runCells, type MatrixFault } from "../lib/matrix.ts";
-import { Trace } from "../lib/trace.ts";
+import { liveChildren } from "../lib/core/child-pipe.ts";
+import { MATRIX_FAULTS, matrixVariants, policyFor, runCell, runCells, type MatrixFault } from "../lib/matrix/matrix.ts";
+import { Trace } from "../lib/core/trace.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "matrix-test-"));

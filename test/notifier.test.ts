@@ -2,8 +2,8 @@
 // of what the maintainer received, and of duplicates delivered when keys are absent.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { httpCall, type Outcome } from "../lib/client.ts";
-import { describeDelivery, startNotifier, type Notifier } from "../lib/notifier.ts";
+import { httpCall, type Outcome } from "../lib/client/client.ts";
+import { describeDelivery, startNotifier, type Notifier } from "../lib/outbox/notifier.ts";
 
 type Response = Extract<Outcome, { kind: "response" }>;
 const note = { subject: "New bug report: Login button does nothing", reportId: 1 };

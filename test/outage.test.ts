@@ -1,10 +1,10 @@
 // The outage in rounds: the backend's rule, and what a retry budget changes, counted at the backend.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { httpCall } from "../lib/client.ts";
-import { playOutage, startOverloadedBackend } from "../lib/outage.ts";
-import { seeded } from "../lib/random.ts";
-import { RetryQuota } from "../lib/token-bucket.ts";
+import { httpCall } from "../lib/client/client.ts";
+import { playOutage, startOverloadedBackend } from "../lib/overload/outage.ts";
+import { seeded } from "../lib/core/random.ts";
+import { RetryQuota } from "../lib/client/token-bucket.ts";
 
 const post = async (url: string) => {
   const o = await httpCall({ method: "POST", url, body: {}, timeoutMs: 5000 });

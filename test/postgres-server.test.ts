@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import pg from "pg";
-import { ROOT } from "../lib/catalog.ts";
+import { ROOT } from "../lib/runner/catalog.ts";
 import { processEnded, startPostgres, PostgresUnavailable } from "../lib/postgres/server.ts";
 import { createSchema } from "../lib/postgres/schema.ts";
 

@@ -2,7 +2,7 @@
 // and error lines of every runner command.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Exercise, Lesson } from "../lib/catalog.ts";
+import type { Exercise, Lesson } from "../lib/runner/catalog.ts";
 import type { ExerciseResult } from "../lib/runner/exercise-run.ts";
 import { byLesson, checkAll } from "../lib/runner/status.ts";
 import { runIn, tempProject } from "./temp-project.ts";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ROOT } from "../lib/catalog.ts";
+import { ROOT } from "../lib/runner/catalog.ts";
 
 /** The `npm …` commands in a Markdown text's fenced code blocks, in order, without repeats. */
 function fencedNpmCommands(markdown: string): string[] {

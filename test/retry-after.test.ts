@@ -1,7 +1,7 @@
 // Reading Retry-After and retry-after-ms: every form, against a pinned clock.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatHttpDate, parseRetryAfter, parseRetryAfterMs, readRetryAfter } from "../lib/retry-after.ts";
+import { formatHttpDate, parseRetryAfter, parseRetryAfterMs, readRetryAfter } from "../lib/client/retry-after.ts";
 
 const NOW = Date.UTC(2026, 0, 15, 9, 0, 0); // Thu, 15 Jan 2026 09:00:00 GMT
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcessByStdio, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type { Readable } from "node:stream";
 import { readFileSync, readdirSync } from "node:fs";
-import { ROOT } from "../lib/catalog.ts";
+import { ROOT } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 
 export interface Ran {

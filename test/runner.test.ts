@@ -1,7 +1,7 @@
 // The learner's commands: lesson list and lookup, check, hint; bad arguments give one clear line.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { findExercises, findLesson, listExercises, listLessons, parseHeader, type Exercise } from "../lib/catalog.ts";
+import { findExercises, findLesson, listExercises, listLessons, parseHeader, type Exercise } from "../lib/runner/catalog.ts";
 import { hintFor } from "../lib/runner/hints.ts";
 import { firstFailure } from "../lib/runner/exercise-run.ts";
 import { runTs } from "./run-helpers.ts";
@@ -99,7 +99,7 @@ test("npm run hint at 80 columns wraps its header, so the file to edit is shown 
 });
 
 test("a negative number after an option is that option's value, not an unknown option", async () => {
-  const { parseCommand } = await import("../lib/cli.ts");
+  const { parseCommand } = await import("../lib/core/cli.ts");
   const spec = { usage: "x", description: "x", options: { ops: { type: "string" }, step: { type: "boolean" } }, optionHelp: {} } as const;
   assert.equal(parseCommand(spec, ["--ops", "-1"]).values.ops, "-1");
   assert.equal(parseCommand(spec, ["--ops=-2", "--step"]).values.ops, "-2");
@@ -109,7 +109,7 @@ test("a negative number after an option is that option's value, not an unknown o
 test("a lesson piped into a reader that stops early exits quietly, without an EPIPE trace", async () => {
   const { spawn } = await import("node:child_process");
   const { childEnv } = await import("../lib/runner/exercise-run.ts");
-  const { ROOT } = await import("../lib/catalog.ts");
+  const { ROOT } = await import("../lib/runner/catalog.ts");
   const child = spawn(process.execPath, ["--import", "tsx", "lessons/01-timeout-truths.ts"], { cwd: ROOT, env: childEnv({ NO_COLOR: "1" }), stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
@@ -135,7 +135,7 @@ test("a bare npm run hint shows the current exercise's hint: the first that does
 });
 
 test("flags given before -- (npm keeps them as npm_config_*) are noticed: 'put flags after --', exit 2", async (t) => {
-  const { parseCommand, flagsNpmKept } = await import("../lib/cli.ts");
+  const { parseCommand, flagsNpmKept } = await import("../lib/core/cli.ts");
   const spec = { usage: "x", description: "x", options: { manual: { type: "boolean" }, seed: { type: "string" }, yes: { type: "boolean" } }, optionHelp: {} } as const;
   const npm = { npm_lifecycle_event: "start", npm_config_manual: "true", npm_config_yes: "" };
   assert.throws(() => parseCommand(spec, [], npm), /^Error: npm kept --manual for itself; put flags after --: npm start -- --manual$/);

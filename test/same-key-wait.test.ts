@@ -1,12 +1,12 @@
-// The agent's side of 409: retryAfterMs (lib/retry-after.ts underneath), the same-key policy's wait, and the
-// beforeRetry gate lessons use to order a retry after a server restart.
+// The agent's side of 409: retryAfterMs (lib/client/retry-after.ts underneath), the same-key policy's
+// wait, and the beforeRetry gate lessons use to order a retry after a server restart.
 import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { fileReport, retryAfterMs, type Outcome, type PolicyName } from "../lib/client.ts";
-import { nowMs } from "../lib/clock.ts";
-import { seeded } from "../lib/random.ts";
+import { fileReport, retryAfterMs, type Outcome, type PolicyName } from "../lib/client/client.ts";
+import { nowMs } from "../lib/core/clock.ts";
+import { seeded } from "../lib/core/random.ts";
 
 const answer = (headers: Record<string, string>): Extract<Outcome, { kind: "response" }> => ({ kind: "response", status: 409, headers, body: undefined });
 

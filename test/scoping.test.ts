@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createConnection } from "node:net";
 import { networkInterfaces } from "node:os";
 import { test } from "node:test";
-import { Faults } from "../lib/faults.ts";
+import { Faults } from "../lib/tracker/faults.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 import { post, withTracker, type Response } from "./http-helpers.ts";
 

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ROOT } from "../lib/catalog.ts";
+import { ROOT } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 
 /** Starts lesson 01 with a temporary folder of its own as TMPDIR; resolves once it has stored a report. */

@@ -1,10 +1,10 @@
 // The SDK-like retry layer and the harness loop around it, against real servers that count.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Outcome } from "../lib/client.ts";
-import { startCountingServer, type Reply } from "../lib/counting-server.ts";
-import { scripted, seeded } from "../lib/random.ts";
-import { SDK_MAX_RETRIES, harnessOverSdk, sdkCall, sdkRetryDelay, sdkShouldRetry, sdkVerdict } from "../lib/sdk-retry.ts";
+import type { Outcome } from "../lib/client/client.ts";
+import { startCountingServer, type Reply } from "../lib/overload/counting-server.ts";
+import { scripted, seeded } from "../lib/core/random.ts";
+import { SDK_MAX_RETRIES, harnessOverSdk, sdkCall, sdkRetryDelay, sdkShouldRetry, sdkVerdict } from "../lib/client/sdk-retry.ts";
 
 const answer = (status: number, headers: Record<string, string> = {}): Outcome => ({ kind: "response", status, headers, body: undefined });
 const NOW = Date.UTC(2026, 0, 15, 9, 0, 0);

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { STEP_FAULTS, matrixVariants } from "../lib/matrix.ts";
-import { POLICY_NAMES } from "../lib/client.ts";
+import { STEP_FAULTS, matrixVariants } from "../lib/matrix/matrix.ts";
+import { POLICY_NAMES } from "../lib/client/client.ts";
 import { startDemoServer } from "../lib/demos/server.ts";
 import { cellFromUrl, createStepDemo } from "../lib/demos/step/demo.ts";
 import { MAX_SESSIONS, StepSessions, type SessionMessage, type StepSession } from "../lib/demos/step/sessions.ts";

@@ -3,8 +3,8 @@
 // log and the tracker's faults, never by sleeps.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { httpCall } from "../lib/client.ts";
-import { Faults } from "../lib/faults.ts";
+import { httpCall } from "../lib/client/client.ts";
+import { Faults } from "../lib/tracker/faults.ts";
 import { keyUse, postsProcessed, reportsAtKeyedTracker } from "../lib/http-clients/analysis.ts";
 import { baseCase, observe } from "../lib/http-clients/measure.ts";
 import { fetchDefaultTimeout } from "../lib/http-clients/probe.ts";

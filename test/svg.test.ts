@@ -5,12 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
-import { barChartSvg, histogramSvg, lineChartSvg } from "../lib/charts-svg.ts";
+import { barChartSvg, histogramSvg, lineChartSvg } from "../lib/charts/charts-svg.ts";
 import { bucketCounts } from "../lib/herd/charts.ts";
 import { simulateMany } from "../lib/herd/simulator.ts";
 import { HERD_SVG_FILES, writeHerdSvgs } from "../lib/herd/svg.ts";
 import { herdWriteTimes } from "../lib/herd/write-times.ts";
-import { element, escapeXml, makeScale, niceLogDomain, scaleFromAttrs, svgDocument, textElement } from "../lib/svg.ts";
+import { element, escapeXml, makeScale, niceLogDomain, scaleFromAttrs, svgDocument, textElement } from "../lib/charts/svg.ts";
 import { allElements, parseXml, type XmlElement } from "./xml.ts";
 
 /** The plotted marks of a picture, each with the scales of the plot it belongs to. */

@@ -6,7 +6,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, listExercises, type Exercise } from "../lib/catalog.ts";
+import { ROOT, listExercises, type Exercise } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 import { shippedExerciseFiles } from "../lib/runner/shipped.ts";
 

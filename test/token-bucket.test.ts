@@ -1,8 +1,8 @@
 // The retry quota's arithmetic, with the AWS standard-mode constants and with others.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Outcome } from "../lib/client.ts";
-import { AWS_RETRIES_2026, AWS_STANDARD_QUOTA, RetryQuota, retryKindOf } from "../lib/token-bucket.ts";
+import type { Outcome } from "../lib/client/client.ts";
+import { AWS_RETRIES_2026, AWS_STANDARD_QUOTA, RetryQuota, retryKindOf } from "../lib/client/token-bucket.ts";
 
 test("the standard-mode constants: 500 tokens, 5 per throttling retry, 10 per transient retry, 1 back", () => {
   assert.deepEqual({ ...AWS_STANDARD_QUOTA }, { capacity: 500, retryCost: 5, transientRetryCost: 10, noRetryIncrement: 1 });

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { after, test } from "node:test";
-import { httpCall, type Outcome } from "../lib/client.ts";
-import { ROOT } from "../lib/catalog.ts";
+import { httpCall, type Outcome } from "../lib/client/client.ts";
+import { ROOT } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 import { runTs } from "./run-helpers.ts";
 

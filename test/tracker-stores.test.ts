@@ -4,7 +4,7 @@
 // each test). Then what only PostgreSQL can show here: two tracker instances on one schema.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { Faults } from "../lib/faults.ts";
+import { Faults } from "../lib/tracker/faults.ts";
 import type { PostgresStore } from "../lib/tracker/postgres-store.ts";
 import { startTracker, type Tracker, type TrackerOptions } from "../lib/tracker/service.ts";
 import type { ReportStore } from "../lib/tracker/store.ts";

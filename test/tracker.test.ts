@@ -2,7 +2,7 @@
 // bad-input.test.ts; binding to 127.0.0.1 only: scoping.test.ts.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { httpCall } from "../lib/client.ts";
+import { httpCall } from "../lib/client/client.ts";
 import { startTracker, type Tracker } from "../lib/tracker/service.ts";
 import { normalizeTitle } from "../lib/tracker/store.ts";
 import { response } from "./http-helpers.ts";

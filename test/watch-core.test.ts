@@ -1,7 +1,7 @@
 // The watch mode's rules, tested on its pure state machine: events in, state and effects out.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Exercise, Lesson } from "../lib/catalog.ts";
+import type { Exercise, Lesson } from "../lib/runner/catalog.ts";
 import {
   initialState,
   parseKeys,
@@ -340,7 +340,7 @@ test("the screen fits the terminal at 40, 80 and 120 columns, with colour too: n
 });
 
 test("the list at 80 columns leaves a file name out rather than cutting it", async () => {
-  const { listExercises } = await import("../lib/catalog.ts");
+  const { listExercises } = await import("../lib/runner/catalog.ts");
   const all = listExercises();
   const s = run(run(initialState(all), { type: "start" }).state, { type: "key", key: "l" }).state;
   for (const width of [80, 120]) {

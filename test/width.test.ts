@@ -2,15 +2,15 @@
 // no line wider than that (colour codes stripped), and the helpers behind it wrap between words.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { listLessons, type Lesson } from "../lib/catalog.ts";
-import { Trace } from "../lib/trace.ts";
-import { fitLine, stripAnsi, terminalWidth, visibleWidth, wrapText } from "../lib/width.ts";
+import { listLessons, type Lesson } from "../lib/runner/catalog.ts";
+import { Trace } from "../lib/core/trace.ts";
+import { fitLine, stripAnsi, terminalWidth, visibleWidth, wrapText } from "../lib/core/width.ts";
 import { runTs } from "./run-helpers.ts";
 
 /** Lessons that take long measure less here: lesson 09 one library only. */
 const EXTRA_ARGS: Record<string, string[]> = { "09": ["--only", "axios"] };
 
-/** Columns a line takes, counted here independently of lib/width.ts: one per code point. */
+/** Columns a line takes, counted here independently of lib/core/width.ts: one per code point. */
 const columns = (line: string): number => [...line.replace(/\u001b\[[0-9;]*m/g, "")].length;
 
 /** Runs a lesson piped at `width` columns, colour on, and returns the lines wider than that. */

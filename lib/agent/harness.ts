@@ -13,8 +13,8 @@
  * The harness adds the evaluation run to every report it files: the run is the harness's fact, not
  * something the model should be trusted to repeat.
  */
-import { describeOutcome, fileReport, httpCall, type Attempt, type Outcome, type PolicyName } from "../client.ts";
-import type { Random } from "../random.ts";
+import { describeOutcome, fileReport, httpCall, type Attempt, type Outcome, type PolicyName } from "../client/client.ts";
+import type { Random } from "../core/random.ts";
 import type { Report } from "../tracker/store.ts";
 import { businessKey, normalizeTitle, toolUseKey } from "./business-key.ts";
 import type { FindInput, ReportInput, ToolResult, ToolUse } from "./messages.ts";

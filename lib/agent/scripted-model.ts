@@ -16,7 +16,7 @@
  *
  * Tool-use ids come from a seeded random source: the same seed makes the same conversation.
  */
-import type { Random } from "../random.ts";
+import type { Random } from "../core/random.ts";
 import { toolUseId, toolUsesOf, type AssistantMessage, type FindInput, type Message, type ReportInput, type ToolResult, type ToolUse } from "./messages.ts";
 
 /** How the scripted model reads a tool result. */

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
-import { UsageError, parseCommand, runMain } from "../cli.ts";
+import { UsageError, parseCommand, runMain } from "../core/cli.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { originalSweep, timeLiteralSample, timeParallelSweep, timeSerialSweep } from "./herd-speed.ts";
 import { timeBrowserSweep } from "./herd-browser.ts";

@@ -8,7 +8,7 @@
 import { launchBrowser } from "../demos/browser.ts";
 import { ORIGINAL_SWEEP_QUERY } from "../demos/herd/params.ts";
 import { startDemoServer } from "../demos/server.ts";
-import { median } from "../stats.ts";
+import { median } from "../core/stats.ts";
 import { MESSAGES_PER_CALL, type SweepSpeed } from "./herd-speed.ts";
 
 /** The goal the issue set for the page: the whole sweep in at most 3 s. */

@@ -17,8 +17,8 @@ import {
   type PointResult,
   type SweepSpec,
 } from "../herd/simulator.ts";
-import { seeded } from "../random.ts";
-import { median } from "../stats.ts";
+import { seeded } from "../core/random.ts";
+import { median } from "../core/stats.ts";
 
 /** Messages of the literal model per write call: read, read reply, write, write reply. */
 export const MESSAGES_PER_CALL = 4;

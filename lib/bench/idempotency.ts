@@ -16,8 +16,8 @@
  */
 import { statfsSync } from "node:fs";
 import { createSchema, type Schema } from "../postgres/schema.ts";
-import { scratchDir } from "../narrate.ts";
-import { median } from "../stats.ts";
+import { scratchDir } from "../core/narrate.ts";
+import { median } from "../core/stats.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { postRequest, runLoad, type LoadResult } from "./load.ts";

@@ -12,7 +12,7 @@
  * server always set one); anything else is an error, never a silent miscount.
  */
 import { connect, type Socket } from "node:net";
-import { quantileSorted } from "../stats.ts";
+import { quantileSorted } from "../core/stats.ts";
 
 export interface LoadOptions {
   port: number;

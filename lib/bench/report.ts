@@ -2,7 +2,7 @@
  * The benchmark's tables, goal lines and throughput bars, from measured results only: pure
  * functions that return strings (the SVG one a document).
  */
-import { barChartSvg } from "../charts-svg.ts";
+import { barChartSvg } from "../charts/charts-svg.ts";
 import { formatNumber, table } from "../herd/charts.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import type { SweepSpeed } from "./herd-speed.ts";

@@ -5,7 +5,7 @@
  * for the measurement itself, only over HTTP on 127.0.0.1.
  */
 import { fileURLToPath } from "node:url";
-import { spawnTsChild } from "../ts-child.ts";
+import { spawnTsChild } from "../core/ts-child.ts";
 import type { VariantName } from "../tracker/variant.ts";
 
 /** What the child serves. */

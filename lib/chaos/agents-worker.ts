@@ -3,7 +3,7 @@
  * Not meant to be started by hand.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { Signals } from "../gate.ts";
+import { Signals } from "../core/gate.ts";
 import { runAgents, type AgentsConfig, type FromAgents, type ToAgents } from "./agents.ts";
 
 const port = parentPort;

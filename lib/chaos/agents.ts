@@ -11,10 +11,10 @@
  * when the operation is over, "main-phase-over" when every agent is through, and settles the
  * operations left once the run says "settle" (every fault stopped).
  */
-import { fullJitterMs, type BackoffParams } from "../backoff.ts";
-import { fileReport, isRetryable, type Outcome } from "../client.ts";
-import { nowMs, sleep } from "../clock.ts";
-import { seeded, type Random } from "../random.ts";
+import { fullJitterMs, type BackoffParams } from "../client/backoff.ts";
+import { fileReport, isRetryable, type Outcome } from "../client/client.ts";
+import { nowMs, sleep } from "../core/clock.ts";
+import { seeded, type Random } from "../core/random.ts";
 import { Pace } from "./pace.ts";
 import { operationSeed, planOp, type ChaosPlanOptions, type LogicalOp } from "./schedule.ts";
 

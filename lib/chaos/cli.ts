@@ -1,9 +1,9 @@
 // `npm run chaos -- --variant <v> --ops <n> --seed <s>`: the chaos run from the command line. Prints
 // one column per variant; exits 1 if `fenced` stored an operation twice, lost one or left one
 // unanswered (with the seed and the command that replays it), 2 on bad flags.
-import { UsageError, intFlag, parseCommand, runMain } from "../cli.ts";
+import { UsageError, intFlag, parseCommand, runMain } from "../core/cli.ts";
 import { requireRuntime } from "../runner/runtime.ts";
-import { Trace, colorWanted } from "../trace.ts";
+import { Trace, colorWanted } from "../core/trace.ts";
 import { VARIANT_NAMES, isVariantName, type VariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { CHAOS_DEFAULTS, runChaos, type ChaosResult } from "./run.ts";

@@ -29,7 +29,7 @@ import type { Socket } from "node:net";
 import { pipeline } from "node:stream/promises";
 import type { ChildTracker } from "../tracker/child.ts";
 import type { Backend, Cluster } from "./cluster.ts";
-import { listenOnLoopback } from "../listen.ts";
+import { listenOnLoopback } from "../core/listen.ts";
 
 /** A request as the proxy read it. */
 export interface Exchange {

@@ -20,8 +20,8 @@
  */
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import type { FaultName } from "../faults.ts";
-import { tempFolder } from "../scratch.ts";
+import type { FaultName } from "../tracker/faults.ts";
+import { tempFolder } from "../core/scratch.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../tracker/idempotency-key.ts";
 import { keyStoreOf } from "../tracker/key-store.ts";
 import { ReportStore } from "../tracker/store.ts";

@@ -9,8 +9,8 @@
  * `--ops 100` plans exactly the first 100 operations of `--ops 1000`.
  */
 import { createHash } from "node:crypto";
-import type { FaultName } from "../faults.ts";
-import { seeded, uuid, type Random } from "../random.ts";
+import type { FaultName } from "../tracker/faults.ts";
+import { seeded, uuid, type Random } from "../core/random.ts";
 import type { NewReport } from "../tracker/store.ts";
 
 /**

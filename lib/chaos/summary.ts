@@ -2,7 +2,7 @@
  * The chaos run's printout: one column per variant, the verdict for `fenced`, and on a failure the
  * seed and the command that replays it.
  */
-import type { Trace } from "../trace.ts";
+import type { Trace } from "../core/trace.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import type { ChaosResult } from "./run.ts";
 import { CHAOS_FAULTS } from "./schedule.ts";

@@ -3,7 +3,7 @@
  * stops cleanly: connections closed, each demo's processes and files cleaned up.
  */
 import { spawn } from "node:child_process";
-import { UsageError, parseCommand, intFlag, runMain } from "../cli.ts";
+import { UsageError, parseCommand, intFlag, runMain } from "../core/cli.ts";
 import { startDemoServer } from "./server.ts";
 
 const spec = {

@@ -14,7 +14,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { extname, join, sep } from "node:path";
-import { listenOnLoopback } from "../listen.ts";
+import { listenOnLoopback } from "../core/listen.ts";
 import { bundle, DEMOS_DIR } from "./bundle.ts";
 import type { Demo, DemoInstance, DemoRoute, RouteContext } from "./demo.ts";
 import { escapeHtml, pageHtml } from "./html.ts";

@@ -4,16 +4,16 @@
  * with `--csv` one CSV row per point.
  */
 
-import { UsageError } from "../cli.ts";
+import { UsageError } from "../core/cli.ts";
 import { parseArgs } from "node:util";
 import { HERD_LATENCY, HERD_STRATEGIES, isHerdStrategy, type HerdStrategy, type LatencyParams, type PointResult, type SweepSpec } from "./simulator.ts";
-import { HERD_PARAMS, type BackoffParams } from "../backoff.ts";
+import { HERD_PARAMS, type BackoffParams } from "../client/backoff.ts";
 import { herdCsv } from "./csv.ts";
 import { simulateManyParallel } from "./parallel.ts";
 import { formatNumber, sweepBars, sweepChart, sweepTable, writeTimeHistogram } from "./charts.ts";
 import { writeHerdSvgs } from "./svg.ts";
 import { herdWriteTimes, type HerdWriteTimes } from "./write-times.ts";
-import { fitLine, terminalWidth } from "../width.ts";
+import { fitLine, terminalWidth } from "../core/width.ts";
 
 const DEFAULT_CLIENTS = [10, 50, 100];
 const DEFAULT_RUNS = 100;

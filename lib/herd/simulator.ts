@@ -29,8 +29,8 @@ import {
   makeBackoff,
   type BackoffParams,
   type StrategyName,
-} from "../backoff.ts";
-import { normal, seeded, type Random } from "../random.ts";
+} from "../client/backoff.ts";
+import { normal, seeded, type Random } from "../core/random.ts";
 import { MinHeap } from "./heap.ts";
 
 /** The strategies the simulator runs: the AWS four, no backoff, and Codex's jitter on the same cap. */

@@ -5,8 +5,8 @@
  * writes them to files (svg.ts); the browser demo draws the very same documents in the page, with
  * its texts in the page's language (`labels`).
  */
-import { histogramSvg, lineChartSvg } from "../charts-svg.ts";
-import { colorAt } from "../svg.ts";
+import { histogramSvg, lineChartSvg } from "../charts/charts-svg.ts";
+import { colorAt } from "../charts/svg.ts";
 import { HERD_STRATEGIES } from "./simulator.ts";
 import { bucketCounts, formatNumber, sweepSeries, type SweepMetric, type SweepRow } from "./charts.ts";
 import type { HerdWriteTimes } from "./write-times.ts";

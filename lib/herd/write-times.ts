@@ -3,10 +3,10 @@
  * times per strategy at one client count, over a few runs. The terminal chart (`writeTimeHistogram`)
  * and the SVG (`writeHerdSvgs`) draw the same object, so they show the same thing.
  */
-import { niceStep } from "../svg.ts";
+import { niceStep } from "../charts/svg.ts";
 import type { SweepRow, TimeSeries } from "./charts.ts";
 import { simulatePoint, type HerdStrategy, type LatencyParams, type PointSpec } from "./simulator.ts";
-import type { BackoffParams } from "../backoff.ts";
+import type { BackoffParams } from "../client/backoff.ts";
 
 export interface HerdWriteTimes {
   /** The client count the times come from. */

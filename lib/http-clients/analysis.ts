@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { LoggedAttempt } from "./server.ts";
-import { median } from "../stats.ts";
+import { median } from "../core/stats.ts";
 
 /** How an observation of one logical call ended. */
 export interface Observation {

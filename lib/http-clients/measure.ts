@@ -8,8 +8,8 @@
  * would retry for ever), or when a client is still waiting out a long Retry-After after a window.
  * Stopping is an AbortSignal the library is given; it never shortens a wait that is measured.
  */
-import { after } from "../clock.ts";
-import { uuid, type Random } from "../random.ts";
+import { after } from "../core/clock.ts";
+import { uuid, type Random } from "../core/random.ts";
 import { gapsByRetry, jitter, retryAfterSecondsFor, type Observation } from "./analysis.ts";
 import { packageVersion, type Probe } from "./probe.ts";
 import type { FaultyServer, Fault, Run, Script } from "./server.ts";

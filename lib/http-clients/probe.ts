@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { listenOnLoopback } from "../listen.ts";
+import { listenOnLoopback } from "../core/listen.ts";
 
 export interface ProbeRequest {
   /** The run's base URL; the probe requests `${base}${path}`. */

@@ -10,8 +10,8 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { performance } from "node:perf_hooks";
-import { Signals } from "../gate.ts";
-import { listenOnLoopback } from "../listen.ts";
+import { Signals } from "../core/gate.ts";
+import { listenOnLoopback } from "../core/listen.ts";
 
 /** A Retry-After value: delay-seconds, or an HTTP-date `secondsAhead` (at least) from the answer. */
 export type RetryAfter = { seconds: number } | { dateSecondsAhead: number };

@@ -6,7 +6,7 @@
  * drops. Not meant to be run by hand.
  */
 import pg from "pg";
-import { tellParent } from "../child-pipe.ts";
+import { tellParent } from "../core/child-pipe.ts";
 import { deliverBatch, takeBatch, type PgOutboxRow } from "./outbox.ts";
 import type { FromPgDispatcher, PgDispatcherConfig, ToPgDispatcher } from "./outbox-dispatcher.ts";
 

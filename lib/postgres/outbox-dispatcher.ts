@@ -6,8 +6,8 @@
  * sends the batch and commits it. Each resolves when the process says it is done with the step.
  */
 import { fileURLToPath } from "node:url";
-import { spawnEntry, type ChildExit } from "../child-pipe.ts";
-import { gate, type Gate } from "../gate.ts";
+import { spawnEntry, type ChildExit } from "../core/child-pipe.ts";
+import { gate, type Gate } from "../core/gate.ts";
 
 export interface PgDispatcherConfig {
   /** A postgres:// URL (with its schema chosen). */
@@ -25,7 +25,7 @@ export type ToPgDispatcher =
   | { type: "deliver"; killAfterAccepted?: number }
   | { type: "stop" };
 
-/** Dispatcher → parent, one JSON line each (child-pipe.ts). */
+/** Dispatcher → parent, one JSON line each (lib/core/child-pipe.ts). */
 export type FromPgDispatcher =
   | { type: "ready"; backendPid: number }
   | { type: "taken"; rows: number[] }

@@ -17,9 +17,9 @@
  * notifier turn a redelivery into a replay.
  */
 import type { ClientBase } from "pg";
-import { httpCall } from "../client.ts";
-import { describeDelivery, type NotificationRequest } from "../notifier.ts";
-import { TRACKER_CALLER, downstreamKey, notificationFor } from "../outbox.ts";
+import { httpCall } from "../client/client.ts";
+import { describeDelivery, type NotificationRequest } from "../outbox/notifier.ts";
+import { TRACKER_CALLER, downstreamKey, notificationFor } from "../outbox/outbox.ts";
 
 /** One outbox row as a dispatcher takes it. */
 export interface PgOutboxRow {

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import pg from "pg";
-import { onExitCleanup } from "../scratch.ts";
+import { onExitCleanup } from "../core/scratch.ts";
 import { PostgresUnavailable, startedHere } from "./server.ts";
 
 /**

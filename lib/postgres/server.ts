@@ -22,7 +22,7 @@ import { accessSync, chmodSync, chownSync, constants, cpSync, existsSync, readdi
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { onExitCleanup, tempFolder } from "../scratch.ts";
+import { onExitCleanup, tempFolder } from "../core/scratch.ts";
 
 /** A PostgreSQL server the workbook can use. */
 export interface PostgresServer {

@@ -1,7 +1,7 @@
 // `npm run check [<n>]`: runs the tests of the learner's exercises (all, or one lesson's, or one).
-import { ROOT, findExercises, listExercises } from "../catalog.ts";
-import { UsageError, parseCommand, runMain } from "../cli.ts";
-import { colorWanted } from "../trace.ts";
+import { ROOT, findExercises, listExercises } from "./catalog.ts";
+import { UsageError, parseCommand, runMain } from "../core/cli.ts";
+import { colorWanted } from "../core/trace.ts";
 import { requireRuntime } from "./runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { checkAll } from "./status.ts";

@@ -5,9 +5,9 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve as resolvePath, sep } from "node:path";
-import type { Exercise } from "../catalog.ts";
-import { ROOT } from "../catalog.ts";
-import type { Target } from "../exercise-target.ts";
+import type { Exercise } from "./catalog.ts";
+import { ROOT } from "./catalog.ts";
+import type { Target } from "./exercise-target.ts";
 import { checkLimitMs } from "./hints.ts";
 import { duration } from "./style.ts";
 import { EVENT_MARK } from "./test-events-mark.ts";

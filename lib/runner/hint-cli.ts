@@ -1,8 +1,8 @@
 // `npm run hint [<exercise>]`: prints an exercise's hint (hints live in lib/runner/hints.ts, not in the
 // files the learner edits). With no argument, the hint of the current exercise: the first that does
 // not pass yet, as npm start would show it.
-import { ROOT, findExercises, listExercises, type Exercise } from "../catalog.ts";
-import { UsageError, parseCommand, runMain } from "../cli.ts";
+import { ROOT, findExercises, listExercises, type Exercise } from "./catalog.ts";
+import { UsageError, parseCommand, runMain } from "../core/cli.ts";
 import { requireRuntime } from "./runtime.ts";
 import { firstNotPassing } from "./status.ts";
 import { outputWidth, wrapWords } from "./text.ts";

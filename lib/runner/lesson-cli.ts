@@ -1,8 +1,8 @@
 // `npm run lesson [<n>] [-- flags]`: lists the lessons, or runs one in its own process.
 import { spawn } from "node:child_process";
-import { findLesson, listExercises, listLessons, ROOT } from "../catalog.ts";
-import { UsageError, runMain } from "../cli.ts";
-import { colorWanted } from "../trace.ts";
+import { findLesson, listExercises, listLessons, ROOT } from "./catalog.ts";
+import { UsageError, runMain } from "../core/cli.ts";
+import { colorWanted } from "../core/trace.ts";
 import { requireRuntime } from "./runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { PARALLEL_CHECKS, byLesson, checkAll } from "./status.ts";

@@ -1,8 +1,8 @@
 // `npm run progress`: every lesson and exercise with ✓ or ✗, found out by running the tests now (no
 // stored flag that could be stale), a progress bar, and the finished banner when everything passes.
-import { ROOT, listExercises, listLessons } from "../catalog.ts";
-import { parseCommand, runMain } from "../cli.ts";
-import { colorWanted } from "../trace.ts";
+import { ROOT, listExercises, listLessons } from "./catalog.ts";
+import { parseCommand, runMain } from "../core/cli.ts";
+import { colorWanted } from "../core/trace.ts";
 import { requireRuntime } from "./runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { PARALLEL_CHECKS, byLesson, checkAll } from "./status.ts";

@@ -1,8 +1,8 @@
 // `npm run reset <exercise>` / `npm run reset -- --all`: puts exercises back to their shipped state,
 // after a y/n question (`--yes` skips it), keeping the learner's version in .workbook/backups/.
 import { createInterface } from "node:readline";
-import { ROOT, findExercises, listExercises, type Exercise } from "../catalog.ts";
-import { UsageError, npmSettingGiven, parseCommand, runMain } from "../cli.ts";
+import { ROOT, findExercises, listExercises, type Exercise } from "./catalog.ts";
+import { UsageError, npmSettingGiven, parseCommand, runMain } from "../core/cli.ts";
 import { BACKUP_DIR, isAsShipped, recordShipped, resetExercise, shippedCopy } from "./shipped.ts";
 import { plural } from "./style.ts";
 

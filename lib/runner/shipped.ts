@@ -14,7 +14,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { ROOT, listExercises, type Exercise } from "../catalog.ts";
+import { ROOT, listExercises, type Exercise } from "./catalog.ts";
 
 export const SHIPPED_DIR = ".workbook/shipped";
 export const BACKUP_DIR = ".workbook/backups";

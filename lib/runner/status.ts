@@ -2,8 +2,8 @@
  * Which exercises pass, found out by running their tests (never a stored flag that could lie), two at
  * a time, and grouped by lesson for `npm run progress` and `npm run lesson`.
  */
-import { ROOT, type Exercise, type Lesson } from "../catalog.ts";
-import { currentTarget, type Target } from "../exercise-target.ts";
+import { ROOT, type Exercise, type Lesson } from "./catalog.ts";
+import { currentTarget, type Target } from "./exercise-target.ts";
 import { inPool, runExerciseTests, type ExerciseResult } from "./exercise-run.ts";
 
 /** How many exercise test runs go at once: each is a Node process; two keep a small machine responsive. */

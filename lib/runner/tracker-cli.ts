@@ -1,8 +1,8 @@
 // `npm run tracker -- --variant <name> [...]`: the bug tracker as a standalone server on 127.0.0.1,
 // to explore with curl. One log line per request; stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
 import { writeSync } from "node:fs";
-import { FAULT_HELP, FAULT_NAMES, Faults, isFaultName, type FaultName, type Wake } from "../faults.ts";
-import { UsageError, intFlag, parseCommand, runMain } from "../cli.ts";
+import { FAULT_HELP, FAULT_NAMES, Faults, isFaultName, type FaultName, type Wake } from "../tracker/faults.ts";
+import { UsageError, intFlag, parseCommand, runMain } from "../core/cli.ts";
 import { MAX_BODY_BYTES, MAX_TITLE_CHARS } from "../tracker/http.ts";
 import { MAX_KEY_CHARS } from "../tracker/idempotency-key.ts";
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_LEASE_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SWEEP_BATCH, DEFAULT_TTL_MS, startTracker, type RequestRecord, type TrackerEvent } from "../tracker/service.ts";

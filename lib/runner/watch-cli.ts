@@ -5,10 +5,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { watch, type FSWatcher } from "node:fs";
 import { basename, join } from "node:path";
-import { ROOT, listExercises, listLessons } from "../catalog.ts";
-import { parseCommand, runMain } from "../cli.ts";
-import { currentTarget } from "../exercise-target.ts";
-import { colorWanted } from "../trace.ts";
+import { ROOT, listExercises, listLessons } from "./catalog.ts";
+import { parseCommand, runMain } from "../core/cli.ts";
+import { currentTarget } from "./exercise-target.ts";
+import { colorWanted } from "../core/trace.ts";
 import { runExerciseTests } from "./exercise-run.ts";
 import { requireRuntime } from "./runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";

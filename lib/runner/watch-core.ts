@@ -15,7 +15,7 @@
  * - Keys: h hint, l list, r run the lesson, n next exercise, p previous one, Enter check again, q or
  *   Ctrl-C quit.
  */
-import type { Exercise } from "../catalog.ts";
+import type { Exercise } from "./catalog.ts";
 
 export type CheckStatus = "unknown" | "checking" | "passed" | "failed";
 

@@ -2,7 +2,7 @@
  * What the watch mode shows, as a pure function of its state: one screen of text. The shell clears
  * the terminal before each screen (except below a lesson's output, which stays readable).
  */
-import type { Exercise, Lesson } from "../catalog.ts";
+import type { Exercise, Lesson } from "./catalog.ts";
 import { PARALLEL_CHECKS } from "./status.ts";
 import { allPass, painter, plural, progressBar, type Paint } from "./style.ts";
 import { fitLine, visibleWidth, wrapWords } from "./text.ts";

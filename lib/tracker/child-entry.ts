@@ -4,13 +4,13 @@
  * SIGKILL at the crash point. Not meant to be run by hand: `npm run tracker` is the standalone one.
  */
 import { readSync } from "node:fs";
-import { tellParent } from "../child-pipe.ts";
-import { Faults, type Stage } from "../faults.ts";
+import { tellParent } from "../core/child-pipe.ts";
+import { Faults, type Stage } from "./faults.ts";
 import type { ChildConfig, FromChild, ToChild } from "./child.ts";
-import { notifyEffects } from "../notify-effects.ts";
+import { notifyEffects } from "../outbox/notify-effects.ts";
 import { startTracker, type TrackerEvent } from "./service.ts";
 
-/** Every message to the parent goes out synchronously (child-pipe.ts), so none is lost to a SIGKILL. */
+/** Every message to the parent goes out synchronously (lib/core/child-pipe.ts), so none is lost to a SIGKILL. */
 const tell = (message: FromChild): void => tellParent(message);
 
 /** Stepped: the parent's "go on" after an event, one byte on stdin; the whole process waits for it. */

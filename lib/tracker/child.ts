@@ -5,7 +5,7 @@
  * PostgreSQL schema (`postgres`), so the parent can start a fresh child on the same database, the
  * restarted server, and see what survived; several children on one database are several instances.
  *
- * How parent and child talk (lib/child-pipe.ts):
+ * How parent and child talk (lib/core/child-pipe.ts):
  * - child → parent: one JSON line per message on a pipe (fd 3), written synchronously, so every
  *   event the child wrote before it died reaches the parent: "listening" (its URL), each
  *   TrackerEvent (for the trace), each stage a request reaches (for `reached`), acknowledgements;
@@ -14,10 +14,10 @@
  * IPC channel closes (the parent died, even by SIGKILL) exits at once.
  */
 import { fileURLToPath } from "node:url";
-import { spawnEntry, type ChildExit } from "../child-pipe.ts";
-import type { NotifyConfig } from "../notify-effects.ts";
-import type { FaultName, Stage } from "../faults.ts";
-import { Signals } from "../gate.ts";
+import { spawnEntry, type ChildExit } from "../core/child-pipe.ts";
+import type { NotifyConfig } from "../outbox/notify-effects.ts";
+import type { FaultName, Stage } from "./faults.ts";
+import { Signals } from "../core/gate.ts";
 import type { TrackerEvent } from "./service.ts";
 import type { VariantName } from "./variant.ts";
 

@@ -10,7 +10,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { Faults, type FaultName, type Stage, type Wake } from "../faults.ts";
+import { Faults, type FaultName, type Stage, type Wake } from "./faults.ts";
 import { declaredOver, isOversized, lingerBeforeClose } from "./oversized.ts";
 import { HttpError, MAX_BODY_BYTES, answerFromError, parseReport, problem, rawProblem, readBody, send, type Answer } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
@@ -20,7 +20,7 @@ import type { PostgresStore } from "./postgres-store.ts";
 import { MAX_REPORT_ID, ReportStore, type NewReport, type Report } from "./store.ts";
 import type { CrashPoint, CreateContext, Variant, VariantName } from "./variant.ts";
 import { variantByName } from "./variants/index.ts";
-import { listenOnLoopback } from "../listen.ts";
+import { listenOnLoopback } from "../core/listen.ts";
 
 /** One line of the server's story, for the trace. */
 export interface TrackerEvent {

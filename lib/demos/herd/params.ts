@@ -4,7 +4,7 @@
  * Used by the server (to fill the form) and by the page (to run it). Each maps to a flag of
  * `npm run herd` (`cliArgs`), which prints the same CSV for the same parameters.
  */
-import { HERD_PARAMS } from "../../backoff.ts";
+import { HERD_PARAMS } from "../../client/backoff.ts";
 import { HERD_LATENCY, HERD_STRATEGIES, isHerdStrategy, type HerdStrategy, type SweepSpec } from "../../herd/simulator.ts";
 import type { Text } from "../lang.ts";
 

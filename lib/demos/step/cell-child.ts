@@ -5,18 +5,18 @@
  * Enter. While it waits the whole process stands still, agent and in-process tracker alike, and the
  * demo server reads the cell's SQLite file: what it finds is the database after that step.
  *
- * To the parent, one JSON line each on fd 3 (lib/child-pipe.ts): "started" (its PID and the cell's
+ * To the parent, one JSON line each on fd 3 (lib/core/child-pipe.ts): "started" (its PID and the cell's
  * file), each event, then "done" with the count, or "failed". From the parent: a byte on stdin
- * per step; stdin closed or the IPC channel gone: exit at once (the exit hook of ts-child.ts kills
- * any tracker process this one started).
+ * per step; stdin closed or the IPC channel gone: exit at once (the exit hook of lib/core/ts-child.ts
+ * kills any tracker process this one started).
  */
 import { readSync } from "node:fs";
 import { join } from "node:path";
-import { tellParent } from "../../child-pipe.ts";
-import type { PolicyName } from "../../client.ts";
-import { standStill } from "../../clock.ts";
-import { cellDbName, runCell, type CellEvent, type StepFault } from "../../matrix.ts";
-import { Trace } from "../../trace.ts";
+import { tellParent } from "../../core/child-pipe.ts";
+import type { PolicyName } from "../../client/client.ts";
+import { standStill } from "../../core/clock.ts";
+import { cellDbName, runCell, type CellEvent, type StepFault } from "../../matrix/matrix.ts";
+import { Trace } from "../../core/trace.ts";
 import type { VariantName } from "../../tracker/variant.ts";
 
 /** What the child is started with (its one argument, as JSON). */

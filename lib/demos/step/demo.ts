@@ -16,8 +16,8 @@
  * closes, the session stops.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { POLICY_NAMES, type PolicyName } from "../../client.ts";
-import { isStepFault, matrixVariants, policyFor, type StepFault } from "../../matrix.ts";
+import { POLICY_NAMES, type PolicyName } from "../../client/client.ts";
+import { isStepFault, matrixVariants, policyFor, type StepFault } from "../../matrix/matrix.ts";
 import { isVariantName, type VariantName } from "../../tracker/variant.ts";
 import type { Demo } from "../demo.ts";
 import { escapeHtml, pageHtml } from "../html.ts";

@@ -5,7 +5,7 @@
  * beside what really happened, the key row, the count read from the database, the step log.
  * Bundled by esbuild for the page (lib/demos/bundle.ts); it imports only types and text.ts.
  */
-import type { CellEvent } from "../../cell-events.ts";
+import type { CellEvent } from "../../matrix/cell-events.ts";
 import type { Lang } from "../lang.ts";
 import type { DoneMessage, StepMessage } from "./sessions.ts";
 import { UI, countText, outcomeText, stepText } from "./text.ts";

@@ -12,7 +12,7 @@
  * tab went away, is stopped: its process and the tracker processes under it end, and its folder
  * is deleted. `stopAll()` does the same for every session (the server's shutdown).
  */
-import { spawnTsChild } from "../../ts-child.ts";
+import { spawnTsChild } from "../../core/ts-child.ts";
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -20,8 +20,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DatabaseSync } from "node:sqlite";
-import type { PolicyName } from "../../client.ts";
-import type { CellEvent, StepFault } from "../../matrix.ts";
+import type { PolicyName } from "../../client/client.ts";
+import type { CellEvent, StepFault } from "../../matrix/matrix.ts";
 import type { VariantName } from "../../tracker/variant.ts";
 import type { CellChildConfig, FromCellChild } from "./cell-child.ts";
 

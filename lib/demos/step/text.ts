@@ -1,9 +1,10 @@
 /**
  * Demo 2's words, in English and Chinese, for the server's HTML and the page's script alike: the
- * labels, the choices, and one sentence per kind of step, written from the step's data (cell-events.ts).
- * The terminal's own line (English, as lesson 08 prints it) is shown beside each step as well.
+ * labels, the choices, and one sentence per kind of step, written from the step's data
+ * (lib/matrix/cell-events.ts). The terminal's own line (English, as lesson 08 prints it) is shown
+ * beside each step as well.
  */
-import type { CellEvent } from "../../cell-events.ts";
+import type { CellEvent } from "../../matrix/cell-events.ts";
 import type { Lang, Text } from "../lang.ts";
 
 export const VARIANTS = ["naive", "key-after", "keyed", "fenced"] as const;

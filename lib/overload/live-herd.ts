@@ -1,18 +1,19 @@
 /**
  * A herd over real HTTP: `agents` clients start at the same instant, each wanting one POST served by
- * a busy server (lib/busy-server.ts). A 503 sends the agent to sleep for its backoff (lib/backoff.ts,
- * slept with lib/clock.ts) and then it tries again, until it is served or has made `maxAttempts`.
+ * a busy server (lib/overload/busy-server.ts). A 503 sends the agent to sleep for its backoff
+ * (lib/client/backoff.ts, slept with lib/core/clock.ts) and then it tries again, until it is served or
+ * has made `maxAttempts`.
  *
  * Each agent has its own backoff object and its own seeded random source (drawn from `random` in
  * agent order before anyone starts), so an agent's waits depend only on the seed and on which of its
  * attempts failed, not on the order in which the event loop ran the agents.
  */
-import { makeBackoff, type BackoffParams, type StrategyName } from "./backoff.ts";
+import { makeBackoff, type BackoffParams, type StrategyName } from "../client/backoff.ts";
 import { startBusyServer, type Arrival } from "./busy-server.ts";
-import { httpCall } from "./client.ts";
-import { nowMs } from "./clock.ts";
-import { seeded, type Random } from "./random.ts";
-import { retryLoop } from "./retry-loop.ts";
+import { httpCall } from "../client/client.ts";
+import { nowMs } from "../core/clock.ts";
+import { seeded, type Random } from "../core/random.ts";
+import { retryLoop } from "../client/retry-loop.ts";
 
 export interface LiveHerdOptions {
   strategy: StrategyName;

@@ -1,11 +1,11 @@
 /**
  * A client in the style of the AWS SDKs' "standard" retry mode: at most 3 attempts, full-jitter
  * backoff (t = r × min(20 s, base × 2^i), base 100 ms, 500 ms for throttling), and, when given one,
- * a shared retry quota (lib/token-bucket.ts) that must pay for every retry.
+ * a shared retry quota (lib/client/token-bucket.ts) that must pay for every retry.
  */
 import { fullJitterMs } from "./backoff.ts";
 import { httpCall, isRetryable, type Outcome } from "./client.ts";
-import type { Random } from "./random.ts";
+import type { Random } from "../core/random.ts";
 import { retryLoop, type LoopResult } from "./retry-loop.ts";
 import {
   AWS_STANDARD_BASE_DELAY_MS,

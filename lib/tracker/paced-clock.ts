@@ -8,7 +8,7 @@
  * Use: start the tracker with `now: clock.now` (or a child tracker with `clockMs: clock.now()` and
  * `setClock`), and call `clock.advance(last, waitedMs)` from the agent's `beforeRetry`.
  */
-import type { Attempt } from "./client.ts";
+import type { Attempt } from "../client/client.ts";
 
 export interface PacedClock {
   /** The tracker's time, ms. */

@@ -9,9 +9,9 @@
  * so the counts never depend on timing.
  */
 import { startCountingServer, type CountingServer } from "./counting-server.ts";
-import type { Random } from "./random.ts";
-import { standardCall } from "./standard-retry.ts";
-import type { RetryQuota } from "./token-bucket.ts";
+import type { Random } from "../core/random.ts";
+import { standardCall } from "../client/standard-retry.ts";
+import type { RetryQuota } from "../client/token-bucket.ts";
 
 export interface RoundStats {
   /** 1 for the first round. */

@@ -2,16 +2,16 @@
  * A fault-matrix cell's events as data: one object per line of the cell's trace, in the order the
  * trace prints them. Lesson 08's `--step` prints them as text and pauses after each; the demo page
  * (`npm run demos`, /step) draws them as a sequence diagram, one per click. Both come from the same
- * run of `runCell` (lib/matrix.ts), so one step in the page is one step in the terminal.
+ * run of `runCell` (lib/matrix/matrix.ts), so one step in the page is one step in the terminal.
  *
  * The tracker tells its story as short sentences (service.ts, variants/); `classify` reads each
  * sentence back into what the server did (claim, insert, commit, crash, take-over, replay, 409, 422…)
  * and which SQL ran, with whether its transaction committed or rolled back. A test runs every cell
  * and checks that no event is left unread, so a sentence changed in the tracker cannot slip past.
  */
-import type { Attempt, Outcome } from "./client.ts";
-import type { TrackerEvent } from "./tracker/service.ts";
-import type { VariantName } from "./tracker/variant.ts";
+import type { Attempt, Outcome } from "../client/client.ts";
+import type { TrackerEvent } from "../tracker/service.ts";
+import type { VariantName } from "../tracker/variant.ts";
 
 export type CellActor = "agent" | "server" | "database" | "lesson";
 

@@ -1,11 +1,11 @@
 /**
- * The outbox dispatcher as a separate process (outbox-dispatcher-entry.ts), so that a lesson can kill
+ * The outbox dispatcher as a separate process (dispatcher-entry.ts), so that a lesson can kill
  * it with SIGKILL at a named point: after the notifier accepted a row, before the row is marked sent.
  * The kill is not timed: the dispatcher kills itself when its code reaches that point, as the
  * tracker's crash faults do. One run is one pass over the 'to_send' rows of the SQLite file.
  */
 import { fileURLToPath } from "node:url";
-import { spawnEntry, type ChildExit } from "./child-pipe.ts";
+import { spawnEntry, type ChildExit } from "../core/child-pipe.ts";
 
 export interface DispatcherConfig {
   /** The tracker's SQLite file, whose outbox table it reads. */
@@ -17,7 +17,7 @@ export interface DispatcherConfig {
   killAfterAccepted?: boolean;
 }
 
-/** Dispatcher → parent, one JSON line each (child-pipe.ts). */
+/** Dispatcher → parent, one JSON line each (lib/core/child-pipe.ts). */
 export type FromDispatcher =
   | { type: "say"; text: string; mark?: "ok" | "bad" | "warn" }
   | { type: "done"; delivered: number; failed: number }
@@ -32,7 +32,7 @@ export interface DispatcherRun {
   killed: boolean;
 }
 
-const ENTRY = fileURLToPath(new URL("./outbox-dispatcher-entry.ts", import.meta.url));
+const ENTRY = fileURLToPath(new URL("./dispatcher-entry.ts", import.meta.url));
 
 /** Runs one dispatcher pass in a child process and resolves when the process is gone. */
 export async function runDispatcher(config: DispatcherConfig, onEvent?: (text: string, mark?: "ok" | "bad" | "warn") => void): Promise<DispatcherRun> {

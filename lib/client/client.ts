@@ -4,10 +4,10 @@
  * lesson can narrate it.
  */
 import { request } from "node:http";
-import { sleep, timeoutSignal } from "./clock.ts";
+import { sleep, timeoutSignal } from "../core/clock.ts";
 import { readRetryAfter } from "./retry-after.ts";
-import { uuid, type Random } from "./random.ts";
-import type { NewReport } from "./tracker/store.ts";
+import { uuid, type Random } from "../core/random.ts";
+import type { NewReport } from "../tracker/store.ts";
 
 /** Retry policies (fixed names). */
 export const POLICY_NAMES = ["no-retry", "blind-retry", "fresh-key", "same-key"] as const;

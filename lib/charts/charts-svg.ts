@@ -1,5 +1,5 @@
 /**
- * Charts as SVG documents, drawn with lib/svg.ts: lines over a shared x axis (linear or log y),
+ * Charts as SVG documents, drawn with lib/charts/svg.ts: lines over a shared x axis (linear or log y),
  * histograms as one small panel per series, and horizontal bars. Pure functions that return the
  * document as a string.
  *

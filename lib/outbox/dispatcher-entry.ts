@@ -1,12 +1,12 @@
 /**
- * The child side of outbox-dispatcher.ts: one pass of the outbox dispatcher over a SQLite file,
+ * The child side of dispatcher.ts: one pass of the outbox dispatcher over a SQLite file,
  * every step told to the parent on fd 3, and, when asked, SIGKILL at the point between "the notifier
  * accepted the row" and "the row is marked sent". Not meant to be run by hand.
  */
-import { tellParent } from "./child-pipe.ts";
+import { tellParent } from "../core/child-pipe.ts";
 import { dispatchPending } from "./outbox.ts";
-import type { DispatcherConfig, FromDispatcher } from "./outbox-dispatcher.ts";
-import { ReportStore } from "./tracker/store.ts";
+import type { DispatcherConfig, FromDispatcher } from "./dispatcher.ts";
+import { ReportStore } from "../tracker/store.ts";
 
 const tell = (message: FromDispatcher): void => tellParent(message);
 

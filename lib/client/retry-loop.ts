@@ -7,7 +7,7 @@
  * Waits are given in real milliseconds (what the real client would sleep) and slept scaled by
  * `timeScale`, so a lesson can play 8 s of backoff in 80 ms and still print the real values.
  */
-import { sleep } from "./clock.ts";
+import { sleep } from "../core/clock.ts";
 
 /** After an attempt: stop, or wait `delayMs` (real, unscaled) and go again. */
 export type Verdict = { retry: false; why: string } | { retry: true; delayMs: number; why: string };

@@ -8,7 +8,7 @@
  * changes when the retries arrive, not how many.
  */
 import { httpCall, type Outcome } from "./client.ts";
-import { startCountingServer, type CountingServer, type Reply } from "./counting-server.ts";
+import { startCountingServer, type CountingServer, type Reply } from "../overload/counting-server.ts";
 import { retryLoop } from "./retry-loop.ts";
 
 export interface Hop {

@@ -9,14 +9,14 @@
  * "together" depends on when the event loop delivers them, so the counts vary a little from run to
  * run; every arrival is recorded with its time, caller and answer, for the lesson to count.
  */
-import { nowMs, sleep } from "./clock.ts";
+import { nowMs, sleep } from "../core/clock.ts";
 import { startCountingServer } from "./counting-server.ts";
 
 /** One request as the busy server saw it. */
 export interface Arrival {
   /** 1 for the first request this server received. */
   n: number;
-  /** When it arrived, ms on the `nowMs()` clock (the same clock as `lib/clock.ts`). */
+  /** When it arrived, ms on the `nowMs()` clock (the same clock as `lib/core/clock.ts`). */
   atMs: number;
   /** Who sent it: the `Authorization: Bearer <name>` header, or "anonymous". */
   caller: string;
@@ -36,7 +36,7 @@ export interface BusyServer {
 }
 
 export interface BusyServerOptions {
-  /** How long the server works on an accepted request (running time, see lib/clock.ts). */
+  /** How long the server works on an accepted request (running time, see lib/core/clock.ts). */
   serviceMs: number;
   /** The work itself, for tests to hold it open with a promise; default: sleep `serviceMs`. */
   serve?: (n: number) => Promise<void>;

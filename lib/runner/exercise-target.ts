@@ -17,6 +17,6 @@ export function currentTarget(): Target {
  * against the exercise's exports.
  */
 export async function loadExercise<Module>(name: string): Promise<Module> {
-  const url = new URL(`../${currentTarget()}/${name}.ts`, import.meta.url);
+  const url = new URL(`../../${currentTarget()}/${name}.ts`, import.meta.url);
   return (await import(url.href)) as Module;
 }

@@ -5,7 +5,7 @@
  * counted where the requests arrive, not worked out on paper.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
-import { listenOnLoopback } from "./listen.ts";
+import { listenOnLoopback } from "../core/listen.ts";
 
 /** What the server answers: a status, optional headers, an optional JSON body. */
 export interface Reply {

@@ -13,22 +13,23 @@
  * The crash cells run the tracker in a child process under a supervisor that restarts it on the same
  * file; the others run it in this process. Every wait that orders events is a gate (Faults.reached,
  * release, beforeRetry), never a sleep. The tracker's clock is paced by the agent's waits
- * (paced-clock.ts), so a lease runs out exactly when the agent has waited long enough, on any machine.
+ * (lib/tracker/paced-clock.ts), so a lease runs out exactly when the agent has waited long enough, on
+ * any machine.
  */
 import { classify, receiveEvent, sendEvent, statusOf, type CellEvent, type NewCellEvent } from "./cell-events.ts";
-import { fileReport, type Attempt, type CallResult, type FileReportOptions, type PolicyName } from "./client.ts";
-import { Faults, type FaultName } from "./faults.ts";
-import { attemptEndText, attemptOk, attemptStartText } from "./narrate.ts";
-import { notifyEffects, type NotifyConfig } from "./notify-effects.ts";
-import { pacedClock, type PacedClock } from "./paced-clock.ts";
-import { seeded, uuid } from "./random.ts";
-import { startTracker } from "./tracker/service.ts";
-import { countReportsIn } from "./tracker/store.ts";
-import { superviseTracker } from "./tracker/supervisor.ts";
-import { VARIANT_NAMES, type VariantName } from "./tracker/variant.ts";
-import { availableVariants } from "./tracker/variants/index.ts";
-import { Trace } from "./trace.ts";
-import type { TrackerEvent } from "./tracker/service.ts";
+import { fileReport, type Attempt, type CallResult, type FileReportOptions, type PolicyName } from "../client/client.ts";
+import { Faults, type FaultName } from "../tracker/faults.ts";
+import { attemptEndText, attemptOk, attemptStartText } from "../core/narrate.ts";
+import { notifyEffects, type NotifyConfig } from "../outbox/notify-effects.ts";
+import { pacedClock, type PacedClock } from "../tracker/paced-clock.ts";
+import { seeded, uuid } from "../core/random.ts";
+import { startTracker } from "../tracker/service.ts";
+import { countReportsIn } from "../tracker/store.ts";
+import { superviseTracker } from "../tracker/supervisor.ts";
+import { VARIANT_NAMES, type VariantName } from "../tracker/variant.ts";
+import { availableVariants } from "../tracker/variants/index.ts";
+import { Trace } from "../core/trace.ts";
+import type { TrackerEvent } from "../tracker/service.ts";
 
 export { statusOf };
 export type { CellEvent };
@@ -347,9 +348,9 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
         break;
       }
       case "pause-past-lease":
-        // The holder wakes by itself once another request took its key over and is done (faults.ts).
-        // A variant without a claim has nothing to take over: the retry simply ran beside the paused
-        // #1, so the lesson lets #1 go once the agent is done.
+        // The holder wakes by itself once another request took its key over and is done
+        // (lib/tracker/faults.ts). A variant without a claim has nothing to take over: the retry simply
+        // ran beside the paused #1, so the lesson lets #1 go once the agent is done.
         results.push(await call(cell, { url: tracker.url, beforeRetry: (_, last, waited) => pace(last, waited) }));
         if (!faults.hasReached(1, "taken-over") && !faults.hasReached(1, "handled")) {
           lessonStep(cell, "release", "the agent is done, and nothing took #1's key over: the lesson lets #1 go on", "warn");

@@ -15,7 +15,7 @@
  */
 import { anthropicSdkDelayMs } from "./backoff.ts";
 import { httpCall, isRetryable, type Outcome } from "./client.ts";
-import type { Random } from "./random.ts";
+import type { Random } from "../core/random.ts";
 import { headerText, readRetryAfter, type HeaderBag, type RetryAfterSource } from "./retry-after.ts";
 import { retryLoop, type LoopResult, type Verdict } from "./retry-loop.ts";
 

@@ -4,7 +4,7 @@
  * controls, never sleeps: a `slow` handler waits until `release(n)` is called, and anyone can await
  * the stages a request reaches (`reached(n, "committed")`).
  */
-import { Signals } from "./gate.ts";
+import { Signals } from "../core/gate.ts";
 
 /** The fault names (fixed: lessons, tests and the tracker's `--fault` flag use them). */
 export const FAULT_NAMES = [

@@ -11,7 +11,7 @@
  * it numbers requests per process and restarts dead ones; a lesson needs only the turn.)
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { listenOnLoopback } from "./listen.ts";
+import { listenOnLoopback } from "../core/listen.ts";
 
 export interface Balancer {
   readonly url: string;

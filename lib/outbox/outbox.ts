@@ -16,10 +16,10 @@
  * redelivery, and the notifier answers a key it has seen from its store instead of delivering again.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { httpCall } from "./client.ts";
+import { httpCall } from "../client/client.ts";
 import { describeDelivery, type NotificationRequest } from "./notifier.ts";
-import { shortKey } from "./tracker/key-answers.ts";
-import { ReportStore, type Report } from "./tracker/store.ts";
+import { shortKey } from "../tracker/key-answers.ts";
+import { ReportStore, type Report } from "../tracker/store.ts";
 
 export interface OutboxRow {
   id: number;

@@ -20,13 +20,13 @@
  * with a new key for the same content).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { describeOutcome, type Outcome } from "./client.ts";
-import { canonicalJson, requestFingerprint } from "./tracker/fingerprint.ts";
-import { HttpError, answerFromError, problem, readBody, send, type Answer } from "./tracker/http.ts";
-import { keyHeaderValues, parseIdempotencyKey } from "./tracker/idempotency-key.ts";
-import { shortKey } from "./tracker/key-answers.ts";
-import { callerOf } from "./tracker/service.ts";
-import { listenOnLoopback } from "./listen.ts";
+import { describeOutcome, type Outcome } from "../client/client.ts";
+import { canonicalJson, requestFingerprint } from "../tracker/fingerprint.ts";
+import { HttpError, answerFromError, problem, readBody, send, type Answer } from "../tracker/http.ts";
+import { keyHeaderValues, parseIdempotencyKey } from "../tracker/idempotency-key.ts";
+import { shortKey } from "../tracker/key-answers.ts";
+import { callerOf } from "../tracker/service.ts";
+import { listenOnLoopback } from "../core/listen.ts";
 
 /** What a caller asks the notifier to deliver. */
 export interface NotificationRequest {

@@ -1,16 +1,16 @@
 /**
  * The catalog: which lessons and exercises exist, read from their files' headers. A lesson is
  * `lessons/NN-slug.ts` with `@title`, `@summary` and `@run` in its JSDoc header; an exercise is
- * `exercises/NNx-slug.ts` with `@lesson NN` in its header (its hint is in runner/hints.ts), a test beside it
+ * `exercises/NNx-slug.ts` with `@lesson NN` in its header (its hint is in hints.ts), a test beside it
  * (`NNx-slug.test.ts`) and a reference answer `solutions/NNx-slug.ts`.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { hintFor } from "./runner/hints.ts";
+import { hintFor } from "./hints.ts";
 
 /** The project's root folder. */
-export const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
+export const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
 export interface Lesson {
   /** "01" */

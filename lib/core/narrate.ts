@@ -3,8 +3,8 @@
  * lines, and gives each case of a lesson a fresh SQLite file in a temporary folder.
  */
 import { join } from "node:path";
-import { describeOutcome, type Attempt, type FileReportOptions } from "./client.ts";
-import type { TrackerEvent } from "./tracker/service.ts";
+import { describeOutcome, type Attempt, type FileReportOptions } from "../client/client.ts";
+import type { TrackerEvent } from "../tracker/service.ts";
 import { tempFolder } from "./scratch.ts";
 import type { Trace } from "./trace.ts";
 
@@ -57,7 +57,7 @@ export function agentLogAfter(
   };
 }
 
-/** A temporary folder for SQLite files, removed by `remove()` or, on any exit or Ctrl-C, by lib/scratch.ts. */
+/** A temporary folder for SQLite files, removed by `remove()` or, on any exit or Ctrl-C, by lib/core/scratch.ts. */
 export function scratchDir(): { path: (name: string) => string; remove: () => void } {
   const { dir, remove } = tempFolder("retry-workbook-");
   return { path: (name) => join(dir, name), remove };

@@ -1,6 +1,6 @@
 /**
  * The three ways lesson 07's tracker tells the maintainer about a new report, as tracker hooks
- * (tracker/side-effects.ts), chosen by a plain config so that a tracker in a child process can be
+ * (lib/tracker/side-effects.ts), chosen by a plain config so that a tracker in a child process can be
  * given one too:
  *
  *   inline "before-commit"   the handler calls the notifier, then stores the report
@@ -9,11 +9,11 @@
  *   outbox                   the handler writes a "to send" row in the report's transaction, and
  *                            the dispatcher (outbox.ts) delivers it later
  */
-import { httpCall } from "./client.ts";
+import { httpCall } from "../client/client.ts";
 import { describeDelivery, type NotificationRequest } from "./notifier.ts";
 import { TRACKER_CALLER, notificationFor, outboxOf, subjectFor } from "./outbox.ts";
-import { shortKey } from "./tracker/key-answers.ts";
-import type { SideEffectCall, SideEffects } from "./tracker/side-effects.ts";
+import { shortKey } from "../tracker/key-answers.ts";
+import type { SideEffectCall, SideEffects } from "../tracker/side-effects.ts";
 
 export interface NotifyConfig {
   notifierUrl: string;

@@ -14,7 +14,7 @@
  */
 import { codexBackoffMs } from "./backoff.ts";
 import { httpCall, type Outcome } from "./client.ts";
-import type { Random } from "./random.ts";
+import type { Random } from "../core/random.ts";
 import { readRetryAfter } from "./retry-after.ts";
 import { retryLoop, type LoopResult, type Verdict } from "./retry-loop.ts";
 

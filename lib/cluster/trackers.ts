@@ -1,7 +1,7 @@
 /**
  * Several instances of one service, as lesson 10 runs them: real tracker processes
  * (lib/tracker/child.ts), each on its own port of 127.0.0.1, behind the round-robin balancer of
- * lib/balancer.ts. The instances keep their reports and keys either each in its own SQLite file (the
+ * balancer.ts. The instances keep their reports and keys either each in its own SQLite file (the
  * mistake) or all in one schema of a shared PostgreSQL. Every event an instance tells is printed with
  * its instance number (`[instance 2] #1 …`) and kept in `events`, so that a lesson can say what
  * happened from what the instances said, not from what it expected them to say.
@@ -10,13 +10,13 @@
  * and readings of the events (who claimed a key with which fence, who filed which report).
  */
 import { startBalancer, type Balancer } from "./balancer.ts";
-import { fileReport, type Attempt, type FileReportOptions } from "./client.ts";
-import type { FaultName } from "./faults.ts";
-import { agentLogAfter } from "./narrate.ts";
-import type { Trace } from "./trace.ts";
-import { startChildTracker, type ChildTracker } from "./tracker/child.ts";
-import type { TrackerEvent } from "./tracker/service.ts";
-import type { VariantName } from "./tracker/variant.ts";
+import { fileReport, type Attempt, type FileReportOptions } from "../client/client.ts";
+import type { FaultName } from "../tracker/faults.ts";
+import { agentLogAfter } from "../core/narrate.ts";
+import type { Trace } from "../core/trace.ts";
+import { startChildTracker, type ChildTracker } from "../tracker/child.ts";
+import type { TrackerEvent } from "../tracker/service.ts";
+import type { VariantName } from "../tracker/variant.ts";
 
 /** Where the instances keep reports and keys: each its own SQLite file, or one shared PostgreSQL schema. */
 export type ClusterStore = { kind: "own-files"; file: (instance: number) => string } | { kind: "postgres"; url: string };
