@@ -1,6 +1,8 @@
 /**
- * The agent loop: call the model with the conversation, run the tools it asks for through the
- * harness, append the results, call the model again, until it answers without a tool call.
+ * The agent of lesson 06: a scripted model, the harness that runs its tool calls, and their keys.
+ * This module is the agent loop: call the model with the conversation, run the tools it asks for
+ * through the harness (harness.ts), append the results, call the model again, until it answers
+ * without a tool call.
  *
  * A model call can fail too (a "sampling" failure: the stream breaks before it completes), and the
  * loop retries it. What the retry sends is the point:

@@ -1,7 +1,8 @@
 /**
- * A small SVG writer: elements as strings with their text escaped, and the scales that map data to
- * pixels. What it writes is a standalone SVG 1.1 document: no script, no external font, stylesheet
- * or image (only the generic `sans-serif` family), so a file opens offline in any browser or viewer.
+ * Charts as SVG documents, written by the workbook itself. This module is the small SVG writer:
+ * elements as strings with their text escaped, and the scales that map data to pixels. What it writes
+ * is a standalone SVG 1.1 document: no script, no external font, stylesheet or image (only the generic
+ * `sans-serif` family), so a file opens offline in any browser or viewer.
  *
  * Pixel attributes are rounded to 0.01 px to keep files small; `data-*` attributes keep every digit,
  * so a chart can carry the exact values it plots (`data-x`, `data-y`) beside their positions.

@@ -1,7 +1,8 @@
 /**
- * The agent's client: one logical call ("file this bug report") made of one or more HTTP attempts,
- * each with a timeout, under a retry policy. Every attempt is reported as it starts and ends, so a
- * lesson can narrate it.
+ * The client side of a call: the agent's client, its retry policies and the retry layers it meets.
+ * This module is the client: one logical call ("file this bug report") made of one or more HTTP
+ * attempts, each with a timeout, under a retry policy. Every attempt is reported as it starts and
+ * ends, so a lesson can narrate it.
  */
 import { request } from "node:http";
 import { sleep, timeoutSignal } from "../core/clock.ts";

@@ -1,6 +1,7 @@
 /**
- * The trace printer: a lesson's narrated record of who did what. Actors are the agent (the client),
- * the harness, the server and the database; each line carries the running time since the case began.
+ * The machinery every lesson and tool shares; this module is the trace printer, a lesson's narrated
+ * record of who did what. Actors are the agent (the client), the harness, the server and the
+ * database; each line carries the running time since the case began.
  * Colour comes from `node:util` styleText and is off for NO_COLOR, `--no-color` or a non-terminal.
  */
 import { styleText } from "node:util";

@@ -1,8 +1,9 @@
 /**
- * Measuring a client library: each case is one logical call through the library's probe, against
- * a fresh run of the faulty server with its own script; the server's log of that run is the
- * observation. The cases of one library run concurrently (they do not share a run), then the
- * Retry-After cases, whose value is chosen from what the first cases showed.
+ * Real HTTP client libraries against a faulty server (lesson 09). This module measures one library:
+ * each case is one logical call through the library's probe, against a fresh run of the faulty
+ * server with its own script; the server's log of that run is the observation. The cases of one
+ * library run concurrently (they do not share a run), then the Retry-After cases, whose value is
+ * chosen from what the first cases showed.
  *
  * The lesson stops a call only when it has seen enough: at `ATTEMPT_CAP` attempts (a client that
  * would retry for ever), or when a client is still waiting out a long Retry-After after a window.

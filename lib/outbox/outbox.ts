@@ -1,6 +1,7 @@
 /**
- * The outbox: a "to send" row written in the same transaction as the report, and a dispatcher that
- * delivers the rows to the notifier later, apart from any request.
+ * Telling a third party about each report exactly once (lesson 07), on SQLite. This module is the
+ * outbox: a "to send" row written in the same transaction as the report, and a dispatcher that
+ * delivers the rows to the notifier (notifier.ts) later, apart from any request.
  *
  *   outbox        one row per notification owed: the report it is about, the notification as JSON,
  *                 and its state, 'to_send' until the notifier has accepted it, then 'sent'

@@ -1,5 +1,6 @@
 /**
- * A busy server: a `node:http` server on 127.0.0.1 that can work on one request at a time and sheds
+ * Servers under load and the crowds of clients that swamp them (lessons 02-03). This one is a busy
+ * server: a `node:http` server on 127.0.0.1 that can work on one request at a time and sheds
  * everything else. A request that arrives while it is free is accepted: the server is busy with it
  * for `serviceMs`, then answers 200. A request that arrives while it is busy gets 503 at once, with
  * no queue and no Retry-After, so only the client's backoff decides when it comes back.

@@ -1,5 +1,6 @@
 /**
- * The catalog: which lessons and exercises exist, read from their files' headers. A lesson is
+ * The workbook's commands (npm start, lesson, check, hint, progress, reset) and what they read. This
+ * module is the catalog: which lessons and exercises exist, read from their files' headers. A lesson is
  * `lessons/NN-slug.ts` with `@title`, `@summary` and `@run` in its JSDoc header; an exercise is
  * `exercises/NNx-slug.ts` with `@lesson NN` in its header (its hint is in hints.ts), a test beside it
  * (`NNx-slug.test.ts`) and a reference answer `solutions/NNx-slug.ts`.
