@@ -185,7 +185,7 @@ trace.section("2 · Model layer: the harness gives up, the model files again");
 // harness's resend (request 2) is dropped before any handler runs, and its 2 attempts are spent.
 const GIVE_UP: Record<number, FaultName> = { 1: "lose-response", 2: "drop-request" };
 const modelLayer = await runCase({ name: "model-tool-use", faults: GIVE_UP, keys: "tool-use", wording: "submission-failed" });
-const [firstFiling, secondFiling] = fileCalls(modelLayer);
+const [firstFiling] = fileCalls(modelLayer);
 trace.knows(`"${firstFiling!.result.content}"`, "report 1 was stored by request 1; the model's second tool_use carried another key");
 trace.table(
   ["tool_use", "Idempotency-Key the harness sent (run_id:tool_use_id)"],

@@ -5,7 +5,6 @@ import { spawn, spawnSync } from "node:child_process";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { startDemoServer, type DemoServer } from "../lib/demos/server.ts";

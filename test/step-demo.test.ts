@@ -5,7 +5,7 @@
 // session's Step a clear 404 in the page; the session limit; screenshots of a crash cell and a zh page.
 // One browser for the whole file; every wait is on the page's own signals (data-state, data-steps).
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -5,9 +5,6 @@
  * fields the lessons use are here.
  */
 
-/** The agent's two tools: file a report, and find reports by title. */
-export type ToolName = "file_bug_report" | "find_reports";
-
 /** What the model sends to file a report (the harness adds the evaluation run). */
 export interface ReportInput {
   title: string;

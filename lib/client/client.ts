@@ -14,13 +14,6 @@ import type { NewReport } from "../tracker/store.ts";
 export const POLICY_NAMES = ["no-retry", "blind-retry", "fresh-key", "same-key"] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
-export const POLICY_HELP: Record<PolicyName, string> = {
-  "no-retry": "one attempt; a timeout is reported as unknown",
-  "blind-retry": "resends the same request with no key after a timeout or error",
-  "fresh-key": "resends with a new Idempotency-Key each attempt (the classic mistake)",
-  "same-key": "one Idempotency-Key per logical call, reused on every attempt; on 409 waits as long as the server asks",
-};
-
 /** What one HTTP exchange came to. */
 export type Outcome =
   | { kind: "response"; status: number; headers: Record<string, string | string[] | undefined>; body: unknown }

@@ -220,16 +220,6 @@ const lessonOptions = {
   "no-color": { type: "boolean" },
 } as const satisfies ParseArgsOptionsConfig;
 
-/** What every lesson gets from its command line. */
-export interface LessonSetup<V> {
-  seed: number;
-  step: boolean;
-  color: boolean;
-  trace: Trace;
-  /** The lesson's own extra flags. */
-  values: V;
-}
-
 /**
  * The command line of a lesson: its own options plus --seed, --step, --no-color and --help.
  * `lesson` is the header's title and run command, used for --help.

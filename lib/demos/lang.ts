@@ -7,8 +7,6 @@
 
 export type Lang = "en" | "zh";
 
-export const LANGS: readonly Lang[] = ["en", "zh"];
-
 /** The value of `<html lang>` for each language. */
 export const HTML_LANG: Record<Lang, string> = { en: "en", zh: "zh-CN" };
 

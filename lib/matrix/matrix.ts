@@ -38,10 +38,6 @@ export type { CellEvent };
 export const MATRIX_FAULTS = ["lose-response", "slow", "concurrent", "crash-between-commits", "crash-after-claim", "pause-past-lease"] as const;
 export type MatrixFault = (typeof MATRIX_FAULTS)[number];
 
-export function isMatrixFault(s: string): s is MatrixFault {
-  return (MATRIX_FAULTS as readonly string[]).includes(s);
-}
-
 /**
  * Every fault one cell can be stepped through with (lesson 08's --fault, the demo page): the
  * matrix's six, plus no fault at all and a request dropped before any handler ran.
@@ -60,12 +56,6 @@ export const MATRIX_FAULT_HELP: Record<MatrixFault, string> = {
   "crash-between-commits": "the tracker process is killed (SIGKILL) right after the report's commit",
   "crash-after-claim": "the tracker process is killed right after claiming the key",
   "pause-past-lease": "the holder stops until another request has taken its key over, then goes on",
-};
-
-export const STEP_FAULT_HELP: Record<StepFault, string> = {
-  none: "no fault: the request is handled and answered",
-  "drop-request": "the request is swallowed before any handler runs; the agent times out and retries",
-  ...MATRIX_FAULT_HELP,
 };
 
 /**

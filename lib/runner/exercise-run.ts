@@ -3,7 +3,7 @@
  * reference answer, and says whether they passed and, if not, which test failed first and why.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve as resolvePath, sep } from "node:path";
 import type { Exercise } from "./catalog.ts";
 import { ROOT } from "./catalog.ts";
