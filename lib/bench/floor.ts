@@ -38,7 +38,7 @@ export function measureFloor(operations: number): Floor {
       db.exec(`
         PRAGMA journal_mode = WAL;
         PRAGMA synchronous = NORMAL;
-        CREATE TABLE reports (id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, title_norm TEXT NOT NULL,
+        CREATE TABLE reports (id INTEGER PRIMARY KEY, title TEXT NOT NULL, title_norm TEXT NOT NULL,
           body TEXT NOT NULL DEFAULT '', module TEXT, run TEXT);
         CREATE INDEX reports_by_title ON reports (title_norm);
         CREATE TABLE keys (caller TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, state TEXT NOT NULL,

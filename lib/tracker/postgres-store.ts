@@ -59,7 +59,7 @@ const SQL = {
     ON CONFLICT (id) DO UPDATE SET title = excluded.title, title_norm = excluded.title_norm,
       body = excluded.body, module = excluded.module, run = excluded.run
     RETURNING ${REPORT_COLS}, (xmax = 0) AS created`,
-  // After a PUT past the ids handed out so far, POST goes on above it (SQLite's AUTOINCREMENT does so).
+  // After a PUT past the ids handed out so far, POST goes on above it (SQLite's rowid does so: the largest id + 1).
   raiseIds: `SELECT setval(pg_get_serial_sequence('reports', 'id'), $1::bigint)
     WHERE $1::bigint > (SELECT last_value FROM reports_id_seq)`,
   getReport: `SELECT ${REPORT_COLS} FROM reports WHERE id = $1`,
