@@ -89,21 +89,6 @@ test("every test passes but the file never ends: said so, soon after the last te
   assert.ok(r.ms < limit, `it waited for the whole limit (${r.ms} ms)`);
 });
 
-test("a test that hangs is named, with how long it ran, whether it loops without yielding or waits forever", { timeout: 90_000 }, async (t) => {
-  const p = tempProject();
-  t.after(() => p.remove());
-  const e = p.exercises[0]!;
-  for (const body of ["for (;;) {}", "return new Promise(() => setInterval(() => {}, 1000));"]) {
-    writeFileSync(join(p.root, e.test), ['import { test } from "node:test";', 'test("quick", () => {});', `test("stuck here", () => { ${body} });`, 'test("never reached", () => {});'].join("\n"));
-    const r = await runExerciseTests(e, "exercises", 6_000, { root: p.root });
-    assert.equal(r.passed, false, body);
-    assert.equal(r.timedOut, true, body);
-    assert.match(r.verdict ?? "", /^the test "stuck here" ran for \d+\.\d s without ending and was stopped/, body);
-    const ran = Number(/ran for (\d+\.\d) s/.exec(r.verdict!)![1]);
-    assert.ok(ran > 0 && ran <= 6, `${ran} s`);
-  }
-});
-
 test("pure-function exercises get a much shorter time limit than those that start servers", () => {
   assert.ok(checkLimitMs("01a") <= 15_000, String(checkLimitMs("01a")));
   assert.ok(checkLimitMs("04a") >= 4 * checkLimitMs("01a"));

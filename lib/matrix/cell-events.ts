@@ -137,7 +137,7 @@ export function classify(e: TrackerEvent, variant: VariantName): NewCellEvent {
   if ((m = /^→ (\d+), but the agent had already hung up$/.exec(t))) return { ...base, what: "hung-up", status: Number(m[1]) };
   if ((m = /^→ (\d+)( |$)/.exec(t))) return { ...base, what: "answer", status: Number(m[1]) };
   if (/^internal error: /.test(t) || /work fails/.test(t)) return { ...base, what: "failed" };
-  // A sentence this list does not know yet (test/cell-events.test.ts runs every cell to catch it).
+  // A sentence this list does not know yet (test/full/cell-events.test.ts runs every cell to catch it).
   return base;
 }
 

@@ -3,12 +3,12 @@
 // and the command line answers --help, refuses bad flags and prints a replay command on failure.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { runChaos, type ChaosResult } from "../lib/chaos/run.ts";
-import { CHAOS_FAULTS, planChaos } from "../lib/chaos/schedule.ts";
-import { failed, printSummary } from "../lib/chaos/summary.ts";
-import { isClean, tally } from "../lib/chaos/tally.ts";
-import { Trace } from "../lib/core/trace.ts";
-import { runTs, tableRow } from "./run-helpers.ts";
+import { runChaos, type ChaosResult } from "../../lib/chaos/run.ts";
+import { CHAOS_FAULTS, planChaos } from "../../lib/chaos/schedule.ts";
+import { failed, printSummary } from "../../lib/chaos/summary.ts";
+import { isClean, tally } from "../../lib/chaos/tally.ts";
+import { Trace } from "../../lib/core/trace.ts";
+import { runTs, tableRow } from "../run-helpers.ts";
 
 test("the plan is a function of the seed: same seed, same operations, keys and faults; a longer run extends a shorter one", () => {
   const a = planChaos({ seed: 7, ops: 200, agents: 10 });

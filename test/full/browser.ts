@@ -15,10 +15,10 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export { launchBrowser, LAUNCH_TIMEOUT_MS } from "../lib/demos/browser.ts";
+export { launchBrowser, LAUNCH_TIMEOUT_MS } from "../../lib/demos/browser.ts";
 
 /** Where tests write screenshots: ignored by git. */
-export const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", ".screenshots");
+export const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), "../..", ".screenshots");
 
 /** The default for every wait on a page. */
 export const PAGE_TIMEOUT_MS = 60_000;

@@ -2,8 +2,8 @@
 // from a pipe, and every step waits for what the runner prints (no sleeps).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { listLessons } from "../lib/runner/catalog.ts";
-import { startSession, tempProject } from "./temp-project.ts";
+import { listLessons } from "../../lib/runner/catalog.ts";
+import { startSession, tempProject } from "../temp-project.ts";
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

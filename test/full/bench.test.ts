@@ -9,16 +9,16 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { MESSAGES_PER_CALL, totalCalls } from "../lib/bench/herd-speed.ts";
-import { benchTargets } from "../lib/bench/idempotency.ts";
-import { ResponseReader, postRequest, runLoad } from "../lib/bench/load.ts";
-import { HERD_STRATEGIES, simulateMany, simulateOnceLiteral } from "../lib/herd/simulator.ts";
-import { seeded } from "../lib/core/random.ts";
-import { quantileSorted } from "../lib/core/stats.ts";
-import { availableVariants } from "../lib/tracker/variants/index.ts";
-import { runTs } from "./run-helpers.ts";
+import { MESSAGES_PER_CALL, totalCalls } from "../../lib/bench/herd-speed.ts";
+import { benchTargets } from "../../lib/bench/idempotency.ts";
+import { ResponseReader, postRequest, runLoad } from "../../lib/bench/load.ts";
+import { HERD_STRATEGIES, simulateMany, simulateOnceLiteral } from "../../lib/herd/simulator.ts";
+import { seeded } from "../../lib/core/random.ts";
+import { quantileSorted } from "../../lib/core/stats.ts";
+import { availableVariants } from "../../lib/tracker/variants/index.ts";
+import { runTs } from "../run-helpers.ts";
 import { testServerUrl } from "./postgres-helpers.ts";
-import { allElements, parseXml } from "./xml.ts";
+import { allElements, parseXml } from "../xml.ts";
 
 const answer = (status: number, body: string, extra = ""): string =>
   `HTTP/1.1 ${status} X\r\ncontent-type: application/json\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;

@@ -3,17 +3,17 @@
 // log and the tracker's faults, never by sleeps.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { httpCall } from "../lib/client/client.ts";
-import { Faults } from "../lib/tracker/faults.ts";
-import { keyUse, postsProcessed, reportsAtKeyedTracker } from "../lib/http-clients/analysis.ts";
-import { baseCase, observe } from "../lib/http-clients/measure.ts";
-import { fetchDefaultTimeout } from "../lib/http-clients/probe.ts";
-import { findProbe } from "../lib/http-clients/probes/index.ts";
-import { kyProbe } from "../lib/http-clients/probes/ky.ts";
-import { stripeProbe } from "../lib/http-clients/probes/stripe.ts";
-import { startFaultyServer, type LoggedAttempt } from "../lib/http-clients/server.ts";
-import { startTracker } from "../lib/tracker/service.ts";
-import { runTs, tableRow } from "./run-helpers.ts";
+import { httpCall } from "../../lib/client/client.ts";
+import { Faults } from "../../lib/tracker/faults.ts";
+import { keyUse, postsProcessed, reportsAtKeyedTracker } from "../../lib/http-clients/analysis.ts";
+import { baseCase, observe } from "../../lib/http-clients/measure.ts";
+import { fetchDefaultTimeout } from "../../lib/http-clients/probe.ts";
+import { findProbe } from "../../lib/http-clients/probes/index.ts";
+import { kyProbe } from "../../lib/http-clients/probes/ky.ts";
+import { stripeProbe } from "../../lib/http-clients/probes/stripe.ts";
+import { startFaultyServer, type LoggedAttempt } from "../../lib/http-clients/server.ts";
+import { startTracker } from "../../lib/tracker/service.ts";
+import { runTs, tableRow } from "../run-helpers.ts";
 
 const STRIPE_KEY = /^stripe-node-retry-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

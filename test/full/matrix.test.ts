@@ -5,10 +5,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { liveChildren } from "../lib/core/child-pipe.ts";
-import { MATRIX_FAULTS, matrixVariants, policyFor, runCell, runCells, type MatrixFault } from "../lib/matrix/matrix.ts";
-import { Trace } from "../lib/core/trace.ts";
-import type { VariantName } from "../lib/tracker/variant.ts";
+import { liveChildren } from "../../lib/core/child-pipe.ts";
+import { MATRIX_FAULTS, matrixVariants, policyFor, runCell, runCells, type MatrixFault } from "../../lib/matrix/matrix.ts";
+import { Trace } from "../../lib/core/trace.ts";
+import type { VariantName } from "../../lib/tracker/variant.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "matrix-test-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,10 +1,10 @@
-// PostgreSQL for a test file: a schema of its own on the run's one server (test/global-postgres.ts),
-// or, for a file run by itself (node --test test/x.test.ts), on a server this file starts and stops.
+// PostgreSQL for a test file: a schema of its own on the run's one server (test/full/global-postgres.ts),
+// or, for a file run by itself (node --test test/full/x.test.ts), on a server this file starts and stops.
 // When PostgreSQL cannot start, every use fails with the one-line reason, without waiting.
 import { after } from "node:test";
 import pg from "pg";
-import { createSchema, type Schema } from "../lib/postgres/schema.ts";
-import { PostgresUnavailable, startPostgres, type PostgresServer } from "../lib/postgres/server.ts";
+import { createSchema, type Schema } from "../../lib/postgres/schema.ts";
+import { PostgresUnavailable, startPostgres, type PostgresServer } from "../../lib/postgres/server.ts";
 
 import { POSTGRES_ERROR_ENV, POSTGRES_URL_ENV } from "./global-postgres.ts";
 

@@ -4,12 +4,12 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { STEP_FAULTS, matrixVariants } from "../lib/matrix/matrix.ts";
-import { POLICY_NAMES } from "../lib/client/client.ts";
-import { startDemoServer } from "../lib/demos/server.ts";
-import { cellFromUrl, createStepDemo } from "../lib/demos/step/demo.ts";
-import { MAX_SESSIONS, StepSessions, type SessionMessage, type StepSession } from "../lib/demos/step/sessions.ts";
-import { FAULTS, POLICIES, UI, VARIANTS } from "../lib/demos/step/text.ts";
+import { STEP_FAULTS, matrixVariants } from "../../lib/matrix/matrix.ts";
+import { POLICY_NAMES } from "../../lib/client/client.ts";
+import { startDemoServer } from "../../lib/demos/server.ts";
+import { cellFromUrl, createStepDemo } from "../../lib/demos/step/demo.ts";
+import { MAX_SESSIONS, StepSessions, type SessionMessage, type StepSession } from "../../lib/demos/step/sessions.ts";
+import { FAULTS, POLICIES, UI, VARIANTS } from "../../lib/demos/step/text.ts";
 
 /** Resolves with the next message of `session` that passes `want`. */
 function next(session: StepSession, want: (m: SessionMessage) => boolean): Promise<SessionMessage> {

@@ -7,12 +7,12 @@ import { readFile } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
-import { startDemoServer, type DemoServer } from "../lib/demos/server.ts";
-import { cliArgs, parseParams } from "../lib/demos/herd/params.ts";
-import { HERD_STRATEGIES } from "../lib/herd/simulator.ts";
+import { startDemoServer, type DemoServer } from "../../lib/demos/server.ts";
+import { cliArgs, parseParams } from "../../lib/demos/herd/params.ts";
+import { HERD_STRATEGIES } from "../../lib/herd/simulator.ts";
 import { englishLeft, launchBrowser, LAUNCH_TIMEOUT_MS, openPage, PAGE_TIMEOUT_MS, screenshot, type DemoPage } from "./browser.ts";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TIMEOUT = LAUNCH_TIMEOUT_MS * 3;
 
 /** What `npm run herd -- --csv` prints for the parameters of a /herd URL. */

@@ -16,15 +16,15 @@ import {
   retryAfterSecondsFor,
   retryAfterVerdict,
   type Observation,
-} from "../lib/http-clients/analysis.ts";
-import { ATTEMPT_CAP, BASE_CASES, baseCase, measureRepeats, observe } from "../lib/http-clients/measure.ts";
-import type { Probe, ProbeRequest } from "../lib/http-clients/probe.ts";
-import { axiosProbe } from "../lib/http-clients/probes/axios.ts";
-import { findProbe, PROBES } from "../lib/http-clients/probes/index.ts";
-import { openaiProbe } from "../lib/http-clients/probes/openai.ts";
-import { UNDICI_MIN_TIMEOUT, undiciProbe } from "../lib/http-clients/probes/undici.ts";
-import { retryAfterHeader, startFaultyServer, type LoggedAttempt } from "../lib/http-clients/server.ts";
-import { runTs, tableRow } from "./run-helpers.ts";
+} from "../../lib/http-clients/analysis.ts";
+import { ATTEMPT_CAP, BASE_CASES, baseCase, measureRepeats, observe } from "../../lib/http-clients/measure.ts";
+import type { Probe, ProbeRequest } from "../../lib/http-clients/probe.ts";
+import { axiosProbe } from "../../lib/http-clients/probes/axios.ts";
+import { findProbe, PROBES } from "../../lib/http-clients/probes/index.ts";
+import { openaiProbe } from "../../lib/http-clients/probes/openai.ts";
+import { UNDICI_MIN_TIMEOUT, undiciProbe } from "../../lib/http-clients/probes/undici.ts";
+import { retryAfterHeader, startFaultyServer, type LoggedAttempt } from "../../lib/http-clients/server.ts";
+import { runTs, tableRow } from "../run-helpers.ts";
 
 /** One raw HTTP exchange with node:http, reporting what the client saw. */
 function send(url: string, method: string, body?: string, signal?: AbortSignal) {

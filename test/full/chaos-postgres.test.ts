@@ -3,8 +3,8 @@
 // keyed files twice when a paused holder wakes after its key was taken over, as on SQLite.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { runChaos } from "../lib/chaos/run.ts";
-import { CHAOS_FAULTS, planChaos } from "../lib/chaos/schedule.ts";
+import { runChaos } from "../../lib/chaos/run.ts";
+import { CHAOS_FAULTS, planChaos } from "../../lib/chaos/schedule.ts";
 import { testServerUrl } from "./postgres-helpers.ts";
 
 /** No test here waits forever: one that hangs fails after this long, saying so. */

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import pg from "pg";
 import { POSTGRES_URL_ENV } from "./global-postgres.ts";
 import { testServerUrl } from "./postgres-helpers.ts";
-import { processesMarked, runTs, tableRow } from "./run-helpers.ts";
+import { processesMarked, runTs, tableRow } from "../run-helpers.ts";
 
 const LESSON = "lessons/10-more-than-one-server.ts";
 // Four clusters of three tracker processes, two dispatcher processes three times and a PostgreSQL start: on a loaded

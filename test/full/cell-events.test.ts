@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { liveChildren } from "../lib/core/child-pipe.ts";
-import { POLICY_NAMES, type PolicyName } from "../lib/client/client.ts";
-import { STEP_FAULTS, matrixVariants, runCell, type CellEvent, type CellFault } from "../lib/matrix/matrix.ts";
-import { countReportsIn } from "../lib/tracker/store.ts";
-import type { VariantName } from "../lib/tracker/variant.ts";
+import { liveChildren } from "../../lib/core/child-pipe.ts";
+import { POLICY_NAMES, type PolicyName } from "../../lib/client/client.ts";
+import { STEP_FAULTS, matrixVariants, runCell, type CellEvent, type CellFault } from "../../lib/matrix/matrix.ts";
+import { countReportsIn } from "../../lib/tracker/store.ts";
+import type { VariantName } from "../../lib/tracker/variant.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "cell-events-test-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

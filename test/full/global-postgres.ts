@@ -1,9 +1,9 @@
-// The test run's one PostgreSQL server (`npm test` passes this file as --test-global-setup): started
+// The test run's one PostgreSQL server (`npm run test:full` passes this file as --test-global-setup): started
 // once before every test file, its URL handed to them in WORKBOOK_TEST_POSTGRES_URL, stopped after
-// the last. Each file works in a schema of its own (test/postgres-helpers.ts). If the server cannot
+// the last. Each file works in a schema of its own (test/full/postgres-helpers.ts). If the server cannot
 // start, the reason goes to WORKBOOK_TEST_POSTGRES_ERROR instead: the PostgreSQL tests fail with it
 // in one line, and every other test runs as usual.
-import { startPostgres, type PostgresServer } from "../lib/postgres/server.ts";
+import { startPostgres, type PostgresServer } from "../../lib/postgres/server.ts";
 
 export const POSTGRES_URL_ENV = "WORKBOOK_TEST_POSTGRES_URL";
 export const POSTGRES_ERROR_ENV = "WORKBOOK_TEST_POSTGRES_ERROR";

@@ -5,11 +5,11 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";
 import pg from "pg";
-import { httpCall, type Outcome } from "../lib/client/client.ts";
-import { ROOT } from "../lib/runner/catalog.ts";
-import { childEnv } from "../lib/runner/exercise-run.ts";
+import { httpCall, type Outcome } from "../../lib/client/client.ts";
+import { ROOT } from "../../lib/runner/catalog.ts";
+import { childEnv } from "../../lib/runner/exercise-run.ts";
 import { testServerUrl } from "./postgres-helpers.ts";
-import { runTs } from "./run-helpers.ts";
+import { runTs } from "../run-helpers.ts";
 
 /** No test here waits forever: one that hangs fails after this long, saying so. */
 const LIMIT = { timeout: 30_000 };

@@ -10,16 +10,16 @@ import { after, before, test } from "node:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import type { PolicyName } from "../lib/client/client.ts";
-import { runCell, type StepFault } from "../lib/matrix/matrix.ts";
-import { countReportsIn } from "../lib/tracker/store.ts";
-import type { VariantName } from "../lib/tracker/variant.ts";
-import { startDemoServer, type DemoServer } from "../lib/demos/server.ts";
-import { createStepDemo } from "../lib/demos/step/demo.ts";
-import { StepSessions, type StepSession } from "../lib/demos/step/sessions.ts";
-import { FAULTS, POLICIES, UI, VARIANTS } from "../lib/demos/step/text.ts";
+import type { PolicyName } from "../../lib/client/client.ts";
+import { runCell, type StepFault } from "../../lib/matrix/matrix.ts";
+import { countReportsIn } from "../../lib/tracker/store.ts";
+import type { VariantName } from "../../lib/tracker/variant.ts";
+import { startDemoServer, type DemoServer } from "../../lib/demos/server.ts";
+import { createStepDemo } from "../../lib/demos/step/demo.ts";
+import { StepSessions, type StepSession } from "../../lib/demos/step/sessions.ts";
+import { FAULTS, POLICIES, UI, VARIANTS } from "../../lib/demos/step/text.ts";
 import { englishLeft, launchBrowser, openPage, screenshot, type DemoPage } from "./browser.ts";
-import { gone, running, runTs } from "./run-helpers.ts";
+import { gone, running, runTs } from "../run-helpers.ts";
 
 interface Cell {
   variant: VariantName;

@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import pg from "pg";
-import { ROOT } from "../lib/runner/catalog.ts";
-import { processEnded, startPostgres, PostgresUnavailable } from "../lib/postgres/server.ts";
-import { createSchema } from "../lib/postgres/schema.ts";
+import { ROOT } from "../../lib/runner/catalog.ts";
+import { processEnded, startPostgres, PostgresUnavailable } from "../../lib/postgres/server.ts";
+import { createSchema } from "../../lib/postgres/schema.ts";
 
 const alive = (pid: number): boolean => !processEnded(pid);
 
@@ -111,7 +111,7 @@ test("a DATABASE_URL is used as it is and never stopped; a malformed one is a on
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   test(`the owner stopped by ${signal}: its server and scratch folder go with it`, async () => {
-    const script = `import { startPostgres } from ${JSON.stringify(new URL("../lib/postgres/server.ts", import.meta.url).href)};
+    const script = `import { startPostgres } from ${JSON.stringify(new URL("../../lib/postgres/server.ts", import.meta.url).href)};
       const s = await startPostgres({ databaseUrl: "" });
       console.log(JSON.stringify({ pid: s.pid, folder: s.folder }));
       setInterval(() => {}, 1000);`;
@@ -154,7 +154,7 @@ test("Ctrl-C while initdb is still creating the cluster: initdb, its bootstrap s
   const tmp = mkdtempSync(join(tmpdir(), "pg-sigint-test-"));
   chmodSync(tmp, 0o777);
   try {
-    const script = `import { startPostgres } from ${JSON.stringify(new URL("../lib/postgres/server.ts", import.meta.url).href)};
+    const script = `import { startPostgres } from ${JSON.stringify(new URL("../../lib/postgres/server.ts", import.meta.url).href)};
       await startPostgres({ databaseUrl: "" });
       setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "ignore", env: { ...process.env, TMPDIR: tmp } });
