@@ -1,18 +1,37 @@
-// Lesson 08 prints the fault matrix it measured (the fenced row all ones), the client's half, the
-// wrong answers next to their cells; one cell with its full trace on request; bad flags exit 2; and
-// no tracker process outlives it.
+// Lesson 08, run once: it prints the fault matrix it measured (the fenced row all ones), the client's
+// half, the wrong answers next to their cells, in lines that fit 80 columns, and no tracker process
+// outlives it. Smaller runs: one cell with its full trace on request, one column; bad flags exit 2. The
+// same seed's second run is in test/full/.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
+import { linesWiderThan, runLesson } from "./lesson-run.ts";
 import { processesMarked, runTs, tableRow } from "./run-helpers.ts";
 
 const LESSON = "lessons/08-fault-matrix.ts";
+const marker = randomUUID();
+// Piped at 80 columns with colour forced, as a narrow terminal shows it: what it measured reads the
+// same there (colour removed), so this one run also checks that no line is wider than 80. The run at
+// 120 columns is in test/full/lessons-width.test.ts.
+const ran = await runLesson([LESSON, "--seed", "1"], { width: 80, env: { WORKBOOK_RUN_MARK: marker } });
+// Read as soon as the lesson has exited: a process of its own still running now outlived it.
+const outlived = processesMarked(`WORKBOOK_RUN_MARK=${marker}`);
 
-test("lesson 08: the matrix as measured, the fenced row all ones; no process left behind", async () => {
-  const marker = randomUUID();
-  const ran = await runTs([LESSON], { env: { WORKBOOK_RUN_MARK: marker } });
-  assert.equal(ran.code, 0, ran.stderr);
+test("lesson 08 runs, exits 0 on its own, writes nothing to stderr", () => {
+  assert.equal(ran.timedOut, false, "lesson 08 did not exit within 60 s (a leaked server or timer?)");
   assert.equal(ran.stderr, "");
+  assert.equal(ran.code, 0);
+  assert.ok(ran.stdout.length > 500);
+});
+
+test("lesson 08 fits in 80 columns, colour codes aside", () => {
+  assert.ok(ran.raw.split("\n").length > 20, "the lesson printed its trace");
+  assert.ok(ran.raw.includes("\u001b["), "the run had colour");
+  const wide = linesWiderThan(ran.raw, 80);
+  assert.deepEqual(wide.slice(0, 5), [], `${wide.length} line(s) wider than 80 columns`);
+});
+
+test("lesson 08: the matrix as measured, the fenced row all ones; no process left behind", () => {
   const cells = (variant: string) => tableRow(ran.stdout, variant)?.slice(2);
   assert.deepEqual(cells("naive"), ["2 ✗", "2 ✗", "2 ✗", "2 ✗", "1 –", "2 ✗"]);
   assert.deepEqual(cells("key-after"), ["1 ✓", "2 ✗", "2 ✗", "2 ✗", "1 –", "2 ✗"]);
@@ -33,7 +52,7 @@ test("lesson 08: the matrix as measured, the fenced row all ones; no process lef
   assert.match(ran.stdout, /INSERT report 2 · COMMIT \(first commit\)/);
   assert.match(flat, /Cell keyed × pause-past-lease: 2 reports/);
   assert.match(flat, /fenced × pause-past-lease: 1\./);
-  assert.deepEqual(processesMarked(`WORKBOOK_RUN_MARK=${marker}`), [], "no tracker process outlives the lesson");
+  assert.deepEqual(outlived, [], "no tracker process outlives the lesson");
 });
 
 test("lesson 08 --variant --fault runs one cell with its whole trace", async () => {

@@ -18,7 +18,8 @@ export interface Ran {
 /**
  * Runs `node --import tsx <args>` in the project root, killing it after `timeoutMs`. Its output is
  * as wide as it likes (COLUMNS=1000) unless `env` says otherwise, so that tests that read a lesson's
- * lines read them whole, whatever terminal runs the tests; test/width.test.ts checks the wrapping.
+ * lines read them whole, whatever terminal runs the tests; test/full/lessons-width.test.ts checks
+ * the wrapping.
  */
 export function runTs(args: string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Ran> {
   const started = performance.now();

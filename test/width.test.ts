@@ -1,39 +1,12 @@
-// Output fits the terminal: every lesson in the catalog, piped with $COLUMNS at 80 and at 120, prints
-// no line wider than that (colour codes stripped), and the helpers behind it wrap between words.
+// Output fits the terminal: the helpers behind it wrap between words, and a lesson's --help fits in 80
+// columns. Every lesson, piped with $COLUMNS at 80 and at 120, printing no line wider than that, is in
+// test/full/lessons-width.test.ts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { listLessons, type Lesson } from "../lib/runner/catalog.ts";
 import { Trace } from "../lib/core/trace.ts";
 import { fitLine, stripAnsi, terminalWidth, visibleWidth, wrapText } from "../lib/core/width.ts";
+import { columns } from "./lesson-run.ts";
 import { runTs } from "./run-helpers.ts";
-
-/** Lessons that take long measure less here: lesson 09 one library only. */
-const EXTRA_ARGS: Record<string, string[]> = { "09": ["--only", "axios"] };
-
-/** Columns a line takes, counted here independently of lib/core/width.ts: one per code point. */
-const columns = (line: string): number => [...line.replace(/\u001b\[[0-9;]*m/g, "")].length;
-
-/** Runs a lesson piped at `width` columns, colour on, and returns the lines wider than that. */
-async function wideLines(lesson: Lesson, width: number): Promise<string[]> {
-  const ran = await runTs([lesson.file, "--seed", "1", ...(EXTRA_ARGS[lesson.number] ?? [])], {
-    timeoutMs: 120_000,
-    env: { COLUMNS: String(width), FORCE_COLOR: "1", NO_COLOR: "" },
-  });
-  assert.equal(ran.timedOut, false, `lesson ${lesson.number} did not finish`);
-  assert.equal(ran.code, 0, ran.stderr);
-  const lines = ran.stdout.split("\n");
-  assert.ok(lines.length > 20, "the lesson printed its trace");
-  return lines.flatMap((l, i) => (columns(l) > width ? [`line ${i + 1} (${columns(l)} columns): ${stripAnsi(l)}`] : []));
-}
-
-// Each lesson from the catalog, at both widths at once (two processes), one lesson after another.
-for (const lesson of listLessons()) {
-  test(`lesson ${lesson.number} fits in 80 and in 120 columns`, async () => {
-    const [at80, at120] = await Promise.all([wideLines(lesson, 80), wideLines(lesson, 120)]);
-    assert.deepEqual(at80.slice(0, 5), [], `${at80.length} line(s) wider than 80 columns`);
-    assert.deepEqual(at120.slice(0, 5), [], `${at120.length} line(s) wider than 120 columns`);
-  });
-}
 
 test("the width: the terminal's columns, else $COLUMNS, else 100, never below 40", () => {
   assert.equal(terminalWidth({ isTTY: true, columns: 132 }, { COLUMNS: "80" }), 132);
@@ -91,14 +64,6 @@ test("a trace fits its events, its 'knows' lines and its tables to its width", (
   // The table's row starts with every cell's first line; the count is on it.
   const row = out.find((l) => l.includes("truth 1"))!;
   assert.match(row, /│\s+1\s*$/);
-});
-
-test("the same seed prints the same trace at a given width, times aside", async () => {
-  const strip = (s: string) => s.replace(/^\s*\d+ ms/gm, "").replace(/\d+ ms\b/g, "N ms");
-  const run = () => runTs(["lessons/01-timeout-truths.ts", "--seed", "5"], { env: { COLUMNS: "80" } });
-  const [a, b] = await Promise.all([run(), run()]);
-  assert.equal(a.code, 0, a.stderr);
-  assert.equal(strip(a.stdout), strip(b.stdout));
 });
 
 test("--help fits too: its options wrap under themselves", async () => {

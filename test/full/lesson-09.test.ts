@@ -1,0 +1,30 @@
+// Lesson 09 whole: every library measured against the faulty server, about 20 s of waiting out
+// backoffs and Retry-After. npm test runs one library (test/lesson-09.test.ts).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { PROBES } from "../../lib/http-clients/probes/index.ts";
+import { runLesson } from "../lesson-run.ts";
+import { tableRow } from "../run-helpers.ts";
+
+const LESSON = "lessons/09-your-http-client.ts";
+const ran = await runLesson([LESSON, "--seed", "1"], { timeoutMs: 120_000 });
+
+test("lesson 09 runs, exits 0 on its own, writes nothing to stderr", () => {
+  assert.equal(ran.timedOut, false, "lesson 09 did not exit within 120 s (a leaked server or timer?)");
+  assert.equal(ran.stderr, "");
+  assert.equal(ran.code, 0);
+  assert.ok(ran.stdout.length > 500);
+});
+
+test("lesson 09 measures every library: each has its row of attempts, in the order of the list", () => {
+  const part1 = ran.stdout.slice(ran.stdout.indexOf("1 · Does it send it again?"), ran.stdout.indexOf("2 · How long does it wait?"));
+  assert.ok(part1.length > 0, "part 1 is printed before part 2");
+  const rows = part1.split("\n").filter((l) => l.includes("│") && !l.trim().startsWith("library") && !l.includes("─"));
+  assert.deepEqual(
+    rows.map((l) => l.split("│")[0]!.trim()),
+    PROBES.map((p) => p.name),
+  );
+  for (const p of PROBES) assert.equal(tableRow(part1, p.name)?.length, 8, `${p.name}: 7 cases measured`);
+  assert.deepEqual(tableRow(part1, "undici"), ["undici", "6", "6", "6", "1", "1", "1", "1"]);
+  assert.match(ran.stdout, /done: \d+ attempts logged by the server/);
+});

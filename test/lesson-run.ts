@@ -1,0 +1,30 @@
+// Helpers for the lesson tests: one run of a lesson, read in full by its test file
+// (test/lesson-NN.test.ts), and the widths that test/full/ checks.
+import { runTs, type Ran } from "./run-helpers.ts";
+
+/** Columns a line takes, counted independently of lib/core/width.ts: one per code point, colour codes none. */
+export const columns = (line: string): number => [...line.replace(/\u001b\[[0-9;]*m/g, "")].length;
+
+/** The text without its colour codes (removed here too, not with lib/core/width.ts). */
+export const withoutColour = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, "");
+
+/** The lines of `text` wider than `width`, numbered, colour removed: for an assertion's message. */
+export function linesWiderThan(text: string, width: number): string[] {
+  return text.split("\n").flatMap((l, i) => (columns(l) > width ? [`line ${i + 1} (${columns(l)} columns): ${withoutColour(l)}`] : []));
+}
+
+export interface LessonRun extends Ran {
+  /** What the lesson printed, as printed (colour codes included when the run had colour). */
+  raw: string;
+}
+
+/**
+ * Runs a lesson once. By default its lines are read whole (COLUMNS=1000, no colour, as runTs does);
+ * with `width`, it is piped at that many columns with colour forced, as a learner's terminal would
+ * show it, and `stdout` is its output with the colour codes removed (`raw` keeps them).
+ */
+export async function runLesson(args: string[], options: { timeoutMs?: number; env?: Record<string, string>; width?: number } = {}): Promise<LessonRun> {
+  const width: Record<string, string> = options.width === undefined ? {} : { COLUMNS: String(options.width), FORCE_COLOR: "1", NO_COLOR: "" };
+  const ran = await runTs(args, { timeoutMs: options.timeoutMs ?? 60_000, env: { ...width, ...options.env } });
+  return { ...ran, raw: ran.stdout, stdout: withoutColour(ran.stdout) };
+}
