@@ -29,6 +29,29 @@ test("the shipped copy is recorded byte for byte, never overwritten, and never t
   assert.throws(() => resetExercise(b, p.root), /no shipped copy of .* was recorded/);
 });
 
+test("a copy recorded by an older workbook, whose imports name files that have moved, is replaced by the shipped version that loads", (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const [a, b] = p.exercises as [(typeof p.exercises)[0], (typeof p.exercises)[0]];
+  recordShipped(p.root);
+  const shippedA = p.read(a.file);
+  // The copy an older version recorded, when lib/ had files at its top level: an import that misses now.
+  const older = Buffer.from(`import { Faults } from "../lib/faults.ts";\n${shippedA.toString()}`);
+  writeFileSync(join(p.root, shippedCopy(a)), older);
+  // b's copy loads but differs from b's file (the learner edited b): it stays, as every copy does.
+  writeFileSync(join(p.root, b.file), p.read(b.file).toString() + EDIT);
+  const again = recordShipped(p.root);
+  assert.deepEqual(again.refreshed.map((e) => e.id), [a.id]);
+  assert.ok(p.read(shippedCopy(a)).equals(shippedA), "the copy is the shipped version that loads");
+  assert.ok(!p.read(shippedCopy(b)).toString().includes(EDIT.trim()), "a copy whose imports resolve is never replaced");
+
+  // A broken copy and a learner's file that no longer throws its TODO: nothing to take; the copy stays.
+  writeFileSync(join(p.root, shippedCopy(a)), older);
+  p.solve(a);
+  assert.deepEqual(recordShipped(p.root).refreshed, []);
+  assert.ok(p.read(shippedCopy(a)).equals(older));
+});
+
 test("reset restores the shipped bytes exactly, backs up the learner's version, and makes the exercise fail again", async (t) => {
   const p = tempProject();
   t.after(() => p.remove());

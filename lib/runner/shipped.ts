@@ -6,7 +6,10 @@
  * folder `.workbook/shipped/` by `npm install` (postinstall) and, for an exercise that arrives later,
  * by the first runner command that sees it. A copy is only recorded while the file still throws its
  * TODO error, and an existing copy is never overwritten, so the learner's work can never become the
- * "shipped" state. Not `git show HEAD:…`: a learner who commits their answers moves HEAD, and a
+ * "shipped" state; with one exception: a copy whose imports name files that no longer exist (it was
+ * recorded by an older version of the workbook, whose lib/ has moved since) is replaced by the
+ * shipped version that does load, from git's HEAD or the working file, if one still throws its TODO
+ * error. Keeping it would make `npm run reset` restore a file that cannot even start. Not `git show HEAD:…`: a learner who commits their answers moves HEAD, and a
  * download without git has no HEAD at all.
  *
  * A reset never loses work: the learner's version is first copied to `.workbook/backups/`.
@@ -40,16 +43,28 @@ function writeWhole(path: string, data: Buffer): void {
 export interface Recorded {
   /** Exercises whose shipped copy was recorded just now. */
   recorded: Exercise[];
+  /** Exercises whose copy was replaced: it imported files this version of the workbook no longer has. */
+  refreshed: Exercise[];
   /** Exercises with no shipped copy that could not get one (their file no longer looks shipped). */
   missing: Exercise[];
 }
 
 /** Records the shipped copy of every exercise that has none yet. Never overwrites a copy. */
 export function recordShipped(root = ROOT, exercises = listExercises(root)): Recorded {
-  const out: Recorded = { recorded: [], missing: [] };
+  const out: Recorded = { recorded: [], refreshed: [], missing: [] };
   for (const e of exercises) {
     const copy = join(root, shippedCopy(e));
-    if (existsSync(copy)) continue;
+    if (existsSync(copy)) {
+      if (importsResolve(readFileSync(copy).toString("utf8"), join(root, dirname(e.file)))) continue;
+      const path = join(root, e.file);
+      const candidates = [fromGitHead(root, e.file), existsSync(path) ? readFileSync(path) : undefined];
+      const loads = candidates.find((c) => c && looksShipped(c.toString("utf8"), e.id) && importsResolve(c.toString("utf8"), join(root, dirname(e.file))));
+      if (loads) {
+        writeWhole(copy, loads);
+        out.refreshed.push(e);
+      }
+      continue;
+    }
     const source = readFileSync(join(root, e.file));
     if (!looksShipped(source.toString("utf8"), e.id)) {
       out.missing.push(e);
@@ -59,6 +74,14 @@ export function recordShipped(root = ROOT, exercises = listExercises(root)): Rec
     out.recorded.push(e);
   }
   return out;
+}
+
+/** Whether every relative import of `source` (static, dynamic, or re-exported) names a file that exists, seen from `dir`. */
+export function importsResolve(source: string, dir: string): boolean {
+  for (const m of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.{1,2}\/[^"']+)["']/gm)) {
+    if (!existsSync(join(dir, m[1]!))) return false;
+  }
+  return true;
 }
 
 /**
