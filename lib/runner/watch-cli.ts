@@ -131,7 +131,9 @@ runMain(() => {
   }
 
   function draw(): void {
-    const screen = renderScreen(state, { color, width: out.columns || 80, lessons, ...(notice ? { notice } : {}) });
+    // On a terminal the screen is fitted to its rows too, so that its top does not scroll away; a pipe has none.
+    const rows = out.isTTY && out.rows > 0 ? { rows: out.rows } : {};
+    const screen = renderScreen(state, { color, width: out.columns || 80, lessons, ...rows, ...(notice ? { notice } : {}) });
     // On a terminal each screen replaces the last; in a pipe or a log, a rule separates them.
     const before = screen.clear ? (out.isTTY ? "\x1b[H\x1b[2J\x1b[3J" : `\n${"─".repeat(60)}\n`) : "";
     out.write(before + screen.text);

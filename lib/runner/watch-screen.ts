@@ -6,12 +6,15 @@ import type { Exercise, Lesson } from "./catalog.ts";
 import { PARALLEL_CHECKS } from "./status.ts";
 import { allPass, painter, plural, progressBar, type Paint } from "./style.ts";
 import { fitLine, visibleWidth, wrapWords } from "./text.ts";
+import { stripAnsi, wrapText } from "../core/width.ts";
 import { currentExercise, statusOf, type CheckStatus, type WatchState } from "./watch-core.ts";
 
 export interface ScreenContext {
   color: boolean;
   /** Terminal width in columns. */
   width: number;
+  /** Terminal height in rows; without it (a pipe, a log) the screen is as tall as it needs. */
+  rows?: number;
   lessons: readonly Lesson[];
   /** A standing note shown above the key bar (e.g. why file watching is off). */
   notice?: string;
@@ -25,6 +28,27 @@ export interface Screen {
 
 /** The most lines of an error message shown under a failing test. */
 const ERROR_LINES = 12;
+/** The fewest rows the screen is fitted to, whatever the terminal says (header, a marker, the footer). */
+const MIN_ROWS = 8;
+
+/**
+ * A run of lines that may be shortened when the screen is taller than the terminal: its first lines
+ * are kept and the rest replaced by one line saying how many are left out (`more`), or, without
+ * `more`, the run is left out whole.
+ */
+interface Cut {
+  lines: string[];
+  /** Runs give up lines in this order, the lowest first. */
+  order: number;
+  /** Lines always kept (before the marker). */
+  keep: number;
+  /** The most lines shown even when there is room (the rest are counted in the marker). */
+  cap?: number;
+  more?: (hidden: number) => string;
+  /** Lines shown, set by fitRows. */
+  show?: number;
+}
+type Line = string | Cut;
 
 export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   const paint = painter(ctx.color);
@@ -32,12 +56,15 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   // that must stay one line (the list, the key bar) is cut with "…" rather than broken by the terminal.
   const columns = Math.max(40, ctx.width);
   const width = Math.min(columns, 100) - 2;
-  const out: string[] = [];
-  const para = (text: string, indent = "  ", style?: Parameters<Paint>[0], hanging = indent): void => {
-    wrapWords(text, width - Math.max(indent.length, hanging.length)).forEach((line, i) => out.push((i === 0 ? indent : hanging) + (style ? paint(style, line) : line)));
-  };
-  const done = (text: string, clear: boolean): Screen => ({
-    text: text.split("\n").map((l) => fitLine(l, columns - 1)).join("\n"),
+  const out: Line[] = [];
+  const para = (text: string, indent = "  ", style?: Parameters<Paint>[0], hanging = indent): string[] =>
+    wrapWords(text, width - Math.max(indent.length, hanging.length)).map((line, i) => (i === 0 ? indent : hanging) + (style ? paint(style, line) : line));
+  const add = (...args: Parameters<typeof para>): void => void out.push(...para(...args));
+  // The text ends with a newline, so the cursor takes one more row below the last line.
+  const room = ctx.rows === undefined ? Infinity : Math.max(MIN_ROWS, ctx.rows) - 1;
+  const footer = (ctx.notice ? 2 : 0) + 2;
+  const done = (lines: Line[], clear: boolean): Screen => ({
+    text: fitRows(lines, room, footer, paint).map((l) => fitLine(l, columns - 1)).join("\n") + "\n",
     clear,
   });
   const exercise = currentExercise(state);
@@ -45,14 +72,14 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   if (state.view === "lesson" && exercise) {
     const lesson = lessonOf(ctx, exercise);
     if (state.lessonRunning) {
-      out.push(...beside(paint("bold", `Lesson ${exercise.lesson}${lesson ? ` · ${lesson.title}` : ""}`), `(the same as ${lessonCommand(exercise, lesson)}; q quits)`, columns, paint), "");
-      return done(out.join("\n") + "\n", true);
+      out.push(...beside(`Lesson ${exercise.lesson}${lesson ? ` · ${lesson.title}` : ""}`, `(the same as ${lessonCommand(exercise, lesson)}; q quits)`, columns, paint, "bold"), "");
+      return done(out, true);
     }
     const exit = state.lessonExit === 0 ? "" : ` (exit code ${state.lessonExit ?? "none"})`;
     out.push("");
-    para(`Lesson ${exercise.lesson} ended${exit}. Press Enter to go back to exercise ${exercise.id}.`, "", "bold");
+    add(`Lesson ${exercise.lesson} ended${exit}. Press Enter to go back to exercise ${exercise.id}.`, "", "bold");
     out.push(keyBar(state, paint));
-    return done(out.join("\n") + "\n", false);
+    return done(out, false);
   }
 
   out.push(header(state, paint));
@@ -64,11 +91,12 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   }
 
   if (state.view === "list") {
-    listView(state, paint, out, columns - 1);
+    // The list's rows get what the header, its title and the footer leave.
+    listView(state, paint, out, columns - 1, room - out.length - 2 - footer);
   } else if (state.exercises.length === 0) {
     out.push("  There are no exercises yet: run a lesson with npm run lesson.");
   } else if (state.phase === "checking-all") {
-    para(
+    add(
       state.checkingAll === "start"
         ? `Checking your exercises (${PARALLEL_CHECKS} at a time) to find the first one to do…`
         : "Every exercise seems to pass: checking them all once more before calling it done…",
@@ -80,13 +108,51 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
     }
   } else if (state.phase === "finished") {
     out.push(paint("green", `★ Finished: ${allPass(state.exercises.length)}, checked again just now.`), "");
-    para("Compare your answers with the reference ones in solutions/. The lessons still run on their own (npm run lesson <n>), and npm run progress shows the whole picture.");
+    add("Compare your answers with the reference ones in solutions/. The lessons still run on their own (npm run lesson <n>), and npm run progress shows the whole picture.");
   } else if (exercise) {
     exerciseView(state, exercise, ctx, paint, para, out, width);
   }
+  // The footer: `footer` lines, never shortened.
   if (ctx.notice) out.push("", paint("yellow", `  ${ctx.notice}`));
   out.push("", keyBar(state, paint));
-  return done(out.join("\n") + "\n", true);
+  return done(out, true);
+}
+
+/**
+ * The screen's lines, no more than `room`: the runs that may be shortened give up lines in their
+ * order until the screen fits; if it still does not, the middle is cut below what fits, so that the
+ * header (the first line) and the footer (the last `footer` lines, with the keys) always show.
+ */
+function fitRows(lines: Line[], room: number, footer: number, paint: Paint): string[] {
+  const cuts = lines.filter((l): l is Cut => typeof l !== "string");
+  const height = (c: Cut): number => (c.show! < c.lines.length ? c.show! + (c.more ? 1 : 0) : c.lines.length);
+  for (const c of cuts) c.show = Math.min(c.lines.length, c.cap ?? Infinity);
+  let total = lines.reduce((n, l) => n + (typeof l === "string" ? 1 : height(l)), 0);
+  for (const c of [...cuts].sort((a, b) => a.order - b.order)) {
+    if (total <= room) break;
+    const before = height(c);
+    if (!c.more) c.show = 0;
+    // Hiding one line behind a marker saves nothing: go on until the run is short enough or at its floor.
+    else while (c.show! > c.keep && total - before + height(c) > room) c.show!--;
+    // A marker right under a blank line would look like a gap: the blank goes too.
+    while (c.more && c.show! > 0 && c.show! < c.lines.length && stripAnsi(c.lines[c.show! - 1]!).trim() === "") c.show!--;
+    if (c.more && height(c) >= before) c.show = Math.min(c.lines.length, c.cap ?? Infinity);
+    total += height(c) - before;
+  }
+  const out = lines.flatMap((l) => {
+    if (typeof l === "string") return [l];
+    const shown = l.lines.slice(0, l.show);
+    return l.show! < l.lines.length && l.more ? [...shown, paint("gray", l.more(l.lines.length - l.show!))] : shown;
+  });
+  if (out.length <= room) return out;
+  const middle = out.slice(1, out.length - footer);
+  const keep = Math.max(0, room - footer - 2);
+  return [out[0]!, ...middle.slice(0, keep), paint("gray", `  … ${more(middle.length - keep)} (a taller terminal shows them)`), ...out.slice(out.length - footer)];
+}
+
+/** "1 more line", "3 more lines". */
+function more(n: number): string {
+  return `${n} more line${n === 1 ? "" : "s"}`;
 }
 
 function header(state: WatchState, paint: Paint): string {
@@ -117,15 +183,36 @@ function lessonCommand(exercise: Exercise, lesson: Lesson | undefined): string {
   return lesson?.run ?? `npm run lesson ${Number(exercise.lesson)}`;
 }
 
-function listView(state: WatchState, paint: Paint, out: string[], room: number): void {
+/**
+ * One row per exercise, its title wrapped under itself rather than cut; the lesson and the file follow
+ * when they fit on the title's line (the id says the lesson, the exercise's own screen shows the file).
+ * When the rows do not fit in `height` lines, those around the current exercise show, with how many
+ * are left out above and below.
+ */
+function listView(state: WatchState, paint: Paint, out: Line[], columns: number, height: number): void {
   out.push("  Your exercises (✓ passes, ✗ does not yet, ⧗ being checked):", "");
-  state.exercises.forEach((e, i) => {
+  const rows = state.exercises.map((e, i) => {
     const here = i === state.current ? paint("bold", "▶") : " ";
-    const row = `  ${here} ${mark(statusOf(state, e.id), paint)} ${e.id}  ${e.title}`;
-    const full = `${row}${paint("gray", `  lesson ${e.lesson} · ${e.file}`)}`;
-    // A file name is left out whole rather than cut (the exercise's own screen shows it).
-    out.push(visibleWidth(full) <= room ? full : `${row}${paint("gray", `  lesson ${e.lesson}`)}`);
+    const lead = `  ${here} ${mark(statusOf(state, e.id), paint)} ${e.id}  `;
+    const full = `${lead}${e.title}${paint("gray", `  lesson ${e.lesson} · ${e.file}`)}`;
+    if (visibleWidth(full) <= columns) return [full];
+    const pad = " ".repeat(visibleWidth(lead));
+    return wrapWords(e.title, columns - pad.length).map((l, j) => (j === 0 ? lead : pad) + l);
   });
+  const count = (from: number, to: number): number => rows.slice(from, to).reduce((n, r) => n + r.length, 0);
+  let [from, to] = [0, rows.length];
+  if (count(from, to) > height) {
+    // Two lines for the markers; then rows below the current one and above it, in turn, while they fit.
+    [from, to] = [state.current, state.current + 1];
+    for (let grew = true; grew; ) {
+      grew = false;
+      if (to < rows.length && count(from, to + 1) <= height - 2) [to, grew] = [to + 1, true];
+      if (from > 0 && count(from - 1, to) <= height - 2) [from, grew] = [from - 1, true];
+    }
+  }
+  if (from > 0) out.push(paint("gray", `  … ${from} more above`));
+  out.push(...rows.slice(from, to).flat());
+  if (to < rows.length) out.push(paint("gray", `  … ${rows.length - to} more below`));
 }
 
 function exerciseView(
@@ -133,17 +220,25 @@ function exerciseView(
   exercise: Exercise,
   ctx: ScreenContext,
   paint: Paint,
-  para: (text: string, indent?: string, style?: Parameters<Paint>[0], hanging?: string) => void,
-  out: string[],
+  para: (text: string, indent?: string, style?: Parameters<Paint>[0], hanging?: string) => string[],
+  out: Line[],
   width: number,
 ): void {
   const lesson = lessonOf(ctx, exercise);
-  out.push(...beside(paint("bold", `Exercise ${exercise.id} · ${exercise.title}`), `(${state.current + 1} of ${state.exercises.length})`, width + 2, paint));
+  out.push(...beside(`Exercise ${exercise.id} · ${exercise.title}`, `(${state.current + 1} of ${state.exercises.length})`, width + 2, paint, "bold"));
   out.push(...beside(`  Lesson ${exercise.lesson}${lesson ? ` · ${lesson.title}` : ""}`, `(r runs it, or ${lessonCommand(exercise, lesson)})`, width + 2, paint));
-  if (lesson?.summary) para(lesson.summary, "    ", "gray");
+  // On a short terminal, lines give up room in this order: the lesson's summary (r runs the lesson),
+  // the reminder to save, the error's detail (all of it when the hint is asked for), the goal, the
+  // hint; each shortened one says how many lines it left out and where to read them.
+  if (lesson?.summary) out.push({ lines: para(lesson.summary, "    ", "gray"), order: 0, keep: 0 });
   if (exercise.goal) {
     out.push("");
-    exercise.goal.split("\n").forEach((line, i) => para(i === 0 ? `Goal: ${line}` : line, i === 0 ? "  " : "    "));
+    out.push({
+      lines: exercise.goal.split("\n").flatMap((line, i) => para(i === 0 ? `Goal: ${line}` : line, i === 0 ? "  " : "    ")),
+      order: 3,
+      keep: 1,
+      more: (n) => `    … ${more(n)} (the whole goal is at the top of the file)`,
+    });
   }
   out.push("", `  Edit ${paint("bold", exercise.file)}`, "");
 
@@ -156,22 +251,28 @@ function exerciseView(
     out.push(paint("green", `✓ ${all}`) + ` Compare your answer with ${exercise.solution}; n goes on.`);
   } else if (check?.status === "failed" && report) {
     const counts = report.counts ? ` ${report.counts.pass} of ${plural(report.counts.tests, "test")} pass.` : "";
-    para(report.verdict ? `✗ Not yet: ${report.verdict}` : `✗ Not yet:${counts}`, "", "red", "  ");
+    out.push(...para(report.verdict ? `✗ Not yet: ${report.verdict}` : `✗ Not yet:${counts}`, "", "red", "  "));
     const f = report.firstFailure;
     // The verdict may already be the whole story (a syntax error, a hang); then the test is not repeated.
     if (f && !(report.verdict && f.error.includes(report.verdict.replace(/^type error at /, "")))) {
-      para(`First failing test: ${f.test}`, "  ", undefined, "    ");
+      out.push(...para(`First failing test: ${f.test}`, "  ", undefined, "    "));
       const lines = f.error.split("\n").flatMap((l) => (l.trim() === "" ? [""] : wrapWords(l, width - 4)));
-      for (const line of lines.slice(0, ERROR_LINES)) out.push(`    ${paint("red", line)}`);
+      out.push({
+        lines: lines.map((line) => `    ${paint("red", line)}`),
+        order: 2,
+        keep: state.showHint ? 0 : 2,
+        cap: ERROR_LINES,
+        more: (n) => `    … ${more(n)}: npm run check ${exercise.id} shows the whole error`,
+      });
     }
   } else {
     out.push(paint("gray", "· Not checked yet."));
   }
   if (state.showHint) {
     out.push("", paint("bold", "  Hint") + paint("gray", " (h hides it)"));
-    para(exercise.hint || "(no hint for this one)", "    ");
+    out.push({ lines: para(exercise.hint || "(no hint for this one)", "    "), order: 4, keep: 1, more: (n) => `    … ${more(n)}: npm run hint ${exercise.id} prints it whole` });
   }
-  out.push("", paint("gray", state.manual ? "  Save the file, then press Enter to check it again." : "  Save the file to check it again."));
+  out.push({ lines: ["", paint("gray", state.manual ? "  Save the file, then press Enter to check it again." : "  Save the file to check it again.")], order: 1, keep: 0 });
 }
 
 function keyBar(state: WatchState, paint: Paint): string {
@@ -186,8 +287,16 @@ function keyBar(state: WatchState, paint: Paint): string {
   return keys.join(paint("gray", " · "));
 }
 
-/** `main` and then the grey `note` on the same line when both fit in `columns - 1`, else `note` wrapped below it. */
-function beside(main: string, note: string, columns: number, paint: Paint): string[] {
-  if (visibleWidth(main) + 2 + visibleWidth(note) <= columns - 1) return [`${main}  ${paint("gray", note)}`];
-  return [main, ...wrapWords(note, columns - 5).map((l) => `    ${paint("gray", l)}`)];
+/**
+ * `main` (wrapped to `columns - 1`, never cut, its continuation lines indented by 2) and then the grey `note` on its last line when both fit,
+ * else `note` wrapped below it.
+ */
+function beside(main: string, note: string, columns: number, paint: Paint, style?: Parameters<Paint>[0]): string[] {
+  const lead = /^ */.exec(main)![0];
+  const lines = wrapText(main.trimStart(), columns - 1 - lead.length, columns - 3 - lead.length).map((l, i) => `${lead}${i === 0 ? "" : "  "}${l}`);
+  const last = lines.pop()!;
+  const styled = (l: string): string => (style ? paint(style, l) : l);
+  const head = lines.map(styled);
+  if (visibleWidth(last) + 2 + visibleWidth(note) <= columns - 1) return [...head, `${styled(last)}  ${paint("gray", note)}`];
+  return [...head, styled(last), ...wrapWords(note, columns - 5).map((l) => `    ${paint("gray", l)}`)];
 }
