@@ -3,7 +3,7 @@
 // seed's second run is in test/full/.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { linesWiderThan, runLesson } from "./lesson-run.ts";
+import { runLesson, testFitsColumns, testRunsCleanly } from "./lesson-run.ts";
 import { tableRow } from "./run-helpers.ts";
 
 const LESSON = "lessons/01-timeout-truths.ts";
@@ -12,19 +12,9 @@ const LESSON = "lessons/01-timeout-truths.ts";
 // 120 columns is in test/full/lessons-width.test.ts.
 const ran = await runLesson([LESSON, "--seed", "1"], { width: 80 });
 
-test("lesson 01 runs, exits 0 on its own, writes nothing to stderr", () => {
-  assert.equal(ran.timedOut, false, "lesson 01 did not exit within 60 s (a leaked server or timer?)");
-  assert.equal(ran.stderr, "");
-  assert.equal(ran.code, 0);
-  assert.ok(ran.stdout.length > 500);
-});
+testRunsCleanly("lesson 01", ran);
 
-test("lesson 01 fits in 80 columns, colour codes aside", () => {
-  assert.ok(ran.raw.split("\n").length > 20, "the lesson printed its trace");
-  assert.ok(ran.raw.includes("\u001b["), "the run had colour");
-  const wide = linesWiderThan(ran.raw, 80);
-  assert.deepEqual(wide.slice(0, 5), [], `${wide.length} line(s) wider than 80 columns`);
-});
+testFitsColumns("lesson 01", ran, 80);
 
 test("lesson 01 measures 1 / 2 / 2 for the three truths, 1 for PUT and 2 for POST", () => {
   const count = (label: string) => tableRow(ran.stdout, label)?.at(-1);

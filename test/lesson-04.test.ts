@@ -3,18 +3,13 @@
 // test/full/.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { runLesson } from "./lesson-run.ts";
+import { runLesson, testRunsCleanly } from "./lesson-run.ts";
 import { tableRow } from "./run-helpers.ts";
 
 const LESSON = "lessons/04-idempotency-keys.ts";
 const ran = await runLesson([LESSON, "--seed", "1"]);
 
-test("lesson 04 runs, exits 0 on its own, writes nothing to stderr", () => {
-  assert.equal(ran.timedOut, false, "lesson 04 did not exit within 60 s (a leaked server or timer?)");
-  assert.equal(ran.stderr, "");
-  assert.equal(ran.code, 0);
-  assert.ok(ran.stdout.length > 500);
-});
+testRunsCleanly("lesson 04", ran);
 
 test("lesson 04 measures every case: red on naive, fresh-key and key-after, green on keyed with one key", () => {
   const reports = (label: string) => tableRow(ran.stdout, label)?.[1];

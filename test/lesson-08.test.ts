@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
-import { linesWiderThan, runLesson } from "./lesson-run.ts";
+import { runLesson, testFitsColumns, testRunsCleanly } from "./lesson-run.ts";
 import { processesMarked, runTs, tableRow } from "./run-helpers.ts";
 
 const LESSON = "lessons/08-fault-matrix.ts";
@@ -17,19 +17,9 @@ const ran = await runLesson([LESSON, "--seed", "1"], { width: 80, env: { WORKBOO
 // Read as soon as the lesson has exited: a process of its own still running now outlived it.
 const outlived = processesMarked(`WORKBOOK_RUN_MARK=${marker}`);
 
-test("lesson 08 runs, exits 0 on its own, writes nothing to stderr", () => {
-  assert.equal(ran.timedOut, false, "lesson 08 did not exit within 60 s (a leaked server or timer?)");
-  assert.equal(ran.stderr, "");
-  assert.equal(ran.code, 0);
-  assert.ok(ran.stdout.length > 500);
-});
+testRunsCleanly("lesson 08", ran);
 
-test("lesson 08 fits in 80 columns, colour codes aside", () => {
-  assert.ok(ran.raw.split("\n").length > 20, "the lesson printed its trace");
-  assert.ok(ran.raw.includes("\u001b["), "the run had colour");
-  const wide = linesWiderThan(ran.raw, 80);
-  assert.deepEqual(wide.slice(0, 5), [], `${wide.length} line(s) wider than 80 columns`);
-});
+testFitsColumns("lesson 08", ran, 80);
 
 test("lesson 08: the matrix as measured, the fenced row all ones; no process left behind", () => {
   const cells = (variant: string) => tableRow(ran.stdout, variant)?.slice(2);

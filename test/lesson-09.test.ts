@@ -4,7 +4,7 @@
 // end-to-end checks.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { linesWiderThan, runLesson } from "./lesson-run.ts";
+import { runLesson, testFitsColumns, testRunsCleanly } from "./lesson-run.ts";
 import { runTs, tableRow } from "./run-helpers.ts";
 
 const LESSON = "lessons/09-your-http-client.ts";
@@ -13,19 +13,9 @@ const LESSON = "lessons/09-your-http-client.ts";
 // 120 columns is in test/full/lessons-width.test.ts.
 const ran = await runLesson([LESSON, "--seed", "1", "--only", "undici"], { width: 80 });
 
-test("lesson 09 --only undici runs, exits 0 on its own, writes nothing to stderr", () => {
-  assert.equal(ran.timedOut, false, "lesson 09 did not exit within 60 s (a leaked server or timer?)");
-  assert.equal(ran.stderr, "");
-  assert.equal(ran.code, 0);
-  assert.ok(ran.stdout.length > 500);
-});
+testRunsCleanly("lesson 09 --only undici", ran);
 
-test("lesson 09 --only undici fits in 80 columns, colour codes aside", () => {
-  assert.ok(ran.raw.split("\n").length > 20, "the lesson printed its trace");
-  assert.ok(ran.raw.includes("\u001b["), "the run had colour");
-  const wide = linesWiderThan(ran.raw, 80);
-  assert.deepEqual(wide.slice(0, 5), [], `${wide.length} line(s) wider than 80 columns`);
-});
+testFitsColumns("lesson 09 --only undici", ran, 80);
 
 test("lesson 09 --only undici measures undici alone: 6 attempts for a GET, 1 for a POST, no key of its own", () => {
   assert.deepEqual(tableRow(ran.stdout, "undici"), ["undici", "6", "6", "6", "1", "1", "1", "1"]);

@@ -1,5 +1,7 @@
 // Helpers for the lesson tests: one run of a lesson, read in full by its test file
 // (test/lesson-NN.test.ts), and the widths that test/full/ checks.
+import assert from "node:assert/strict";
+import { test } from "node:test";
 import { runTs, type Ran } from "./run-helpers.ts";
 
 /** Columns a line takes, counted independently of lib/core/width.ts: one per code point, colour codes none. */
@@ -16,6 +18,8 @@ export function linesWiderThan(text: string, width: number): string[] {
 export interface LessonRun extends Ran {
   /** What the lesson printed, as printed (colour codes included when the run had colour). */
   raw: string;
+  /** How long the run was given before it was killed, ms. */
+  limitMs: number;
 }
 
 /**
@@ -25,6 +29,27 @@ export interface LessonRun extends Ran {
  */
 export async function runLesson(args: string[], options: { timeoutMs?: number; env?: Record<string, string>; width?: number } = {}): Promise<LessonRun> {
   const width: Record<string, string> = options.width === undefined ? {} : { COLUMNS: String(options.width), FORCE_COLOR: "1", NO_COLOR: "" };
-  const ran = await runTs(args, { timeoutMs: options.timeoutMs ?? 60_000, env: { ...width, ...options.env } });
-  return { ...ran, raw: ran.stdout, stdout: withoutColour(ran.stdout) };
+  const limitMs = options.timeoutMs ?? 60_000;
+  const ran = await runTs(args, { timeoutMs: limitMs, env: { ...width, ...options.env } });
+  return { ...ran, raw: ran.stdout, stdout: withoutColour(ran.stdout), limitMs };
+}
+
+/** The test every lesson run gets: "<what> runs, exits 0 on its own, writes nothing to stderr". */
+export function testRunsCleanly(what: string, ran: LessonRun): void {
+  test(`${what} runs, exits 0 on its own, writes nothing to stderr`, () => {
+    assert.equal(ran.timedOut, false, `${what} did not exit within ${ran.limitMs / 1000} s (a leaked server or timer?)`);
+    assert.equal(ran.stderr, "");
+    assert.equal(ran.code, 0);
+    assert.ok(ran.stdout.length > 500);
+  });
+}
+
+/** For a run piped at `width` columns with colour forced: "<what> fits in <width> columns, colour codes aside". */
+export function testFitsColumns(what: string, ran: LessonRun, width: number): void {
+  test(`${what} fits in ${width} columns, colour codes aside`, () => {
+    assert.ok(ran.raw.split("\n").length > 20, "the lesson printed its trace");
+    assert.ok(ran.raw.includes("\u001b["), "the run had colour");
+    const wide = linesWiderThan(ran.raw, width);
+    assert.deepEqual(wide.slice(0, 5), [], `${wide.length} line(s) wider than ${width} columns`);
+  });
 }
