@@ -36,10 +36,17 @@ export function spawnEntry<M>(entry: string, arg: string, onMessage: (message: M
     child.once("close", (code, signal) => resolve({ code, signal }));
   });
 
+  onJsonLines(child.stdio[EVENTS_FD] as NodeJS.ReadableStream, onMessage);
+  return { child, exited };
+}
+
+export { liveChildren } from "./ts-child.ts";
+
+/** Reads a stream of JSON lines (what a child tells its parent on fd 3): one message per non-empty line. */
+export function onJsonLines<M>(stream: NodeJS.ReadableStream, onMessage: (message: M) => void): void {
   let buffered = "";
-  const lines = child.stdio[EVENTS_FD] as NodeJS.ReadableStream;
-  lines.setEncoding("utf8");
-  lines.on("data", (chunk: string) => {
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
     buffered += chunk;
     let nl: number;
     while ((nl = buffered.indexOf("\n")) >= 0) {
@@ -48,10 +55,7 @@ export function spawnEntry<M>(entry: string, arg: string, onMessage: (message: M
       if (line.trim() !== "") onMessage(JSON.parse(line) as M);
     }
   });
-  return { child, exited };
 }
-
-export { liveChildren } from "./ts-child.ts";
 
 /**
  * The child's side: writes one message synchronously, so it is in the pipe before anything else

@@ -12,6 +12,7 @@
  * tab went away, is stopped: its process and the tracker processes under it end, and its folder
  * is deleted. `stopAll()` does the same for every session (the server's shutdown).
  */
+import { onJsonLines } from "../../core/child-pipe.ts";
 import { spawnTsChild } from "../../core/ts-child.ts";
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -173,18 +174,7 @@ export class StepSession {
     void this.#exited.then(() => {
       if (!this.#finished && !this.stopped) this.#fail("the cell's process ended before the cell did");
     });
-    let buffered = "";
-    const lines = this.#child.stdio[3] as NodeJS.ReadableStream;
-    lines.setEncoding("utf8");
-    lines.on("data", (chunk: string) => {
-      buffered += chunk;
-      let nl: number;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        if (line.trim() !== "") this.#receive(JSON.parse(line) as FromCellChild);
-      }
-    });
+    onJsonLines<FromCellChild>(this.#child.stdio[3] as NodeJS.ReadableStream, (m) => this.#receive(m));
     this.touch();
   }
 
