@@ -28,24 +28,21 @@ export type StartTracker = (options: Omit<TrackerOptions, "postgres" | "db">) =>
 export type AnyTracker = Tracker<ReportStore> | Tracker<PostgresStore>;
 export type Store = "sqlite" | "postgres";
 
-let start: StartTracker;
-
-async function on(_store: Store, options: Omit<TrackerOptions, "postgres" | "db">, fn: (t: AnyTracker) => Promise<void>): Promise<void> {
-  const t = await start(options);
-  try {
-    await fn(t);
-  } finally {
-    await t.close();
-  }
-}
-
-/** The suite on one store, its trackers started by `startOn`. */
-export function storeSuite(store: Store, startOn: StartTracker): void {
-  start = startOn;
+/** The suite on one store, its trackers started by `start`. */
+export function storeSuite(store: Store, start: StartTracker): void {
+  /** Runs `fn` on a tracker of this store, closed after. */
+  const on = async (options: Omit<TrackerOptions, "postgres" | "db">, fn: (t: AnyTracker) => Promise<void>): Promise<void> => {
+    const t = await start(options);
+    try {
+      await fn(t);
+    } finally {
+      await t.close();
+    }
+  };
   describe(`on ${store}`, () => {
     test("naive: the retry after a lost response files the report again (the baseline)", LIMIT, async () => {
       const faults = new Faults({ 1: "lose-response" });
-      await on(store, { variant: "naive", faults }, async (t) => {
+      await on({ variant: "naive", faults }, async (t) => {
         const lost = post(t, report).catch(() => undefined);
         await faults.reached(1, "lost");
         assert.equal((await post(t, report)).status, 201);
@@ -57,7 +54,7 @@ export function storeSuite(store: Store, startOn: StartTracker): void {
     test("key-after: a recorded key replays, another request under it is 422; one key twice at once files twice (red)", LIMIT, async () => {
       // Request 4 (the first with key ka-2) is held in its work.
       const faults = new Faults({ 4: "slow" });
-      await on(store, { variant: "key-after", faults }, async (t) => {
+      await on({ variant: "key-after", faults }, async (t) => {
         const first = await post(t, report, keyed("ka-1"));
         const again = await post(t, report, keyed("ka-1"));
         assert.deepEqual([again.status, replayed(again), again.body], [201, true, first.body]);
@@ -74,7 +71,7 @@ export function storeSuite(store: Store, startOn: StartTracker): void {
 
     for (const variant of ["keyed", "fenced"] as const) {
       test(`${variant}: the same key replays status, body and Location; one report`, LIMIT, () =>
-        on(store, { variant }, async (t) => {
+        on({ variant }, async (t) => {
           const first = await post(t, report, keyed());
           const again = await post(t, report, keyed(`"${KEY}"`));
           assert.deepEqual([first.status, replayed(first)], [201, false]);
@@ -87,7 +84,7 @@ export function storeSuite(store: Store, startOn: StartTracker): void {
       test(`${variant}: 422 for another request under the key, checked before 409; then 409 with Retry-After`, LIMIT, async () => {
         let clock = 1_000_000;
         const faults = new Faults({ 1: "slow" });
-        await on(store, { variant, faults, leaseMs: 2_500, now: () => clock }, async (t) => {
+        await on({ variant, faults, leaseMs: 2_500, now: () => clock }, async (t) => {
           const first = post(t, report, keyed());
           await faults.reached(1, "held");
           clock += 1_000;
@@ -106,7 +103,7 @@ export function storeSuite(store: Store, startOn: StartTracker): void {
       });
 
       test(`${variant}: a missing, empty, repeated or too long key is 400, and nothing is stored`, LIMIT, () =>
-        on(store, { variant }, async (t) => {
+        on({ variant }, async (t) => {
           for (const headers of [{}, { "idempotency-key": "" }, { "idempotency-key": ["a", "b"] }, { "idempotency-key": "k".repeat(300) }] as Record<string, string | string[]>[]) {
             assert.equal((await post(t, report, headers)).status, 400, JSON.stringify(headers).slice(0, 60));
           }
@@ -115,7 +112,7 @@ export function storeSuite(store: Store, startOn: StartTracker): void {
 
       test(`${variant}: keys are scoped to the caller; a held key does not hold another caller's`, LIMIT, async () => {
         const faults = new Faults({ 1: "slow" });
-        await on(store, { variant, faults, now: () => 0 }, async (t) => {
+        await on({ variant, faults, now: () => 0 }, async (t) => {
           const alice = post(t, report, keyed(KEY, "alice"));
           await faults.reached(1, "held");
           assert.equal((await post(t, report, keyed(KEY, "alice"))).status, 409);
@@ -132,7 +129,7 @@ export function storeSuite(store: Store, startOn: StartTracker): void {
 
       test(`${variant}: the TTL on the injected clock: a replay just before it, a new request from it on, then swept`, LIMIT, async () => {
         let clock = 0;
-        await on(store, { variant, ttlMs: 10_000, now: () => clock, sweepEveryMs: 0 }, async (t) => {
+        await on({ variant, ttlMs: 10_000, now: () => clock, sweepEveryMs: 0 }, async (t) => {
           assert.equal((await post(t, report, keyed())).status, 201);
           clock = 9_999;
           assert.equal(replayed(await post(t, report, keyed())), true);
@@ -149,7 +146,7 @@ export function storeSuite(store: Store, startOn: StartTracker): void {
       test(`${variant}: a holder paused past its lease, its key taken over: ${variant === "keyed" ? "2 reports (red)" : "fenced out, 1 report"}`, LIMIT, async () => {
         let clock = 0;
         const faults = new Faults({ 1: "pause-past-lease" });
-        await on(store, { variant, faults, leaseMs: 100, now: () => clock }, async (t) => {
+        await on({ variant, faults, leaseMs: 100, now: () => clock }, async (t) => {
           const holder = post(t, report, keyed());
           await faults.reached(1, "held");
           clock = 100;
@@ -172,7 +169,7 @@ export function storeSuite(store: Store, startOn: StartTracker): void {
     }
 
     test("PUT of a large id, then POST: the new id goes on above it, and both read back", LIMIT, () =>
-      on(store, { variant: "naive" }, async (t) => {
+      on({ variant: "naive" }, async (t) => {
         const put = await fetch(`${t.url}/reports/900`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "B" }) });
         assert.equal(put.status, 201);
         const next = await post(t, report);
