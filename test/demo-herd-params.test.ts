@@ -12,7 +12,7 @@ import { HERD_LATENCY, HERD_STRATEGIES, simulateMany, simulateOnce, simulateOnce
 import { herdSvgs } from "../lib/herd/svg-docs.ts";
 import { seeded } from "../lib/core/random.ts";
 import { cliArgs, DEFAULTS, parseClients, parseParams, sweepSpec, toQuery } from "../lib/demos/herd/params.ts";
-import { CHART_LABELS_ZH } from "../lib/demos/herd/text.ts";
+import { CHART_LABELS_ZH, formulaCaption } from "../lib/demos/herd/text.ts";
 import { startDemoServer } from "../lib/demos/server.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -173,6 +173,23 @@ describe("the charts in the page's language", () => {
   });
 });
 
+describe("the formulas' captions", () => {
+  test("exponential's example waits are computed from the base and cap: 10, 20, 40 at the default 5 ms, others elsewhere", () => {
+    assert.deepEqual(formulaCaption("exponential", DEFAULTS), {
+      en: "the same wait for everyone who failed together: 10, 20, 40 … ms",
+      zh: "同时失败的客户端等一样久：10、20、40……毫秒",
+    });
+    assert.equal(formulaCaption("exponential", { baseMs: 7, capMs: 2000 }).en, "the same wait for everyone who failed together: 14, 28, 56 … ms");
+    assert.equal(formulaCaption("exponential", { baseMs: 7, capMs: 2000 }).zh, "同时失败的客户端等一样久：14、28、56……毫秒");
+    // The cap bounds them, as min(cap, base · 2^n) does; a fractional base stays readable; no thousands separator.
+    assert.match(formulaCaption("exponential", { baseMs: 5, capMs: 25 }).en, /: 10, 20, 25 … ms$/);
+    assert.match(formulaCaption("exponential", { baseMs: 0.3, capMs: 2000 }).en, /: 0\.6, 1\.2, 2\.4 … ms$/);
+    assert.match(formulaCaption("exponential", { baseMs: 1000, capMs: 100_000 }).en, /: 2000, 4000, 8000 … ms$/);
+    // The other captions do not depend on the base.
+    assert.deepEqual(formulaCaption("full", { baseMs: 7, capMs: 2000 }), formulaCaption("full", DEFAULTS));
+  });
+});
+
 describe("the page the server renders", () => {
   const get = (url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> =>
     new Promise((resolve, reject) => {
@@ -198,9 +215,15 @@ describe("the page the server renders", () => {
       assert.doesNotMatch(en.body, /id="s-equal" name="strategies" value="equal" checked/);
       assert.match(en.body, /<math/);
       assert.match(en.body, /<script type="module" src="\/assets\/herd\.js">/);
-      const zh = await get(`${server.url}/herd`, { "accept-language": "zh-CN,zh;q=0.9" });
+      // The caption under exponential's formula follows the URL's base: the default's 10, 20, 40 here.
+      assert.match(en.body, /id="caption-exponential">the same wait for everyone who failed together: 10, 20, 40 … ms</);
+      const base7 = await get(`${server.url}/herd?base=7`);
+      assert.match(base7.body, /id="caption-exponential">the same wait for everyone who failed together: 14, 28, 56 … ms</);
+      assert.doesNotMatch(base7.body, /10, 20, 40/);
+      const zh = await get(`${server.url}/herd?base=7`, { "accept-language": "zh-CN,zh;q=0.9" });
       assert.match(zh.body, /<html lang="zh-CN">/);
       assert.match(zh.body, /惊群模拟器/);
+      assert.match(zh.body, /id="caption-exponential">同时失败的客户端等一样久：14、28、56……毫秒</);
       const js = await get(`${server.url}/assets/herd-worker.js`);
       assert.equal(js.status, 200);
       assert.match(js.body, /postMessage/);

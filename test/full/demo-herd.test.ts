@@ -120,6 +120,18 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     assert.equal(await downloadedCsv(p.page), cliCsv(`${query}&seed=4`));
   });
 
+  test("a new base changes the example waits under exponential's formula, without reloading the page", async () => {
+    const p = await open();
+    await p.page.goto(`${server.url}/herd?clients=10&runs=5`);
+    await finished(p.page, 1);
+    const caption = async (): Promise<string> => (await p.page.textContent("#caption-exponential")) ?? "";
+    assert.equal(await caption(), "the same wait for everyone who failed together: 10, 20, 40 … ms");
+    await p.page.fill("#base", "7");
+    await p.page.press("#base", "Enter");
+    await p.page.waitForFunction(() => document.body.dataset.state === "done" && new URL(location.href).searchParams.get("base") === "7", null, { timeout: PAGE_TIMEOUT_MS * 2 });
+    assert.equal(await caption(), "the same wait for everyone who failed together: 14, 28, 56 … ms");
+  });
+
   test("keyboard only: Tab to the controls, change one, start a run, read the result", async () => {
     const p = await open();
     await p.page.goto(`${server.url}/herd?clients=10,40&runs=10`);

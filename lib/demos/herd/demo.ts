@@ -8,7 +8,7 @@ import type { Demo } from "../demo.ts";
 import { escapeHtml, pageHtml } from "../html.ts";
 import type { Lang } from "../lang.ts";
 import { ORIGINAL_SWEEP_QUERY, parseParams, type Field, type HerdParams, type ParamError } from "./params.ts";
-import { FORMULA_CAPTIONS, FORMULAS, STRATEGY_NAMES, T, VN_DEFINITION } from "./text.ts";
+import { formulaCaption, FORMULAS, STRATEGY_NAMES, T, VN_DEFINITION } from "./text.ts";
 
 export const herdDemo: Demo = {
   path: "/herd",
@@ -71,7 +71,7 @@ export function herdBody(lang: Lang, p: HerdParams, errors: readonly ParamError[
 <input type="checkbox" id="s-${s}" name="strategies" value="${s}"${p.strategies.includes(s) ? " checked" : ""}>
 <label for="s-${s}"><span class="swatch swatch-${s}" aria-hidden="true"></span>${e(STRATEGY_NAMES[s][lang])} <code translate="no">${s}</code></label>
 <span class="formula">${FORMULAS[s]}</span>
-<small class="caption">${e(FORMULA_CAPTIONS[s][lang])}</small>
+<small class="caption" id="caption-${s}">${e(formulaCaption(s, p)[lang])}</small>
 </li>`,
   ).join("\n");
   const numberAttrs = (min: string, max: string, step: string): string => `type="number" inputmode="decimal" min="${min}" max="${max}" step="${step}" required`;

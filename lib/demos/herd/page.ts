@@ -11,13 +11,13 @@
  */
 import { checkConclusions } from "../../herd/conclusions.ts";
 import { herdCsv } from "../../herd/csv.ts";
-import type { PointResult } from "../../herd/simulator.ts";
+import { HERD_STRATEGIES, type PointResult } from "../../herd/simulator.ts";
 import { ENGLISH_LABELS, herdSvgs, strategyColor, strategyDash } from "../../herd/svg-docs.ts";
 import { herdWriteTimes } from "../../herd/write-times.ts";
 import { langOfTag, type Lang } from "../lang.ts";
 import { cliArgs, parseParams, sweepSpec, toQuery, type HerdParams, type ParamError } from "./params.ts";
 import { runSweep, WorkerPool, type SweepRun } from "./sweep.ts";
-import { CHART_LABELS_ZH, CONCLUSIONS, FORMULAS, STATUS, STRATEGY_NAMES, T, VERDICT, type Numbers } from "./text.ts";
+import { CHART_LABELS_ZH, CONCLUSIONS, formulaCaption, FORMULAS, STATUS, STRATEGY_NAMES, T, VERDICT, type Numbers } from "./text.ts";
 
 const pool = new WorkerPool("/assets/herd-worker.js");
 const WORKERS = Math.min(navigator.hardwareConcurrency || 2, 8);
@@ -104,6 +104,11 @@ function start(): void {
   const url = new URL(location.href);
   const langParam = url.searchParams.get("lang");
   history.replaceState(null, "", `/herd?${toQuery(params)}${langParam === null ? "" : `&lang=${encodeURIComponent(langParam)}`}`);
+  // The captions' example waits follow the base and cap of this run, as the server's followed the URL's.
+  for (const s of HERD_STRATEGIES) {
+    const caption = document.querySelector(`#caption-${s}`);
+    if (caption !== null) caption.textContent = formulaCaption(s, params)[lang];
+  }
 
   const run = ++runNumber;
   document.body.dataset.run = String(run);

@@ -3,6 +3,7 @@
  * Firefox and Safari render natively: no KaTeX, no CDN, never raw LaTeX). The Chinese follows the
  * course page's own wording for this demo where the facts agree with it.
  */
+import { exponentialMs, type BackoffParams } from "../../client/backoff.ts";
 import type { HerdStrategy } from "../../herd/simulator.ts";
 import type { ConclusionId } from "../../herd/conclusions.ts";
 import type { HerdChartLabels } from "../../herd/svg-docs.ts";
@@ -43,10 +44,18 @@ export const STRATEGY_NAMES: Record<HerdStrategy, Text> = {
   "codex-capped": { en: "Codex amplitude, capped", zh: "Codex 幅度（同样封顶）" },
 };
 
-/** What each formula says, in words. */
-export const FORMULA_CAPTIONS: Record<HerdStrategy, Text> = {
+/**
+ * What each formula says, in words, for the page's base and cap: exponential's example waits (before
+ * retries 1, 2 and 3) are computed by the function the simulator calls, so they follow the base.
+ */
+export function formulaCaption(strategy: HerdStrategy, backoff: BackoffParams): Text {
+  if (strategy !== "exponential") return FORMULA_CAPTIONS[strategy];
+  const waits = [1, 2, 3].map((n) => exponentialMs(n, backoff).toLocaleString("en-US", { maximumFractionDigits: 2, useGrouping: false }));
+  return { en: `the same wait for everyone who failed together: ${waits.join(", ")} … ms`, zh: `同时失败的客户端等一样久：${waits.join("、")}……毫秒` };
+}
+
+const FORMULA_CAPTIONS: Record<Exclude<HerdStrategy, "exponential">, Text> = {
   "no-backoff": { en: "retries at once, after one network hop", zh: "立即重试，只隔一次网络单程" },
-  exponential: { en: "the same wait for everyone who failed together: 10, 20, 40 … ms", zh: "同时失败的客户端等一样久：10、20、40……毫秒" },
   full: { en: "anywhere between 0 and the capped value", zh: "在 0 到封顶值之间均匀取值" },
   equal: { en: "at least half the capped value, plus up to half again", zh: "至少等封顶值的一半，再加上 0 到一半的随机值" },
   decorrelated: { en: "grows from the client's own last wait, not from n", zh: "从自己上一次的等待时间往上长，不看 n" },
