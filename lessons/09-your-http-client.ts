@@ -36,6 +36,7 @@ import {
 import { ATTEMPT_CAP, HANG_TIMEOUT_MS, JITTER_RUNS, LONG_RETRY_AFTER_S, measureAll, versionsOf, type ProbeReport } from "../lib/http-clients/measure.ts";
 import { findProbe, PROBES } from "../lib/http-clients/probes/index.ts";
 import { kyProbe } from "../lib/http-clients/probes/ky.ts";
+import { stripeDefaultRetries } from "../lib/http-clients/probes/stripe.ts";
 import { startFaultyServer, type LoggedAttempt } from "../lib/http-clients/server.ts";
 import { seeded } from "../lib/core/random.ts";
 import { wrap } from "../lib/core/trace.ts";
@@ -275,8 +276,10 @@ if (reports.some((r) => r.probe.name === "openai" || r.probe.name === "anthropic
 }
 
 // stripe-node is the counterexample: the SDK of an API whose server honours keys (Stripe's), so it
-// keys every POST itself. Its comment, in stripe esm/RequestSender.js `_defaultIdempotencyKey`,
-// and facts: 2 retries by default on Node (`getDefaultMaxNetworkRetries`).
+// keys every POST itself; its own comment says why (stripe esm/RequestSender.js, `_defaultIdempotencyKey`).
+// How many retries by default: 2 in its code (esm/stripe.esm.node.js, the build Node loads, and
+// esm/platform/PlatformFunctions.js) and its CHANGELOG since 17.0.0, 1 in its README; each read from
+// the installed package (lib/http-clients/probes/stripe.ts), and the run measures the code.
 const stripe = reports.find((r) => r.probe.name === "stripe");
 if (stripe) {
   const log = stripe.cases["post-reset"].log;
@@ -292,6 +295,15 @@ if (stripe) {
         ? ` The others that resent the POST (${keyless.map((r) => r.probe.name).join(", ")}) sent no key of their own.`
         : ""}`
     : `stripe's own key: ${own.kind === "none" ? "none was sent" : `${own.header}, ${own.kind}`} (stripe ${versionsOf(stripe.probe)}).`);
+  const retries = stripeDefaultRetries();
+  const path = (s: { source: string }): string => s.source.replace(/^stripe /, "");
+  const code =
+    retries.node.text === retries.platform.text
+      ? `${retries.node.text} in its code (stripe ${path(retries.node)}, the build Node loads, and ${path(retries.platform)})`
+      : `${retries.node.text} in the build Node loads (stripe ${path(retries.node)}), ${retries.platform.text} in ${path(retries.platform)}`;
+  const readme = retries.readme.text === retries.node.text ? "its README agrees" : `its README says ${retries.readme.text} (maxNetworkRetries)`;
+  trace.prose(`stripe-node's default number of retries: ${code}, and its CHANGELOG at 17.0.0 says "max retries: 1 -> 2";
+    ${readme}. This run measured the code: ${log.length} attempts, ${log.length - 1} retries.`);
 }
 
 /** Reports at lesson 04's keyed tracker, or why there are none to count. */

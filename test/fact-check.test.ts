@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { stripeDefaultRetries } from "../lib/http-clients/probes/stripe.ts";
 import { shippedText } from "./temp-project.ts";
 
 const flat = (text: string): string => text.replace(/\s*\n\s*(\/\/|\*)?\s*/g, " ");
@@ -36,4 +37,15 @@ test("the README's lesson table leaves exercise 02a's answer to the learner, and
 
 test("exercise 02a says in one line what Codex's sampling layer is", () => {
   assert.match(read("exercises/02a-codex-backoff.ts"), /Codex's sampling layer, the loop that sends a whole model request again when its answer's stream fails/);
+});
+
+test("stripe-node's default retries: 2 in the code the lesson runs, 1 in its README; the lesson and the probe name both", () => {
+  const retries = stripeDefaultRetries();
+  assert.deepEqual([retries.node.text, retries.platform.text, retries.readme.text], ["2", "2", "1"]);
+  for (const file of ["lessons/09-your-http-client.ts", "lib/http-clients/probes/stripe.ts"]) {
+    const text = read(file);
+    assert.match(text, /PlatformFunctions\.js/, file);
+    assert.match(text, /README/, file);
+    assert.match(text, /CHANGELOG/, file);
+  }
 });

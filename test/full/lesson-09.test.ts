@@ -23,3 +23,8 @@ test("lesson 09 measures every library: each has its row of attempts, in the ord
   assert.deepEqual(tableRow(part1, "undici"), ["undici", "6", "6", "6", "1", "1", "1", "1"]);
   assert.match(ran.stdout, /done: \d+ attempts logged by the server/);
 });
+
+test("lesson 09 names both of stripe-node's defaults, the code's and the README's, and says which one it measured", () => {
+  const text = ran.stdout.replace(/\s+/g, " ");
+  assert.match(text, /stripe-node's default number of retries: 2 in its code \([^)]*PlatformFunctions\.js\), and its CHANGELOG at 17\.0\.0 says "max retries: 1 -> 2"; its README says 1 \(maxNetworkRetries\)\. This run measured the code: 3 attempts, 2 retries\./);
+});

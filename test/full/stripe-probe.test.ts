@@ -115,6 +115,8 @@ test("lesson 09 --only stripe: one key on all 3 attempts, 1 report at a keyed tr
   assert.match(row("duplicate") ?? "", /│\s+1\s+│\s+same key on all 3/);
   const text = ran.stdout.replace(/\s+/g, " ");
   assert.match(text, /idempotency-key: stripe-node-retry-<uuid>, and sent it unchanged on all 3 attempts, so where this keyless server filed 3 reports a keyed tracker keeps 1/);
+  // The default number of retries: the code's 2 and the README's 1, both named, and what the run measured.
+  assert.match(text, /stripe-node's default number of retries: 2 in its code \(stripe esm\/stripe\.esm\.node\.js, the build Node loads, and esm\/platform\/PlatformFunctions\.js\), and its CHANGELOG at 17\.0\.0 says "max retries: 1 -> 2"; its README says 1 \(maxNetworkRetries\)\. This run measured the code: 3 attempts, 2 retries\./);
   assert.match(text, /the defaults run from ky's 10 s per attempt to minutes/);
   assert.doesNotMatch(text, /None of them sent an Idempotency-Key|defaults run to minutes/);
 });

@@ -1,9 +1,24 @@
-// stripe-node, the SDK of an API whose server honours Idempotency-Key: 2 retries by default
-// (`getDefaultMaxNetworkRetries`), on a connection error, 409 or any 5xx, whatever the method, and
-// every POST gets its own key, `stripe-node-retry-<uuid>`, made once per call and sent again on
-// each retry (stripe esm/RequestSender.js, `_defaultIdempotencyKey` and `_shouldRetry`).
+// stripe-node, the SDK of an API whose server honours Idempotency-Key: it retries on a connection
+// error, 409 or any 5xx, whatever the method, 2 times by default in its code (esm/stripe.esm.node.js,
+// the build Node loads, and esm/platform/PlatformFunctions.js, `getDefaultMaxNetworkRetries`;
+// CHANGELOG 17.0.0: "max retries: `1` -> `2`"), though its README still says 1; and every POST gets
+// its own key, `stripe-node-retry-<uuid>`, made once per call and sent again on each retry (stripe
+// esm/RequestSender.js, `_defaultIdempotencyKey` and `_shouldRetry`).
 import Stripe from "stripe";
-import { duration, fromSource, type Probe, type ProbeRequest } from "../probe.ts";
+import { duration, fromSource, type Probe, type ProbeRequest, type Sourced } from "../probe.ts";
+
+/**
+ * stripe-node's default number of retries as its installed code states it (the Node build the lesson
+ * runs, and the platform default it shares with the other builds) and as its README's configuration
+ * table states it. In stripe 23.1.0 the code says 2 and the README 1.
+ */
+export function stripeDefaultRetries(): { node: Sourced; platform: Sourced; readme: Sourced } {
+  return {
+    node: fromSource("stripe", "esm/stripe.esm.node.js", /validateInteger\('maxNetworkRetries', props\.maxNetworkRetries, (\d+)\)/, (m) => m[1]!),
+    platform: fromSource("stripe", "esm/platform/PlatformFunctions.js", /getDefaultMaxNetworkRetries\(\)\s*\{\s*return (\d+);/, (m) => m[1]!),
+    readme: fromSource("stripe", "README.md", /\|\s*`maxNetworkRetries`\s*\|\s*(\d+)\s*\|/, (m) => m[1]!),
+  };
+}
 
 /** The client as the lesson builds it: Stripe's own host, port and protocol options, pointed at the run. */
 export function stripeFor(base: string, timeoutMs?: number): { stripe: Stripe; prefix: string } {
