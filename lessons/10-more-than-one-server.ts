@@ -4,15 +4,21 @@
  * @run npm run lesson 10
  * @exercise 10a
  * @resource PostgreSQL documentation, INSERT, "ON CONFLICT Clause": https://www.postgresql.org/docs/current/sql-insert.html#SQL-ON-CONFLICT
- * @resource PostgreSQL documentation, 13.2 "Transaction Isolation" (Read Committed is the default; 13.2.2 and 13.2.3, the 40001 of a newer committed row): https://www.postgresql.org/docs/current/transaction-iso.html
+ * @resource PostgreSQL documentation, 13.2 "Transaction Isolation" (Read Committed is the default; 13.2.1: ON CONFLICT DO NOTHING skipping a row another transaction inserted "is only the case in Read Committed mode"): https://www.postgresql.org/docs/current/transaction-iso.html
+ * @resource PostgreSQL documentation, "Index Uniqueness Checks" (an INSERT of a key another transaction inserted "must wait to see if that transaction commits"): https://www.postgresql.org/docs/current/index-unique-checks.html
+ * @resource PostgreSQL source, src/backend/executor/nodeModifyTable.c, ExecCheckTupleVisible (above Read Committed, ON CONFLICT that meets a row its snapshot cannot see fails with 40001, "could not serialize access due to concurrent update"): https://github.com/postgres/postgres/blob/master/src/backend/executor/nodeModifyTable.c
+ * @resource PostgreSQL documentation, "Frontend/Backend Protocol", Message Flow, Termination (when a connection ends, "any open transaction is rolled back, not committed"): https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-TERMINATION
  * @resource PostgreSQL documentation, 13.5 "Serialization Failure Handling" (SQLSTATE 40001, 40P01): https://www.postgresql.org/docs/current/mvcc-serialization-failure-handling.html
  * @resource PostgreSQL documentation, SELECT, "The Locking Clause" (FOR UPDATE, SKIP LOCKED): https://www.postgresql.org/docs/current/sql-select.html#SQL-FOR-UPDATE-SHARE
  * @resource PostgreSQL documentation, Appendix A "PostgreSQL Error Codes" (class 40: 40001 serialization_failure, 40003 statement_completion_unknown, 40P01 deadlock_detected): https://www.postgresql.org/docs/current/errcodes-appendix.html
  * @resource CockroachDB docs, "Transaction Retry Error Reference": https://www.cockroachlabs.com/docs/stable/transaction-retry-error-reference
  * @resource CockroachDB docs, "Transactions" (SERIALIZABLE by default, client-side retries): https://www.cockroachlabs.com/docs/stable/transactions
+ * @resource CockroachDB docs, "Transaction Layer", Transaction conflicts (a read that meets a write intent with a lower timestamp waits for that transaction to finish): https://www.cockroachlabs.com/docs/stable/architecture/transaction-layer
  * @resource CockroachDB source, pkg/sql/pgwire/pgerror/flatten_test.go (an AmbiguousResultError reaches the client as "result is ambiguous", SQLSTATE 40003): https://github.com/cockroachdb/cockroach/blob/master/pkg/sql/pgwire/pgerror/flatten_test.go
  * @resource YugabyteDB docs, "Isolation levels" (YSQL; Read Committed on by default for new v2025.2+ universes): https://docs.yugabyte.com/stable/explore/transactions/isolation-levels/
  * @resource Google Cloud, Spanner, "Isolation levels overview": https://cloud.google.com/spanner/docs/isolation-levels
+ * @resource Google Cloud, Spanner API reference, TransactionOptions ("If a commit attempt returns ABORTED"; "Retrying aborted transactions": the whole transaction again): https://cloud.google.com/spanner/docs/reference/rest/v1/TransactionOptions
+ * @resource Google Cloud, Spanner Java client, TransactionRunner (a read-write transaction "with retries for transaction aborts"): https://cloud.google.com/java/docs/reference/google-cloud-spanner/latest/com.google.cloud.spanner.TransactionRunner
  * @resource Martin Kleppmann, "How to do distributed locking" (2016): https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html
  *
  * What you will see: three real tracker processes, each on its own port, behind a small round-robin
@@ -59,7 +65,7 @@ const { trace, seed } = lessonSetup({
   title: "More than one server: keys in a shared database",
   run: "npm run lesson 10",
   summary:
-    "the retry lands on another instance. Starts a PostgreSQL server for the run (or uses the one DATABASE_URL names) and eighteen tracker and dispatcher processes; takes about 8-15 s",
+    "the retry lands on another instance. Starts a PostgreSQL server for the run (or uses the one DATABASE_URL names) and eighteen tracker and dispatcher processes; takes about 7 s",
 });
 const random = seeded(seed);
 const scratch = scratchDir();
@@ -250,7 +256,8 @@ try {
   that transaction's outcome, and only one row gets in, at every level. What the loser gets back depends on
   the level: at READ COMMITTED, ON CONFLICT DO NOTHING inserts nothing and returns no row${withConstraint.rerun === undefined ? " (3a's 409)" : ""}; at
   REPEATABLE READ or SERIALIZABLE, when the winner committed after the loser's snapshot was taken, the
-  loser's INSERT fails with SQLSTATE 40001 instead (${withConstraint.rerun === undefined ? "3d" : `3d, and 3a on this server: ${withConstraint.answers[1]}, then ${withConstraint.rerun}`}).`);
+  loser's INSERT fails with SQLSTATE 40001 instead (${withConstraint.rerun === undefined ? "3d" : `3d, and 3a on this server: ${withConstraint.answers[1]}, then ${withConstraint.rerun}`}). The wait: PostgreSQL
+  documentation, "Index Uniqueness Checks"; the 40001: PostgreSQL's source, nodeModifyTable.c, ExecCheckTupleVisible.`);
 
   // SERIALIZABLE does catch it: PostgreSQL's serializable snapshot isolation sees the two
   // read-then-write transactions overlap and fails one with SQLSTATE 40001. The transaction is gone,
@@ -403,9 +410,10 @@ try {
 
   // The same two, but instance 1's dispatcher kills itself (SIGKILL) right after the notifier
   // accepted the first row of its batch, before marking it sent. Its connection closes with the
-  // process; the server rolls its transaction back. The lesson waits until the server no longer lists
-  // that backend, then reads which rows are to_send and which of them nobody holds. Instance 2 then
-  // delivers its batch and goes on alone until nothing is left.
+  // process; the server rolls its transaction back (PostgreSQL documentation, "Frontend/Backend
+  // Protocol", Termination: "any open transaction is rolled back, not committed"). The lesson waits
+  // until the server no longer lists that backend, then reads which rows are to_send and which of them
+  // nobody holds. Instance 2 then delivers its batch and goes on alone until nothing is left.
   trace.section("5c · One dispatcher killed (SIGKILL) mid-batch");
   const killed = await withOutbox(true, async ({ db, dispatchers: [d1, d2] }) => {
     const t1 = await d1.take();
@@ -526,12 +534,18 @@ try {
   PostgreSQL's syntax, READ COMMITTED by default. Its "Isolation levels" page (YSQL) says that new clusters
   ("universes") of v2025.2 or later deployed with yugabyted, YugabyteDB Anywhere or YugabyteDB Aeon have Read
   Committed on by default; on older or manually deployed ones, READ COMMITTED maps to snapshot isolation
-  unless the yb_enable_read_committed_isolation flag is set. At serializable or
-  snapshot isolation, a transaction that loses a conflict fails with SQLSTATE 40001 (serialization_failure),
+  unless the yb_enable_read_committed_isolation flag is set. On PostgreSQL, CockroachDB and YugabyteDB, at
+  serializable or snapshot isolation, a transaction that loses a conflict fails with SQLSTATE 40001 (serialization_failure),
   as 3c and 3d did here; PostgreSQL also names 40P01 (deadlock_detected) as worth retrying (PostgreSQL,
-  "Serialization Failure Handling"). So on CockroachDB the losing claim of 3a does not get an empty result
-  and a 409: it fails with 40001, as in 3d, and is retried, by CockroachDB itself where it can, otherwise by
-  the client (CockroachDB, "Transaction Retry Error Reference"); the rerun finds the winner's key.`);
+  "Serialization Failure Handling"). Spanner answers ABORTED, a gRPC status (Spanner API reference,
+  TransactionOptions), and its client libraries run the transaction again themselves (the Java client's
+  TransactionRunner: "with retries for transaction aborts").
+  On CockroachDB what 3a's loser gets depends on timestamps: a read that meets the write intent of a
+  transaction with a lower timestamp waits for it to finish (CockroachDB, "Transaction Layer", Transaction
+  conflicts), so a loser that began after the winner then sees the winner's key: no row, a 409. A loser whose
+  timestamp is below the winner's commit (it began first, say) fails with 40001 instead, retried by CockroachDB
+  itself where it can, otherwise by the client (CockroachDB, "Transaction Retry Error Reference"); the rerun
+  finds the winner's key.`);
   trace.prose(`What the client must retry is the whole transaction, from its BEGIN: every statement again, against what
   the database holds now, not the one statement that failed. The claim, the report and the completed key go
   again together, and a rerun claim finds the winner's key (409 or a replay), so the retry is safe.`);

@@ -207,9 +207,11 @@ export function postgresReport(bench: IdempotencyBench, server: string): string 
     "fresh key send the claim (INSERT … ON CONFLICT DO NOTHING RETURNING fence, one commit), then BEGIN,",
     "INSERT report, UPDATE key, COMMIT: five round trips, two commits, each commit waiting for its WAL",
     "flush (an fsync) while synchronous_commit=on. A replay sends the claim, which finds the key and writes",
-    "nothing, and a SELECT of the stored answer. synchronous_commit=off answers before the flush: a",
-    "PostgreSQL crash may then lose the last commits (at most three times wal_writer_delay, 200 ms by",
-    "default), never half of one; the tracker's own crash loses nothing either way.",
+    "nothing, and a SELECT of the stored answer. synchronous_commit=off answers before the flush: an",
+    "operating system or database crash may then lose the commits answered in up to the last",
+    "3 × wal_writer_delay (600 ms at its default of 200 ms), never half of one (PostgreSQL",
+    "documentation, synchronous_commit and \"Asynchronous Commit\"); the tracker's own crash loses",
+    "nothing either way.",
     ...checkLines(bench),
   ];
   return lines.join("\n");

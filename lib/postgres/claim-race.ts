@@ -7,12 +7,15 @@
  * Two designs of the claim:
  * - `constraint`: the key table has PRIMARY KEY (caller, key), and the claim is one statement,
  *   INSERT … ON CONFLICT (caller, key) DO NOTHING RETURNING fence. Instance 1's INSERT is in, not yet
- *   committed; instance 2's INSERT of the same key waits on it (the unique index makes it wait for
- *   the other transaction's outcome). Once instance 1 commits, at READ COMMITTED instance 2's INSERT
- *   inserts nothing and returns no row: instance 2 reads the row, in progress, and answers 409. At
- *   REPEATABLE READ or SERIALIZABLE the committed row is newer than instance 2's snapshot, so its
- *   INSERT fails with SQLSTATE 40001 instead (PostgreSQL documentation, 13.2.2 and 13.2.3); instance 2
- *   rolls back and runs its whole transaction again, which then finds the row and answers 409.
+ *   committed; instance 2's INSERT of the same key waits on it (the unique index makes it "wait to
+ *   see if that transaction commits": PostgreSQL documentation, "Index Uniqueness Checks"). Once
+ *   instance 1 commits, at READ COMMITTED instance 2's INSERT inserts nothing and returns no row
+ *   (13.2.1: skipping it "is only the case in Read Committed mode"): instance 2 reads the row, in
+ *   progress, and answers 409. At REPEATABLE READ or SERIALIZABLE the committed row is newer than
+ *   instance 2's snapshot, so its INSERT fails with SQLSTATE 40001, "could not serialize access due
+ *   to concurrent update" (PostgreSQL's source, src/backend/executor/nodeModifyTable.c,
+ *   ExecCheckTupleVisible); instance 2 rolls back and runs its whole transaction again, which then
+ *   finds the row and answers 409.
  * - `check-then-insert`: no constraint; each instance SELECTs the key, finds nothing, INSERTs its
  *   claim. Both SELECTs run before either INSERT: both find nothing, both claim, both file.
  *

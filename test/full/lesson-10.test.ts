@@ -81,6 +81,16 @@ test("lesson 10 measures every case: own files 2, shared PostgreSQL 1, ON CONFLI
   assert.match(ran.stdout, /key outbox-row-1 seen before: .* NOT delivered again/);
   assert.match(ran.stdout, /SQLSTATE 40001 \(serialization_failure\)/);
   assert.match(ran.stdout, /SQLSTATE 40003/);
+  // Section 6, as a fact check left it: 40001 said of PostgreSQL, CockroachDB and YugabyteDB, Spanner's
+  // ABORTED apart; on CockroachDB 3a's loser depends on timestamps; each with its source.
+  const text = ran.stdout.replace(/\s+/g, " ");
+  assert.doesNotMatch(text, /So on CockroachDB the losing claim of 3a does not get an empty result/);
+  assert.doesNotMatch(text, /\. At serializable or snapshot isolation, a transaction that loses a conflict fails/);
+  assert.match(text, /On PostgreSQL, CockroachDB and YugabyteDB, at serializable or snapshot isolation, a transaction that loses a conflict fails with SQLSTATE 40001/);
+  assert.match(text, /Spanner answers ABORTED, a gRPC status \(Spanner API reference, TransactionOptions\), and its client libraries run the transaction again themselves \(the Java client's TransactionRunner: "with retries for transaction aborts"\)/);
+  assert.match(text, /On CockroachDB what 3a's loser gets depends on timestamps: a read that meets the write intent of a transaction with a lower timestamp waits for it to finish \(CockroachDB, "Transaction Layer", Transaction conflicts\), so a loser that began after the winner then sees the winner's key: no row, a 409\. A loser whose timestamp is below the winner's commit \(it began first, say\) fails with 40001 instead/);
+  // 3b's 40001 of ON CONFLICT above READ COMMITTED, with what says it.
+  assert.match(text, /The wait: PostgreSQL documentation, "Index Uniqueness Checks"; the 40001: PostgreSQL's source, nodeModifyTable\.c, ExecCheckTupleVisible\./);
   assert.deepEqual(processesMarked(marker), [], "no tracker, dispatcher or PostgreSQL process outlives the lesson");
 });
 
