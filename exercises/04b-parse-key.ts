@@ -1,6 +1,5 @@
 /**
  * Exercise 04b · Read the Idempotency-Key header, both forms
- * @lesson 04
  *
  * Goal: turn the values of the Idempotency-Key header (one string per header line, as the tracker
  * collects them from rawHeaders) into the key, or say exactly what is wrong with them. Two forms are

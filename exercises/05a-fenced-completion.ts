@@ -1,6 +1,5 @@
 /**
  * Exercise 05a · Fenced completion: the conditional update and the rollback
- * @lesson 05
  *
  * Goal: finish a claim the way the fenced tracker does. A request claimed `key` with fencing token
  * `fence` and has done its work; now it files the report and completes the key, in one transaction,

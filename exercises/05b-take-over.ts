@@ -1,6 +1,5 @@
 /**
  * Exercise 05b · Take over a claim whose lease has run out, with the next fencing token
- * @lesson 05
  *
  * Goal: the take-over of the fenced tracker. `key` is in progress, but its holder has not finished
  * within its lease: from `now >= lease_until` on, another request may take the key over. It gets the

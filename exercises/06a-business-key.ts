@@ -1,6 +1,5 @@
 /**
  * Exercise 06a · A business key for a bug report
- * @lesson 06
  *
  * Goal: when the harness gives up and the model files the report again, it makes a new tool_use with
  * a new id, so a key built from the id (`run_id:tool_use_id`) misses. Derive the key from what the

@@ -1,6 +1,5 @@
 /**
  * Exercise 06b · Tell the model what the harness knows
- * @lesson 06
  *
  * Goal: when the harness stops trying, it answers the model's tool_use with a tool_result: `content`
  * (words) and `is_error`. The model acts on the words. The harness knows one of three things: the

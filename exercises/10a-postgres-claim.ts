@@ -1,6 +1,5 @@
 /**
  * Exercise 10a · The claim on PostgreSQL: one INSERT … ON CONFLICT … RETURNING
- * @lesson 10
  *
  * Goal: claim an idempotency key on a PostgreSQL server shared by several tracker instances, in one
  * statement. A new (caller, key) goes in as 'in_progress' with the next fencing token from the
