@@ -41,7 +41,6 @@ export class RetryQuota {
    */
   acquire(kind: RetryKind): number | undefined {
     // TODO: take the retry's cost from the bucket, or refuse.
-    void kind;
     throw new Error("TODO: write RetryQuota.acquire (exercise 03a)");
   }
 
@@ -51,7 +50,6 @@ export class RetryQuota {
    */
   recordSuccess(lastRetryCost?: number): void {
     // TODO: refill the bucket.
-    void lastRetryCost;
     throw new Error("TODO: write RetryQuota.recordSuccess (exercise 03a)");
   }
 }

@@ -25,6 +25,5 @@ export const MAX_KEY_CHARS = 255;
  */
 export function parseIdempotencyKey(values: readonly string[]): KeyParse {
   // TODO: handle a missing and a duplicated header, then the quoted and the bare form, then the length.
-  void values;
   throw new Error("TODO: write parseIdempotencyKey (exercise 04b)");
 }

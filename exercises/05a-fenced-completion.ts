@@ -22,9 +22,5 @@ import type { DatabaseSync } from "node:sqlite";
 export function completeFenced(db: DatabaseSync, key: string, fence: number, title: string): number | undefined {
   // TODO: one transaction: insert the report, update the key WHERE … AND fence = ?, and commit only if
   //   exactly one row changed; otherwise roll back, the report with it.
-  void db;
-  void key;
-  void fence;
-  void title;
   throw new Error("TODO: write completeFenced (exercise 05a)");
 }

@@ -23,9 +23,5 @@ import type { DatabaseSync } from "node:sqlite";
 export function takeOver(db: DatabaseSync, key: string, now: number, leaseMs: number): number | undefined {
   // TODO: in one transaction, read the row; if its lease has run out, draw the next token from
   //   fence_counter and move the row to it with a fresh lease.
-  void db;
-  void key;
-  void now;
-  void leaseMs;
   throw new Error("TODO: write takeOver (exercise 05b)");
 }

@@ -19,15 +19,11 @@
 /** The title as the tracker compares titles: "Login Button: does NOTHING!" → "login button does nothing". */
 export function normalizeTitle(title: string): string {
   // TODO: NFKC, lower case, fold every run of non-letters/digits to one space, trim.
-  void title;
   throw new Error("TODO: write normalizeTitle (exercise 06a)");
 }
 
 /** The idempotency key for "this report in this run": the same for every wording that normalises alike. */
 export function businessKey(run: string, module: string, title: string): string {
   // TODO: combine run, normalised module and normalised title unambiguously, then hash into a valid key.
-  void run;
-  void module;
-  void title;
   throw new Error("TODO: write businessKey (exercise 06a)");
 }

@@ -21,6 +21,5 @@ export type { ToolOutcome, ToolResultBody };
 /** The tool_result's content and is_error for what the harness knows. */
 export function toolResultFor(outcome: ToolOutcome): ToolResultBody {
   // TODO: one message for "filed" (new or existing), one for "failed", one for "unknown".
-  void outcome;
   throw new Error("TODO: write toolResultFor (exercise 06b)");
 }

@@ -32,15 +32,11 @@ export type TestedFault = "lose-response" | "slow";
  */
 export async function reportsAfter(variant: VariantName, fault: TestedFault): Promise<number> {
   // TODO: start the tracker with the fault, run the call, steer "slow" with the gates, count, close.
-  void variant;
-  void fault;
   throw new Error("TODO: write reportsAfter (exercise 08a)");
 }
 
 /** The test: exactly one report after `fault`; an AssertionError if not. */
 export async function exactlyOnce(variant: VariantName, fault: TestedFault): Promise<void> {
   // TODO: assert that reportsAfter gives exactly 1.
-  void variant;
-  void fault;
   throw new Error("TODO: write exactlyOnce (exercise 08a)");
 }

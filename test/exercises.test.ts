@@ -31,6 +31,8 @@ test("every exercise has a lesson, a hint, a test, a solution, and a TODO", () =
     assert.match(source, /\/\/ TODO:/, `${e.file} has no "// TODO:" to guide the learner`);
     assert.match(source, new RegExp(`throw new Error\\("TODO: .*\\(exercise ${e.id}\\)"\\)`), `${e.file} must throw a TODO error naming exercise ${e.id}`);
     assert.doesNotMatch(source, /^\s*\*\s*@(hint|lesson)\b/m, `${e.file}: the hint and the lesson belong in exercises/info.toml, not in the file the learner edits`);
+    // Nothing requires a stub to mention its parameters (the type check allows unused ones).
+    assert.doesNotMatch(source, /^\s*void \w+;$/m, `${e.file}: a "void x;" line`);
     assert.doesNotMatch(readFileSync(join(project.root, e.solution), "utf8"), /TODO/, `${e.solution} still has a TODO`);
   }
 });
