@@ -1,6 +1,5 @@
 /**
  * Exercise 01a · May the client retry on its own?
- * @lesson 01
  *
  * Goal: write the retry rule of RFC 9110 §9.2.2 as two functions that an HTTP client could call after
  * a failure, before it resends anything on its own.
@@ -21,7 +20,6 @@ export type Failure =
 /** True for the methods RFC 9110 defines as idempotent. */
 export function isIdempotentMethod(method: string): boolean {
   // TODO: return true for the idempotent methods of RFC 9110 and false for every other string.
-  void method;
   throw new Error("TODO: write isIdempotentMethod (exercise 01a)");
 }
 
@@ -32,8 +30,5 @@ export function isIdempotentMethod(method: string): boolean {
  */
 export function mayRetryAutomatically(method: string, failure: Failure, hasIdempotencyKey: boolean): boolean {
   // TODO: apply the rule of RFC 9110 §9.2.2, escape clause included.
-  void method;
-  void failure;
-  void hasIdempotencyKey;
   throw new Error("TODO: write mayRetryAutomatically (exercise 01a)");
 }

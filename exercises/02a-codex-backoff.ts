@@ -1,6 +1,5 @@
 /**
  * Exercise 02a · Codex's backoff: 200 ms, doubling, ±10 %
- * @lesson 02
  *
  * Goal: the course page's exercise. Codex's sampling layer, the loop that sends a whole model
  * request again when its answer's stream fails (lesson 03), waits backoff(attempt) = 200 ms ×
@@ -23,14 +22,11 @@ export const BACKOFF_FACTOR = 2;
 /** The wait before retry `attempt` (1 for the first retry) without jitter, in ms. */
 export function nominalBackoffMs(attempt: number): number {
   // TODO: INITIAL_DELAY_MS, multiplied by BACKOFF_FACTOR once for each retry after the first.
-  void attempt;
   throw new Error("TODO: write nominalBackoffMs (exercise 02a)");
 }
 
 /** The wait Codex sleeps before retry `attempt`: the nominal wait times a factor uniform in [0.9, 1.1). */
 export function codexBackoff(attempt: number, random: Random): number {
   // TODO: one draw from `random`, turned into a factor in [0.9, 1.1), times the nominal wait.
-  void attempt;
-  void random;
   throw new Error("TODO: write codexBackoff (exercise 02a)");
 }

@@ -1,6 +1,5 @@
 /**
  * Exercise 02b · Full Jitter and Decorrelated Jitter
- * @lesson 02
  *
  * Goal: the two jittered strategies of the AWS Architecture Blog's "Exponential Backoff And Jitter"
  * (Marc Brooker, 2015) that spread a herd the most. With v_n = min(cap, base × 2^n) for retry n:
@@ -29,18 +28,12 @@ export function cappedExponentialMs(attempt: number, { baseMs, capMs }: BackoffP
 /** Full Jitter: a wait drawn uniformly from [0, v_n) before retry `attempt`. */
 export function fullJitter(attempt: number, params: BackoffParams, random: Random): number {
   // TODO: one draw, scaled onto [0, v_n).
-  void attempt;
-  void params;
-  void random;
   throw new Error("TODO: write fullJitter (exercise 02b)");
 }
 
 /** Decorrelated Jitter: the next wait, min(cap, uniform(base, 3 × prevMs)). */
 export function decorrelatedJitter(prevMs: number, params: BackoffParams, random: Random): number {
   // TODO: one draw, scaled onto [base, 3 × prevMs), then capped.
-  void prevMs;
-  void params;
-  void random;
   throw new Error("TODO: write decorrelatedJitter (exercise 02b)");
 }
 
@@ -50,7 +43,5 @@ export function decorrelatedJitter(prevMs: number, params: BackoffParams, random
  */
 export function decorrelatedClient(params: BackoffParams, random: Random): () => number {
   // TODO: keep the previous wait between calls, starting at params.baseMs.
-  void params;
-  void random;
   throw new Error("TODO: write decorrelatedClient (exercise 02b)");
 }

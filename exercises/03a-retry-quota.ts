@@ -1,6 +1,5 @@
 /**
  * Exercise 03a · A retry budget: the AWS SDKs' token bucket
- * @lesson 03
  *
  * Goal: a client-side retry quota as the AWS SDKs' standard retry mode has it. Every retry must be
  * paid for from one bucket that all of a client's calls share; successes pay a little back. While
@@ -42,7 +41,6 @@ export class RetryQuota {
    */
   acquire(kind: RetryKind): number | undefined {
     // TODO: take the retry's cost from the bucket, or refuse.
-    void kind;
     throw new Error("TODO: write RetryQuota.acquire (exercise 03a)");
   }
 
@@ -52,7 +50,6 @@ export class RetryQuota {
    */
   recordSuccess(lastRetryCost?: number): void {
     // TODO: refill the bucket.
-    void lastRetryCost;
     throw new Error("TODO: write RetryQuota.recordSuccess (exercise 03a)");
   }
 }

@@ -1,6 +1,5 @@
 /**
  * Exercise 03b · The SDK's retry rules: what to retry, and how long to wait
- * @lesson 03
  *
  * Goal: the two decisions an LLM SDK makes after a failed request, as anthropic-sdk-python does them
  * (`_should_retry`, `_parse_retry_after_header`, `_calculate_retry_timeout` in `_base_client.py`).
@@ -24,7 +23,6 @@ export const MAX_RETRY_AFTER_MS = 60_000;
 /** May the SDK retry after this outcome of a request? */
 export function shouldRetry(outcome: Outcome): boolean {
   // TODO: connection errors and timeouts; x-should-retry; 408, 409, 429, 5xx.
-  void outcome;
   throw new Error("TODO: write shouldRetry (exercise 03b)");
 }
 
@@ -34,10 +32,5 @@ export function shouldRetry(outcome: Outcome): boolean {
  */
 export function retryDelay(retriesSoFar: number, headers: Headers, random: Random, nowMs: number): number {
   // TODO: the server's delay (retry-after-ms, then retry-after) when it is in (0, 60 s]; else the backoff.
-  void retriesSoFar;
-  void headers;
-  void random;
-  void nowMs;
-  void anthropicSdkDelayMs;
   throw new Error("TODO: write retryDelay (exercise 03b)");
 }

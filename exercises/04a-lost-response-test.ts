@@ -1,6 +1,5 @@
 /**
  * Exercise 04a · Write the test: a lost response, naive tracker against keyed
- * @lesson 04
  *
  * Goal: the test the page asks for. Against the naive tracker, a retry after a lost response leaves 2
  * reports; against the keyed one, exactly 1. The agent is the same in both: it sends one
@@ -33,13 +32,11 @@ export interface Subjects {
  */
 export async function reportsAfterLostResponse(variant: VariantName): Promise<number> {
   // TODO: start the tracker with the fault, file one report, count, and close the tracker.
-  void variant;
   throw new Error("TODO: write reportsAfterLostResponse (exercise 04a)");
 }
 
 /** The test: 2 reports on `subjects.broken`, exactly 1 on `subjects.fixed`; an AssertionError if not. */
 export async function lostResponseTest(subjects: Subjects = { broken: "naive", fixed: "keyed" }): Promise<void> {
   // TODO: assert what reportsAfterLostResponse returns for each subject.
-  void subjects;
   throw new Error("TODO: write lostResponseTest (exercise 04a)");
 }

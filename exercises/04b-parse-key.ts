@@ -1,6 +1,5 @@
 /**
  * Exercise 04b · Read the Idempotency-Key header, both forms
- * @lesson 04
  *
  * Goal: turn the values of the Idempotency-Key header (one string per header line, as the tracker
  * collects them from rawHeaders) into the key, or say exactly what is wrong with them. Two forms are
@@ -26,6 +25,5 @@ export const MAX_KEY_CHARS = 255;
  */
 export function parseIdempotencyKey(values: readonly string[]): KeyParse {
   // TODO: handle a missing and a duplicated header, then the quoted and the bare form, then the length.
-  void values;
   throw new Error("TODO: write parseIdempotencyKey (exercise 04b)");
 }

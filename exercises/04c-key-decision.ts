@@ -1,6 +1,5 @@
 /**
  * Exercise 04c · What a keyed tracker does with a key it has seen
- * @lesson 04
  *
  * Goal: given what the key table holds for the caller's key (or nothing), the fingerprint of the new
  * request and the time, decide: claim the key, replay the stored response, answer 409 (in progress)
@@ -21,8 +20,5 @@ export type { KeyDecision, KeyRow };
  */
 export function decideKey(row: KeyRow | undefined, fingerprint: string, now: number): KeyDecision {
   // TODO: check, in this order: no live row (none, or expired), the fingerprint, completed, the lease.
-  void row;
-  void fingerprint;
-  void now;
   throw new Error("TODO: write decideKey (exercise 04c)");
 }

@@ -1,6 +1,5 @@
 /**
  * Exercise 05a · Fenced completion: the conditional update and the rollback
- * @lesson 05
  *
  * Goal: finish a claim the way the fenced tracker does. A request claimed `key` with fencing token
  * `fence` and has done its work; now it files the report and completes the key, in one transaction,
@@ -23,9 +22,5 @@ import type { DatabaseSync } from "node:sqlite";
 export function completeFenced(db: DatabaseSync, key: string, fence: number, title: string): number | undefined {
   // TODO: one transaction: insert the report, update the key WHERE … AND fence = ?, and commit only if
   //   exactly one row changed; otherwise roll back, the report with it.
-  void db;
-  void key;
-  void fence;
-  void title;
   throw new Error("TODO: write completeFenced (exercise 05a)");
 }

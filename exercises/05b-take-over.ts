@@ -1,6 +1,5 @@
 /**
  * Exercise 05b · Take over a claim whose lease has run out, with the next fencing token
- * @lesson 05
  *
  * Goal: the take-over of the fenced tracker. `key` is in progress, but its holder has not finished
  * within its lease: from `now >= lease_until` on, another request may take the key over. It gets the
@@ -24,9 +23,5 @@ import type { DatabaseSync } from "node:sqlite";
 export function takeOver(db: DatabaseSync, key: string, now: number, leaseMs: number): number | undefined {
   // TODO: in one transaction, read the row; if its lease has run out, draw the next token from
   //   fence_counter and move the row to it with a fresh lease.
-  void db;
-  void key;
-  void now;
-  void leaseMs;
   throw new Error("TODO: write takeOver (exercise 05b)");
 }

@@ -1,6 +1,5 @@
 /**
  * Exercise 06a · A business key for a bug report
- * @lesson 06
  *
  * Goal: when the harness gives up and the model files the report again, it makes a new tool_use with
  * a new id, so a key built from the id (`run_id:tool_use_id`) misses. Derive the key from what the
@@ -20,15 +19,11 @@
 /** The title as the tracker compares titles: "Login Button: does NOTHING!" → "login button does nothing". */
 export function normalizeTitle(title: string): string {
   // TODO: NFKC, lower case, fold every run of non-letters/digits to one space, trim.
-  void title;
   throw new Error("TODO: write normalizeTitle (exercise 06a)");
 }
 
 /** The idempotency key for "this report in this run": the same for every wording that normalises alike. */
 export function businessKey(run: string, module: string, title: string): string {
   // TODO: combine run, normalised module and normalised title unambiguously, then hash into a valid key.
-  void run;
-  void module;
-  void title;
   throw new Error("TODO: write businessKey (exercise 06a)");
 }

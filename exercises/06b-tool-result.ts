@@ -1,6 +1,5 @@
 /**
  * Exercise 06b · Tell the model what the harness knows
- * @lesson 06
  *
  * Goal: when the harness stops trying, it answers the model's tool_use with a tool_result: `content`
  * (words) and `is_error`. The model acts on the words. The harness knows one of three things: the
@@ -22,6 +21,5 @@ export type { ToolOutcome, ToolResultBody };
 /** The tool_result's content and is_error for what the harness knows. */
 export function toolResultFor(outcome: ToolOutcome): ToolResultBody {
   // TODO: one message for "filed" (new or existing), one for "failed", one for "unknown".
-  void outcome;
   throw new Error("TODO: write toolResultFor (exercise 06b)");
 }

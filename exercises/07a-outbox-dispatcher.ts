@@ -1,6 +1,5 @@
 /**
  * Exercise 07a · An outbox dispatcher that survives its own crash
- * @lesson 07
  *
  * Goal: one pass of the outbox dispatcher of lesson 07. Every row still 'to_send' (oldest first) is
  * posted to the notifier with an Idempotency-Key derived from the row, and marked 'sent' once the
@@ -31,13 +30,11 @@ export interface DispatchInput {
 /** The Idempotency-Key a row is delivered with, on every pass. */
 export function rowKey(row: OutboxRow): string {
   // TODO: derive the key from the row, so that a redelivery carries the same one.
-  void row;
   throw new Error("TODO: write rowKey (exercise 07a)");
 }
 
 /** One pass over the 'to_send' rows; returns how many rows it marked sent. */
 export async function dispatch(input: DispatchInput): Promise<number> {
   // TODO: post each pending row with its key; mark it sent once the notifier answered 2xx.
-  void input;
   throw new Error("TODO: write dispatch (exercise 07a)");
 }

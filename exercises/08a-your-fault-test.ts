@@ -1,6 +1,5 @@
 /**
  * Exercise 08a · Your own fault-injection test
- * @lesson 08
  *
  * Goal: the test the course asks for, written once for any tracker. Inject a fault on the server for
  * request #1, let the agent make its one logical call with one key reused on every retry, and assert
@@ -33,15 +32,11 @@ export type TestedFault = "lose-response" | "slow";
  */
 export async function reportsAfter(variant: VariantName, fault: TestedFault): Promise<number> {
   // TODO: start the tracker with the fault, run the call, steer "slow" with the gates, count, close.
-  void variant;
-  void fault;
   throw new Error("TODO: write reportsAfter (exercise 08a)");
 }
 
 /** The test: exactly one report after `fault`; an AssertionError if not. */
 export async function exactlyOnce(variant: VariantName, fault: TestedFault): Promise<void> {
   // TODO: assert that reportsAfter gives exactly 1.
-  void variant;
-  void fault;
   throw new Error("TODO: write exactlyOnce (exercise 08a)");
 }

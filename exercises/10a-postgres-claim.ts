@@ -1,6 +1,5 @@
 /**
  * Exercise 10a · The claim on PostgreSQL: one INSERT … ON CONFLICT … RETURNING
- * @lesson 10
  *
  * Goal: claim an idempotency key on a PostgreSQL server shared by several tracker instances, in one
  * statement. A new (caller, key) goes in as 'in_progress' with the next fencing token from the
@@ -29,7 +28,5 @@ import type { Claim } from "../lib/postgres/claim.ts";
 export async function claimKey(db: ClientBase, claim: Claim): Promise<number | undefined> {
   // TODO: one INSERT into idempotency_keys that leaves an existing (caller, key) alone and hands back
   //   the new row's fence; pass the values as query parameters, never in the SQL text.
-  void db;
-  void claim;
   throw new Error("TODO: write the claim statement (exercise 10a)");
 }

@@ -1,6 +1,5 @@
 /**
  * Exercise 01a · May the client retry on its own? (reference answer)
- * @lesson 01
  *
  * Goal: write the retry rule of RFC 9110 §9.2.2 as two functions that an HTTP client could call after
  * a failure, before it resends anything on its own.

@@ -1,6 +1,5 @@
 /**
  * Exercise 02a · Codex's backoff: 200 ms, doubling, ±10 % (reference answer)
- * @lesson 02
  *
  * Goal: the course page's exercise. Codex's sampling layer, the loop that sends a whole model
  * request again when its answer's stream fails (lesson 03), waits backoff(attempt) = 200 ms ×

@@ -1,6 +1,5 @@
 /**
  * Exercise 02b · Full Jitter and Decorrelated Jitter (reference answer)
- * @lesson 02
  *
  * Goal: the two jittered strategies of the AWS Architecture Blog's "Exponential Backoff And Jitter"
  * (Marc Brooker, 2015) that spread a herd the most. With v_n = min(cap, base × 2^n) for retry n:

@@ -1,6 +1,5 @@
 /**
  * Exercise 03a · A retry budget: the AWS SDKs' token bucket (reference answer)
- * @lesson 03
  *
  * Goal: a client-side retry quota as the AWS SDKs' standard retry mode has it. Every retry must be
  * paid for from one bucket that all of a client's calls share; successes pay a little back. A

@@ -1,6 +1,5 @@
 /**
  * Exercise 03b · The SDK's retry rules: what to retry, and how long to wait (reference answer)
- * @lesson 03
  *
  * Goal: the two decisions an LLM SDK makes after a failed request, as anthropic-sdk-python does them
  * (`_should_retry`, `_parse_retry_after_header`, `_calculate_retry_timeout` in `_base_client.py`).

@@ -1,6 +1,5 @@
 /**
  * Exercise 04a · Write the test: a lost response, naive tracker against keyed (reference answer)
- * @lesson 04
  *
  * Goal: the test the page asks for. Against the naive tracker, a retry after a lost response leaves 2
  * reports; against the keyed one, exactly 1.

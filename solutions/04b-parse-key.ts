@@ -1,6 +1,5 @@
 /**
  * Exercise 04b · Read the Idempotency-Key header, both forms (reference answer)
- * @lesson 04
  *
  * The reference answer is the tracker's own parser, which the keyed variants use on every request:
  * read it in lib/tracker/idempotency-key.ts (parseIdempotencyKey, parseSfString, parseBare).

@@ -1,6 +1,5 @@
 /**
  * Exercise 04c · What a keyed tracker does with a key it has seen (reference answer)
- * @lesson 04
  *
  * The reference answer is the decision the keyed variants make on every request: read it, with the
  * reasons for its order, in lib/tracker/key-decision.ts (decideKey).

@@ -1,6 +1,5 @@
 /**
  * Exercise 05a · Fenced completion: the conditional update and the rollback (reference answer)
- * @lesson 05
  *
  * Goal: finish a claim the way the fenced tracker does: insert the report and complete the key in one
  * transaction, and keep neither unless the claim with this fencing token still holds the key.

@@ -1,6 +1,5 @@
 /**
  * Exercise 05b · Take over a claim whose lease has run out, with the next fencing token (reference answer)
- * @lesson 05
  *
  * Goal: the take-over of the fenced tracker: past the lease, move the key to the next token of the
  * database's counter and a fresh lease, in one transaction.

@@ -1,6 +1,5 @@
 /**
  * Exercise 06b · Tell the model what the harness knows (reference answer)
- * @lesson 06
  *
  * The reference answer is the harness's own wording: read it in lib/agent/tool-result.ts
  * (toolResultFor, beside submissionFailedResult, the wording lesson 06 shows going wrong).

@@ -1,6 +1,5 @@
 /**
  * Exercise 07a · An outbox dispatcher that survives its own crash (reference answer)
- * @lesson 07
  *
  * Goal: one pass of the outbox dispatcher of lesson 07. Every row still 'to_send' (oldest first) is
  * posted to the notifier with an Idempotency-Key derived from the row, and marked 'sent' once the

@@ -1,6 +1,5 @@
 /**
  * Exercise 08a · Your own fault-injection test (reference answer)
- * @lesson 08
  *
  * Goal: the test the course asks for, written once for any tracker. Inject a fault on the server for
  * request #1, let the agent make its one logical call with one key reused on every retry, and assert

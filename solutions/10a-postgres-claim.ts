@@ -1,6 +1,5 @@
 /**
  * Exercise 10a · The claim on PostgreSQL: one INSERT … ON CONFLICT … RETURNING (reference answer)
- * @lesson 10
  *
  * Goal: claim an idempotency key in one statement; a key that is there already is left as it is and
  * the claim returns no token.

@@ -4,9 +4,8 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { firstFailure, runExerciseTests, testCounts } from "../lib/runner/exercise-run.ts";
-import { checkLimitMs } from "../lib/runner/hints.ts";
-import { runIn, tempProject } from "./temp-project.ts";
+import { checkLimitMs, firstFailure, runExerciseTests, testCounts } from "../lib/runner/exercise-run.ts";
+import { runIn, shippedExercises, tempProject } from "./temp-project.ts";
 
 test("firstFailure reads block errors (assertion message and comparison) and unquotes one-line ones", () => {
   const tap = [
@@ -90,8 +89,12 @@ test("every test passes but the file never ends: said so, soon after the last te
 });
 
 test("pure-function exercises get a much shorter time limit than those that start servers", () => {
-  assert.ok(checkLimitMs("01a") <= 15_000, String(checkLimitMs("01a")));
-  assert.ok(checkLimitMs("04a") >= 4 * checkLimitMs("01a"));
+  const all = shippedExercises();
+  const pure = all.find((e) => e.id === "01a")!;
+  const server = all.find((e) => e.id === "04a")!;
+  assert.deepEqual([pure.pure, server.pure], [true, false], "the manifest says which is which");
+  assert.ok(checkLimitMs(pure) <= 15_000, String(checkLimitMs(pure)));
+  assert.ok(checkLimitMs(server) >= 4 * checkLimitMs(pure));
 });
 
 test("npm run check keeps the indentation of a failure's continuation lines", { timeout: 60_000 }, async (t) => {

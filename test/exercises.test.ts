@@ -12,7 +12,6 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { listLessons, ROOT } from "../lib/runner/catalog.ts";
 import { runExerciseTests } from "../lib/runner/exercise-run.ts";
-import { hintFor } from "../lib/runner/hints.ts";
 import { looksShipped, shippedExerciseFiles, SHIPPED_DIR } from "../lib/runner/shipped.ts";
 import { shippedProject } from "./temp-project.ts";
 
@@ -24,15 +23,16 @@ const lessons = listLessons();
 test("every exercise has a lesson, a hint, a test, a solution, and a TODO", () => {
   assert.ok(exercises.length >= 1);
   for (const e of exercises) {
-    assert.ok(lessons.some((l) => l.number === e.lesson), `${e.file}: @lesson ${e.lesson} names no lesson`);
-    assert.ok(hintFor(e.id).length > 20, `${e.file}: no hint in lib/runner/hints.ts`);
-    assert.ok(e.title.length > 0, `${e.file}: no title line`);
+    assert.ok(lessons.some((l) => l.number === e.lesson), `${e.id}: its lesson in exercises/info.toml, ${e.lesson}, names no lesson`);
+    assert.ok(e.hintSteps.length > 0 && e.hintSteps.every((s) => s.length > 20), `${e.id}: no hint in exercises/info.toml`);
     assert.ok(existsSync(join(project.root, e.test)), `${e.test} is missing`);
     assert.ok(existsSync(join(project.root, e.solution)), `${e.solution} is missing`);
     const source = readFileSync(join(project.root, e.file), "utf8");
     assert.match(source, /\/\/ TODO:/, `${e.file} has no "// TODO:" to guide the learner`);
     assert.match(source, new RegExp(`throw new Error\\("TODO: .*\\(exercise ${e.id}\\)"\\)`), `${e.file} must throw a TODO error naming exercise ${e.id}`);
-    assert.doesNotMatch(source, /@hint/, `${e.file}: the hint belongs in lib/runner/hints.ts, not in the file the learner edits`);
+    assert.doesNotMatch(source, /^\s*\*\s*@(hint|lesson)\b/m, `${e.file}: the hint and the lesson belong in exercises/info.toml, not in the file the learner edits`);
+    // Nothing requires a stub to mention its parameters (the type check allows unused ones).
+    assert.doesNotMatch(source, /^\s*void \w+;$/m, `${e.file}: a "void x;" line`);
     assert.doesNotMatch(readFileSync(join(project.root, e.solution), "utf8"), /TODO/, `${e.solution} still has a TODO`);
   }
 });

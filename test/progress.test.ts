@@ -10,7 +10,7 @@ import { runIn, tempProject } from "./temp-project.ts";
 test("byLesson: lessons in order with their exercises; lessons without any; exercises of an unknown lesson last", () => {
   const lesson = (n: string): Lesson => ({ number: n, slug: "s", file: `lessons/${n}-s.ts`, title: `L${n}`, summary: "", run: "" });
   const result = (id: string, passed: boolean): ExerciseResult => ({
-    exercise: { id, lesson: id.slice(0, 2), name: `${id}-x`, title: id, hint: "", file: "", test: "", solution: "" } satisfies Exercise,
+    exercise: { id, lesson: id.slice(0, 2), name: `${id}-x`, title: id, goal: "", hintSteps: [], pure: true, file: "", test: "", solution: "" } satisfies Exercise,
     passed,
     timedOut: false,
     output: "",

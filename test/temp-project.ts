@@ -1,13 +1,15 @@
 // A throw-away copy of the workbook for tests of the runner, so that they never touch the real
 // exercises/. It holds the code (lib/, lessons/), node_modules linked, and two exercises: the first
 // real one and a clone of it under another id, so that "the next exercise" exists whatever exercises
-// the workbook has, and the tests take the same time however many it gets.
+// the workbook has, and the tests take the same time however many it gets; its manifest
+// (exercises/info.toml) holds their two entries.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, listExercises, type Exercise } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
+import { MANIFEST, parseManifest } from "../lib/runner/manifest.ts";
 import { shippedExerciseFiles } from "../lib/runner/shipped.ts";
 
 export interface TempProject {
@@ -33,28 +35,39 @@ function projectSkeleton(): string {
 
 export function tempProject(): TempProject {
   const root = projectSkeleton();
-  // The exercise as shipped, never the learner's copy (which may be solved or broken).
+  // The exercise and the manifest as shipped, never the learner's copies (which may be solved or broken).
   const shipped = new Map(shippedExerciseFiles(ROOT).map((f) => [f.path, f.data]));
-  const first = listExercises(ROOT).find((e) => shipped.has(e.file) && shipped.has(e.test));
+  const manifest = shipped.get(MANIFEST)?.toString("utf8");
+  if (!manifest) throw new Error(`the workbook has no ${MANIFEST}`);
+  const fileOf = (id: string): string | undefined => [...shipped.keys()].find((p) => p.startsWith(`exercises/${id}-`) && !p.endsWith(".test.ts"));
+  const first = parseManifest(manifest).find((e) => {
+    const file = fileOf(e.id);
+    return file !== undefined && shipped.has(file.replace(/\.ts$/, ".test.ts"));
+  });
   if (!first) throw new Error("the workbook has no exercise to copy");
+  const name = fileOf(first.id)!.slice("exercises/".length, -".ts".length);
   const cloneId = `${first.lesson}${first.id.endsWith("z") ? "y" : "z"}`;
-  const cloneName = `${cloneId}-${first.name.slice(4)}`;
+  const cloneName = `${cloneId}-${name.slice(4)}`;
   const copy = (from: string, to: string, rename: boolean): void => {
     let text = (shipped.get(from) ?? readFileSync(join(ROOT, from))).toString("utf8");
     if (rename) {
       text = text
-        .split(first.name).join(cloneName)
+        .split(name).join(cloneName)
         .split(`exercise ${first.id}`).join(`exercise ${cloneId}`)
         .split(`Exercise ${first.id}`).join(`Exercise ${cloneId}`);
     }
     writeFileSync(join(root, to), text);
   };
   for (const rename of [false, true]) {
-    const name = rename ? cloneName : first.name;
-    copy(first.file, `exercises/${name}.ts`, rename);
-    copy(first.test, `exercises/${name}.test.ts`, rename);
-    copy(first.solution, `solutions/${name}.ts`, rename);
+    const to = rename ? cloneName : name;
+    copy(`exercises/${name}.ts`, `exercises/${to}.ts`, rename);
+    copy(`exercises/${name}.test.ts`, `exercises/${to}.test.ts`, rename);
+    copy(`solutions/${name}.ts`, `solutions/${to}.ts`, rename);
   }
+  // The manifest: the first exercise's table as shipped, and the same table for the clone, after it.
+  const table = manifest.split(/^(?=\[\[exercises\]\]$)/m).find((t) => new RegExp(`^id = "${first.id}"$`, "m").test(t))!;
+  const clone = table.replace(/^id = ".*"$/m, `id = "${cloneId}"`).replace(/^order = .*$/m, `order = ${first.order + 1}`);
+  writeFileSync(join(root, MANIFEST), `${table.trimEnd()}\n\n${clone}`);
   return withHelpers(root, 2);
 }
 
@@ -68,6 +81,22 @@ export function shippedProject(): TempProject {
   for (const f of shippedExerciseFiles(ROOT)) writeFileSync(join(root, f.path), f.data);
   cpSync(join(ROOT, "solutions"), join(root, "solutions"), { recursive: true });
   return withHelpers(root);
+}
+
+/**
+ * The exercises as shipped, read from the manifest and the files of exercises/ as shipped (put in a
+ * temporary folder for the time it takes): for tests that show their titles, goals and hints but run
+ * nothing.
+ */
+export function shippedExercises(): Exercise[] {
+  const root = mkdtempSync(join(tmpdir(), "retry-workbook-exercises-"));
+  try {
+    mkdirSync(join(root, "exercises"));
+    for (const f of shippedExerciseFiles(ROOT)) writeFileSync(join(root, f.path), f.data);
+    return listExercises(root);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 function withHelpers(root: string, expected?: number): TempProject {

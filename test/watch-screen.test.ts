@@ -2,11 +2,14 @@
 // 80 columns and 24 or 30 rows: it must fit, or the top (which exercise, the keys) scrolls away.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { listExercises, listLessons } from "../lib/runner/catalog.ts";
+import { listLessons } from "../lib/runner/catalog.ts";
 import { initialState, step, type CheckReport, type WatchEvent, type WatchState } from "../lib/runner/watch-core.ts";
 import { renderScreen } from "../lib/runner/watch-screen.ts";
+import { shippedExercises } from "./temp-project.ts";
 
-const EXERCISES = listExercises();
+const EXERCISES = shippedExercises();
+/** An exercise's whole hint, every step. */
+const hintOf = (e: (typeof EXERCISES)[number]): string => e.hintSteps.join("\n\n");
 const LESSONS = listLessons();
 const SIZES = [
   { columns: 80, rows: 30 },
@@ -89,9 +92,9 @@ for (const { columns, rows } of SIZES) {
         assert.ok(lines.some((l) => l.startsWith(`Exercise ${e.id} · `)), `${e.id}: which exercise this is, with the hint`);
         const at = lines.findIndex((l) => l.startsWith("  Hint (h hides it)"));
         assert.ok(at >= 0, `${e.id}: the hint's title`);
-        assert.ok(flat(e.hint).startsWith(lines[at + 1]!.trim()), `${e.id}: the hint starts right under its title`);
+        assert.ok(flat(hintOf(e)).startsWith(lines[at + 1]!.trim()), `${e.id}: the hint starts right under its title`);
         // Either the whole hint is there, or the screen says how many lines are left and how to read them.
-        const whole = flat(hinted).includes(flat(e.hint));
+        const whole = flat(hinted).includes(flat(hintOf(e)));
         const more = lines.find((l) => /^ +… \d+ more lines?: npm run hint \d\d[a-z] prints it whole$/.test(l));
         assert.ok(whole !== (more !== undefined), `${e.id}: the hint is whole, or says how to read it whole:\n${hinted}`);
         if (more) assert.match(more, new RegExp(`npm run hint ${e.id} `));
@@ -125,10 +128,10 @@ test("a short terminal shows the current exercise in the list, with the count of
 });
 
 test("without a height (a pipe, a log), nothing is shortened but the error past its usual limit, which says so", () => {
-  const i = EXERCISES.findIndex((e) => e.hint.length > 1000);
+  const i = EXERCISES.findIndex((e) => hintOf(e).length > 1000);
   assert.ok(i >= 0, "a long hint among the shipped ones");
   const text = renderScreen(run(failingAt(i), { type: "key", key: "h" }), { color: false, width: 80, lessons: LESSONS }).text;
-  assert.ok(flat(text).includes(flat(EXERCISES[i]!.hint)));
+  assert.ok(flat(text).includes(flat(hintOf(EXERCISES[i]!))));
   assert.ok(flat(text).includes("status: 201"), "the error's lines up to the usual limit");
   assert.doesNotMatch(flat(text), /Test\.runInAsyncScope/, "not past it");
   assert.equal([...text.matchAll(/more lines?/g)].length, 1, text);

@@ -1,14 +1,15 @@
 /**
  * The workbook's commands (npm start, lesson, check, hint, progress, reset) and what they read. This
- * module is the catalog: which lessons and exercises exist, read from their files' headers. A lesson is
- * `lessons/NN-slug.ts` with `@title`, `@summary` and `@run` in its JSDoc header; an exercise is
- * `exercises/NNx-slug.ts` with `@lesson NN` in its header (its hint is in hints.ts), a test beside it
- * (`NNx-slug.test.ts`) and a reference answer `solutions/NNx-slug.ts`.
+ * module is the catalog: which lessons and exercises exist. A lesson is `lessons/NN-slug.ts` with
+ * `@title`, `@summary` and `@run` in its JSDoc header. An exercise is an entry of the manifest,
+ * `exercises/info.toml` (its lesson, order, title, goal and hint; see manifest.ts), and its files:
+ * `exercises/NNx-slug.ts` (what the learner edits), its test beside it (`NNx-slug.test.ts`) and a
+ * reference answer `solutions/NNx-slug.ts`, NNx being the entry's id.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { hintFor } from "./hints.ts";
+import { flowText, MANIFEST, ManifestError, readManifest } from "./manifest.ts";
 
 /** The project's root folder. */
 export const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
@@ -33,9 +34,12 @@ export interface Exercise {
   /** "01a-retry-rule" */
   name: string;
   title: string;
-  hint: string;
-  /** The header's "Goal: …" paragraph, without the label ("" when there is none). */
-  goal?: string;
+  /** The brief the watch mode shows; "\n" separates lines that stay lines (a formula). */
+  goal: string;
+  /** The hint, step by step (npm run hint and the watch mode's `h` show every step). */
+  hintSteps: readonly string[];
+  /** Its answer is pure functions: its check gets the short time limit. */
+  pure: boolean;
   /** Paths relative to the root. */
   file: string;
   test: string;
@@ -71,9 +75,10 @@ export function parseHeader(source: string): { first: string; tags: Map<string, 
 }
 
 /**
- * The paragraph of the first JSDoc block that starts with `label:` (e.g. "Goal"), label removed.
- * Lines indented in the source (a formula, one per line) stay lines: they, and the line after them,
- * start on a new line ("\n"); everything else runs together as prose.
+ * The paragraph of the first JSDoc block that starts with `label:` (e.g. "Goal"), label removed,
+ * flowed as the manifest's texts are (flowText): lines indented in the source (a formula, one per
+ * line) stay lines; everything else runs together as prose. The tests hold an exercise's "Goal:"
+ * paragraph equal to its goal in the manifest.
  */
 export function headerParagraph(source: string, label: string): string {
   const m = /\/\*\*([\s\S]*?)\*\//.exec(source);
@@ -83,13 +88,7 @@ export function headerParagraph(source: string, label: string): string {
   const start = lines.findIndex((l) => l.startsWith(`${label}:`));
   if (start < 0) return "";
   const end = lines.findIndex((l, i) => i > start && (l === "" || l.startsWith("@")));
-  const indented = (i: number): boolean => /^\s{2,}\S/.test(raw[i]!);
-  let text = "";
-  for (let i = start; i < (end < 0 ? lines.length : end); i++) {
-    const line = indented(i) ? lines[i]! : lines[i]!.replace(/\s+/g, " ");
-    text += i === start ? line : indented(i) || indented(i - 1) ? `\n${line}` : ` ${line}`;
-  }
-  return text.slice(label.length + 1).trim();
+  return flowText(raw.slice(start, end < 0 ? undefined : end).join("\n")).slice(label.length + 1).trim();
 }
 
 export function listLessons(root = ROOT): Lesson[] {
@@ -112,28 +111,44 @@ export function listLessons(root = ROOT): Lesson[] {
     });
 }
 
+const EXERCISE_FILE = /^(\d\d[a-z])-[a-z0-9-]+\.ts$/;
+
+/**
+ * The exercises, in the manifest's order. Each entry's files are found by its id: the learner's file
+ * `exercises/<id>-<slug>.ts`, or, when the learner has deleted it, its test (the exercise is still
+ * listed, and npm run reset can bring the file back). A ManifestError, in one line, when the manifest
+ * is missing or malformed, an exercise file has no entry, or an entry has no file.
+ */
 export function listExercises(root = ROOT): Exercise[] {
   const dir = join(root, "exercises");
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => /^\d\d[a-z]-[a-z0-9-]+\.ts$/.test(f) && !f.endsWith(".test.ts"))
-    .sort()
-    .map((f) => {
-      const name = f.slice(0, -3);
-      const source = readFileSync(join(dir, f), "utf8");
-      const { first, tags } = parseHeader(source);
-      return {
-        id: f.slice(0, 3),
-        lesson: tags.get("lesson")?.[0] ?? "",
-        name,
-        title: first.replace(/^Exercise\s+\w+\s*·\s*/, ""),
-        hint: hintFor(f.slice(0, 3)),
-        goal: headerParagraph(source, "Goal"),
-        file: `exercises/${f}`,
-        test: `exercises/${name}.test.ts`,
-        solution: `solutions/${f}`,
-      };
-    });
+  const names = readdirSync(dir).sort();
+  const files = names.filter((f) => EXERCISE_FILE.test(f) && !f.endsWith(".test.ts"));
+  if (files.length === 0 && !existsSync(join(root, MANIFEST))) return [];
+  const entries = readManifest(root);
+  const ids = new Set(entries.map((e) => e.id));
+  for (const f of files) {
+    if (!ids.has(f.slice(0, 3))) throw new ManifestError(`exercises/${f} has no entry in ${MANIFEST} (add an [[exercises]] table with id = "${f.slice(0, 3)}")`);
+  }
+  return entries.map((entry) => {
+    const own = files.filter((f) => f.startsWith(`${entry.id}-`));
+    if (own.length > 1) throw new ManifestError(`exercise ${entry.id} has ${own.length} files, ${own.map((f) => `exercises/${f}`).join(" and ")}: keep one`);
+    const test = names.find((f) => f.startsWith(`${entry.id}-`) && f.endsWith(".test.ts"));
+    const name = own[0]?.slice(0, -3) ?? test?.slice(0, -".test.ts".length);
+    if (!name) throw new ManifestError(`${MANIFEST}: exercise ${entry.id} has no file (no exercises/${entry.id}-*.ts, nor its test)`);
+    return {
+      id: entry.id,
+      lesson: entry.lesson,
+      name,
+      title: entry.texts.title,
+      goal: entry.texts.goal,
+      hintSteps: entry.texts.hint,
+      pure: entry.pure,
+      file: `exercises/${name}.ts`,
+      test: `exercises/${name}.test.ts`,
+      solution: `solutions/${name}.ts`,
+    };
+  });
 }
 
 /** Finds a lesson by "1", "01", "01-timeout-truths" or "timeout-truths". */

@@ -8,7 +8,6 @@ import { dirname, join, relative, resolve as resolvePath, sep } from "node:path"
 import type { Exercise } from "./catalog.ts";
 import { ROOT } from "./catalog.ts";
 import type { Target } from "./exercise-target.ts";
-import { checkLimitMs } from "./hints.ts";
 import { duration } from "./style.ts";
 import { EVENT_MARK } from "./test-events-mark.ts";
 
@@ -57,7 +56,20 @@ const ISOLATION_NONE = Number(process.versions.node.split(".")[0]) >= 23 ? "--te
 const TEST_EVENTS = new URL("./test-events.ts", import.meta.url).href;
 const STILL_OPEN_MS = 5_000;
 
-export async function runExerciseTests(exercise: Exercise, target: Target, timeoutMs = checkLimitMs(exercise.id), options: RunOptions = {}): Promise<ExerciseResult> {
+/**
+ * Exercises whose answer is pure functions (`pure = true` in the manifest: no server, no database, no
+ * child process) run their tests in well under a second, so a run that takes longer than PURE_LIMIT_MS
+ * is stuck, not slow. The others start trackers, notifiers or SQLite files and get the longer limit.
+ */
+export const PURE_LIMIT_MS = 15_000;
+export const SERVER_LIMIT_MS = 60_000;
+
+/** How long one check of this exercise may run before it is stopped. */
+export function checkLimitMs(exercise: Pick<Exercise, "pure">): number {
+  return exercise.pure ? PURE_LIMIT_MS : SERVER_LIMIT_MS;
+}
+
+export async function runExerciseTests(exercise: Exercise, target: Target, timeoutMs = checkLimitMs(exercise), options: RunOptions = {}): Promise<ExerciseResult> {
   const started = performance.now();
   const { root = ROOT } = options;
   const [run, typeError] = await Promise.all([

@@ -1,6 +1,6 @@
-// `npm run hint [<exercise>]`: prints an exercise's hint (hints live in lib/runner/hints.ts, not in the
-// files the learner edits). With no argument, the hint of the current exercise: the first that does
-// not pass yet, as npm start would show it.
+// `npm run hint [<exercise>]`: prints an exercise's hint (hints live in the manifest, exercises/info.toml,
+// not in the files the learner edits). With no argument, the hint of the current exercise: the first
+// that does not pass yet, as npm start would show it.
 import { ROOT, findExercises, listExercises, type Exercise } from "./catalog.ts";
 import { UsageError, parseCommand, runMain } from "../core/cli.ts";
 import { requireRuntime } from "./runtime.ts";
@@ -24,7 +24,8 @@ runMain(async () => {
     // Wrapped, not cut: the file to edit must be readable at any width.
     for (const line of wrapWords(`Exercise ${e.id} · ${e.title} (lesson ${e.lesson}, file ${e.file})`, width)) process.stdout.write(`${line}\n`);
     process.stdout.write("\n");
-    for (const line of wrapWords(e.hint || "(no hint for this one)", width - 2)) process.stdout.write(`  ${line}\n`);
+    // Every step, a paragraph each (as shipped, each hint is one step).
+    for (const line of wrapWords(e.hintSteps.join("\n\n"), width - 2)) process.stdout.write(line ? `  ${line}\n` : "\n");
     process.stdout.write("\n");
   };
   if (positionals.length === 0) {

@@ -18,6 +18,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ROOT, listExercises, type Exercise } from "./catalog.ts";
+import { MANIFEST } from "./manifest.ts";
 
 export const SHIPPED_DIR = ".workbook/shipped";
 export const BACKUP_DIR = ".workbook/backups";
@@ -65,8 +66,8 @@ export function recordShipped(root = ROOT, exercises = listExercises(root)): Rec
       }
       continue;
     }
-    const source = readFileSync(join(root, e.file));
-    if (!looksShipped(source.toString("utf8"), e.id)) {
+    const source = existsSync(join(root, e.file)) ? readFileSync(join(root, e.file)) : undefined;
+    if (!source || !looksShipped(source.toString("utf8"), e.id)) {
       out.missing.push(e);
       continue;
     }
@@ -148,8 +149,8 @@ export function resetExercise(exercise: Exercise, root = ROOT, now = new Date())
  * An exercise file comes from git's HEAD when that version still throws its TODO error, else from the
  * copy recorded at install in `.workbook/shipped/` (a learner who committed their answers moved HEAD),
  * else from the working copy if it still looks shipped (a new exercise not committed yet). A test file
- * (`*.test.ts`) comes from HEAD, else from the working copy. The list of files is the union of HEAD's,
- * the recorded copies' and the folder's.
+ * (`*.test.ts`) and the manifest (`exercises/info.toml`) come from HEAD, else from the working copy.
+ * The list of files is the union of HEAD's, the recorded copies' and the folder's.
  */
 export interface ShippedFile {
   /** Relative to the root, e.g. "exercises/01a-retry-rule.ts". */
@@ -169,7 +170,7 @@ function gitHeadList(root: string, dir: string): string[] {
   return r.status === 0 ? r.stdout.split("\n").filter(Boolean).map((p) => basename(p)) : [];
 }
 
-const EXERCISE_FILE = /^\d\d[a-z]-[a-z0-9-]+(\.test)?\.ts$/;
+const EXERCISE_FILE = /^(\d\d[a-z]-[a-z0-9-]+(\.test)?\.ts|info\.toml)$/;
 
 export function shippedExerciseFiles(root = ROOT): ShippedFile[] {
   const names = new Set<string>(gitHeadList(root, "exercises"));
@@ -181,7 +182,7 @@ export function shippedExerciseFiles(root = ROOT): ShippedFile[] {
   for (const name of [...names].filter((n) => EXERCISE_FILE.test(n)).sort()) {
     const path = `exercises/${name}`;
     const working = existsSync(join(root, path)) ? readFileSync(join(root, path)) : undefined;
-    if (name.endsWith(".test.ts")) {
+    if (name.endsWith(".test.ts") || path === MANIFEST) {
       const head = fromGitHead(root, path);
       if (head) files.push({ path, data: head, from: "git HEAD" });
       else if (working) files.push({ path, data: working, from: "working copy" });

@@ -28,7 +28,7 @@ export async function checkAll(
 
 export interface LessonStatus {
   number: string;
-  /** Undefined for exercises whose `@lesson` names no lesson file. */
+  /** Undefined for exercises whose lesson (in the manifest) has no lesson file. */
   lesson?: Lesson;
   results: ExerciseResult[];
   /** Every exercise of the lesson passes (false for a lesson without exercises). */

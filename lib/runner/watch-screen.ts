@@ -270,7 +270,8 @@ function exerciseView(
   }
   if (state.showHint) {
     out.push("", paint("bold", "  Hint") + paint("gray", " (h hides it)"));
-    out.push({ lines: para(exercise.hint || "(no hint for this one)", "    "), order: 4, keep: 1, more: (n) => `    … ${more(n)}: npm run hint ${exercise.id} prints it whole` });
+    // Every step, a paragraph each (as shipped, each hint is one step).
+    out.push({ lines: para(exercise.hintSteps.join("\n\n"), "    "), order: 4, keep: 1, more: (n) => `    … ${more(n)}: npm run hint ${exercise.id} prints it whole` });
   }
   out.push({ lines: ["", paint("gray", state.manual ? "  Save the file, then press Enter to check it again." : "  Save the file to check it again.")], order: 1, keep: 0 });
 }
