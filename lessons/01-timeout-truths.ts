@@ -18,6 +18,7 @@ import { Faults, type FaultName } from "../lib/tracker/faults.ts";
 import { agentLog, scratchDir, serverLog } from "../lib/core/narrate.ts";
 import { seeded } from "../lib/core/random.ts";
 import { startTracker } from "../lib/tracker/service.ts";
+import { t } from "../lib/core/i18n.ts";
 
 const { trace, seed } = lessonSetup({
   title: "The three truths behind a timeout",
@@ -33,10 +34,10 @@ const scratch = scratchDir();
 const TIMEOUT_MS = 150;
 const report = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
 
-trace.title("Lesson 01 · The three truths behind a timeout");
-trace.prose(`The agent files one bug report and waits ${TIMEOUT_MS} ms. When no answer comes, it only knows
+trace.title(t("Lesson 01 · The three truths behind a timeout"));
+trace.prose(t(`The agent files one bug report and waits {ms} ms. When no answer comes, it only knows
   "no answer". It cannot see the server. Here are the three things that may have happened there, played
-  for real: a fault is injected on the server for request #1, and the agent retries once, blindly.`);
+  for real: a fault is injected on the server for request #1, and the agent retries once, blindly.`, { ms: TIMEOUT_MS }));
 
 // Each case gets a fresh tracker and a fresh SQLite file, a fault for request #1, and the same agent.
 // `faults` is how the lesson steers the server: request numbers count arrivals at the server (the
@@ -74,17 +75,17 @@ async function runCase(
 // ## Truth 1: the request never arrived
 // The connection broke, or a proxy dropped the request before any handler ran. Nothing happened on
 // the server, so resending is harmless: one report.
-trace.section("Truth 1 · the request never arrived");
+trace.section(t("Truth 1 · the request never arrived"));
 const truth1 = await runCase("truth1", "drop-request");
-trace.knows(`no answer after ${TIMEOUT_MS} ms`, "the request never reached a handler: nothing was stored");
+trace.knows(t("no answer after {ms} ms", { ms: TIMEOUT_MS }), t("the request never reached a handler: nothing was stored"));
 trace.count(truth1.reports, 1);
 
 // ## Truth 2: it was done, and the answer was lost
 // The handler inserted the report and committed; then the answer was lost on the way back (a reset
 // connection, a crashed proxy, a network partition). The blind retry files the report again.
-trace.section("Truth 2 · it arrived, was done, and the answer was lost");
+trace.section(t("Truth 2 · it arrived, was done, and the answer was lost"));
 const truth2 = await runCase("truth2", "lose-response");
-trace.knows(`no answer after ${TIMEOUT_MS} ms`, "the report was stored; only the answer was lost");
+trace.knows(t("no answer after {ms} ms", { ms: TIMEOUT_MS }), t("the report was stored; only the answer was lost"));
 trace.count(truth2.reports, 1);
 
 // ## Truth 3: it is still running
@@ -92,51 +93,51 @@ trace.count(truth2.reports, 1);
 // has not: the retry arrives while the first request is still in progress, and the two run side by
 // side. The lesson holds request #1 at its gate until the agent has its answer from the retry, then
 // lets #1 finish: the agent believes it is done while the server is still working for it.
-trace.section("Truth 3 · it arrived and is still running");
+trace.section(t("Truth 3 · it arrived and is still running"));
 const truth3 = await runCase("truth3", "slow", async (faults, call) => {
   await faults.reached(2, "arrived");
-  trace.event("lesson", "#2 arrived while #1 is still in progress: two requests for one report are in flight", "warn");
+  trace.event("lesson", t("#2 arrived while #1 is still in progress: two requests for one report are in flight"), "warn");
   await call;
   faults.release(1);
   await faults.reached(1, "committed");
 });
-trace.knows(`no answer after ${TIMEOUT_MS} ms`, "the first request was still running; it finished after the retry");
+trace.knows(t("no answer after {ms} ms", { ms: TIMEOUT_MS }), t("the first request was still running; it finished after the retry"));
 trace.count(truth3.reports, 1);
 
 // ## From the agent's side, the three are one
 // Compare what the first attempt returned in each case. The agent cannot tell them apart: the same
 // outcome, after the same wait. That is the whole problem.
-trace.section("What the agent saw on its first attempt");
+trace.section(t("What the agent saw on its first attempt"));
 const firsts = [truth1, truth2, truth3].map((c) => c.firstAttempt);
-const kinds = firsts.map((o) => (o.kind === "timeout" ? `timeout (no answer within ${TIMEOUT_MS} ms)` : o.kind));
-trace.table(["case", "first attempt's outcome"], kinds.map((k, i) => [`truth ${i + 1}`, k]));
+const kinds = firsts.map((o) => (o.kind === "timeout" ? t("timeout (no answer within {ms} ms)", { ms: TIMEOUT_MS }) : o.kind));
+trace.table([t("case"), t("first attempt's outcome")], kinds.map((k, i) => [t("truth {n}", { n: i + 1 }), k]));
 const identical = new Set(kinds).size === 1;
 trace.prose(identical
-  ? "Identical in all three cases. Whether a retry is safe cannot be read from the failure."
-  : "The outcomes differ in this run, which should not happen: look at the trace above.");
+  ? t("Identical in all three cases. Whether a retry is safe cannot be read from the failure.")
+  : t("The outcomes differ in this run, which should not happen: look at the trace above."));
 
 // ## What RFC 9110 says
 // §9.2.2 defines an idempotent method and says when a client may retry on its own. We show the rule
 // live: the same lost answer, once for PUT /reports/7 (the client names the resource, so a repeat
 // replaces it) and once for POST /reports (the server creates a new resource each time).
-trace.section("RFC 9110 §9.2.2 · idempotent methods");
-trace.prose(`"A request method is considered 'idempotent' if the intended effect on the server of multiple
-  identical requests with that method is the same as the effect for a single such request."`);
-trace.prose(`"PUT, DELETE, and safe request methods are idempotent" (the safe ones, §9.2.1: GET, HEAD, OPTIONS,
-  TRACE). POST is not: §18.2, Table 7 lists it as idempotent "no".`);
-trace.prose(`"A client SHOULD NOT automatically retry a request with a non-idempotent method unless it has some
+trace.section(t("RFC 9110 §9.2.2 · idempotent methods"));
+trace.prose(t(`"A request method is considered 'idempotent' if the intended effect on the server of multiple
+  identical requests with that method is the same as the effect for a single such request."`));
+trace.prose(t(`"PUT, DELETE, and safe request methods are idempotent" (the safe ones, §9.2.1: GET, HEAD, OPTIONS,
+  TRACE). POST is not: §18.2, Table 7 lists it as idempotent "no".`));
+trace.prose(t(`"A client SHOULD NOT automatically retry a request with a non-idempotent method unless it has some
   means to know that the request semantics are actually idempotent, regardless of the method, or some means
   to detect that the original request was never applied." That escape clause is where idempotency keys
-  come in (lesson 04).`);
+  come in (lesson 04).`));
 
 async function sendTwice(method: "PUT" | "POST", path: string): Promise<number> {
   const faults = new Faults({ 1: "lose-response" });
   const tracker = await startTracker({ db: scratch.path(`${method}.sqlite`), faults, onEvent: serverLog(trace) });
   try {
     for (let attempt = 1; attempt <= 2; attempt++) {
-      trace.event("agent", `attempt ${attempt} → ${method} ${path}`);
+      trace.event("agent", t("attempt {attempt} → {method} {path}", { attempt, method, path }));
       const o = await httpCall({ method, url: tracker.url + path, body: report, timeoutMs: TIMEOUT_MS });
-      trace.event("agent", `attempt ${attempt} ← ${o.kind === "response" ? o.status : o.kind}`, o.kind === "response" ? "ok" : "bad");
+      trace.event("agent", t("attempt {attempt} ← {outcome}", { attempt, outcome: o.kind === "response" ? o.status : o.kind }), o.kind === "response" ? "ok" : "bad");
       if (o.kind === "response") break;
     }
     return tracker.store.countReports();
@@ -145,26 +146,26 @@ async function sendTwice(method: "PUT" | "POST", path: string): Promise<number> 
   }
 }
 
-trace.section("The same lost answer, with PUT and with POST");
+trace.section(t("The same lost answer, with PUT and with POST"));
 const putRows = await sendTwice("PUT", "/reports/7");
-trace.count(putRows, 1, "rows after PUT twice");
+trace.count(putRows, 1, t("rows after PUT twice"));
 const postRows = await sendTwice("POST", "/reports");
-trace.count(postRows, 1, "rows after POST twice");
+trace.count(postRows, 1, t("rows after POST twice"));
 
 // ## The three truths, measured
 // Every number in this table was counted in the SQLite files above, in this run.
-trace.section("The three truths, as measured in this run");
+trace.section(t("The three truths, as measured in this run"));
 trace.table(
-  ["truth", "server state when the agent gave up", "reports after a blind retry"],
+  [t("truth"), t("server state when the agent gave up"), t("reports after a blind retry")],
   [
-    ["1 never arrived", "nothing happened", String(truth1.reports)],
-    ["2 done, answer lost", "report stored", String(truth2.reports)],
-    ["3 still running", "in progress", String(truth3.reports)],
-    ["PUT, answer lost", "report 7 stored", String(putRows)],
-    ["POST, answer lost", "report stored", String(postRows)],
+    [t("1 never arrived"), t("nothing happened"), String(truth1.reports)],
+    [t("2 done, answer lost"), t("report stored"), String(truth2.reports)],
+    [t("3 still running"), t("in progress"), String(truth3.reports)],
+    [t("PUT, answer lost"), t("report 7 stored"), String(putRows)],
+    [t("POST, answer lost"), t("report stored"), String(postRows)],
   ],
 );
-trace.prose(`A timeout is not a failure: it is "unknown". Before retrying, ask whether sending again makes another
-  side effect. Next: how long to wait before the retry (lesson 02). Exercise 01a: npm run check 1.`);
+trace.prose(t(`A timeout is not a failure: it is "unknown". Before retrying, ask whether sending again makes another
+  side effect. Next: how long to wait before the retry (lesson 02). Exercise 01a: npm run check 1.`));
 
 scratch.remove();

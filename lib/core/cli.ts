@@ -3,6 +3,7 @@
  * friendly errors (one line naming what is valid, exit code 2, never a stack trace).
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { isLang } from "./lang.ts";
 import { Trace, colorWanted } from "./trace.ts";
 import { fitLine, hangingWrap, terminalWidth, visibleWidth, wrapText } from "./width.ts";
 
@@ -29,6 +30,7 @@ export function helpText<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>,
     const flag = `--${name}${o.type === "string" ? " <value>" : ""}`;
     return option(flag, spec.optionHelp[name as keyof O & string] ?? "");
   });
+  rows.push(option("--lang <zh|en>", LANG_HELP));
   rows.push(option("--help", "show this help"));
   return `${fitLine(spec.usage, width, 4).join("\n")}\n\n${fitText(spec.description, width)}\n\nOptions:\n${rows.join("\n")}\n`;
 }
@@ -57,26 +59,32 @@ function fitText(text: string, width: number): string {
   return out.join("\n");
 }
 
+/** The help line of `--lang`, which every command takes. */
+export const LANG_HELP =
+  "the language of what it prints: zh (Chinese) or en (English); without it, the first of LC_ALL, LC_MESSAGES and LANG that is set decides (zh… is Chinese, anything else English)";
+
 /**
  * Parses argv against the spec. Prints help and exits 0 on --help; throws UsageError on bad input.
  */
 export function parseCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>, argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env) {
-  const kept = flagsNpmKept(spec.options, env);
+  const kept = [...flagsNpmKept(spec.options, env), ...langNpmKept(argv, env)];
   if (kept.length > 0) {
-    const command = env.WORKBOOK_NPM_COMMAND ?? npmCommand(env, argv);
+    const command = env.WORKBOOK_NPM_COMMAND ?? npmCommand(env, argv.filter((a) => !isLang(a)));
     throw new UsageError(`npm kept ${kept.join(" ")} for itself; put flags after --: ${command} -- ${kept.join(" ")}`);
   }
   let parsed;
   try {
     parsed = parseArgs({
       args: joinNegativeValues(argv, spec.options),
-      options: { ...spec.options, help: { type: "boolean", short: "h" } },
+      options: { ...spec.options, lang: { type: "string" }, help: { type: "boolean", short: "h" } },
       allowPositionals: spec.positionals ?? false,
       strict: true,
     });
   } catch (err) {
     throw new UsageError(cleanParseError(err));
   }
+  const lang = (parsed.values as { lang?: string }).lang;
+  if (lang !== undefined && !isLang(lang)) throw new UsageError(`--lang takes zh or en, got "${lang}"`);
   if ((parsed.values as { help?: boolean }).help) {
     process.stdout.write(helpText(spec));
     process.exit(0);
@@ -102,6 +110,16 @@ export function flagsNpmKept(options: ParseArgsOptionsConfig, env: NodeJS.Proces
       return value !== undefined && value !== "";
     })
     .map(([name, o]) => (o.type === "string" ? `--${name} <value>` : `--${name}`));
+}
+
+/**
+ * `npm run lesson 1 --lang zh` gives npm `--lang`, which it reads as its own `--long` (npm accepts
+ * a setting's abbreviation), and passes on "zh" alone: ["--lang <value>"] when that is what happened.
+ */
+export function langNpmKept(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  if (!npmSettingGiven("long", env) || argv.includes("--lang") || argv.some((a) => a.startsWith("--lang="))) return [];
+  const stray = argv.find((a) => isLang(a));
+  return stray ? [`--lang ${stray}`] : [];
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { styleText } from "node:util";
 import { nowMs, waitForEnter } from "./clock.ts";
+import { t } from "./i18n.ts";
 import { fitLine, hangingWrap, terminalWidth, truncate, visibleWidth, wrapText } from "./width.ts";
 
 export type Actor = "agent" | "harness" | "model" | "server" | "database" | "network" | "notifier" | "outbox" | "lesson";
@@ -22,6 +23,24 @@ const ACTOR_STYLE: Record<Actor, Style> = {
   outbox: "cyanBright",
   lesson: "white",
 };
+
+/** Each actor's name as the trace prints it. */
+const ACTOR_NAME: Record<Actor, () => string> = {
+  agent: () => t("agent"),
+  harness: () => t("harness"),
+  model: () => t("model"),
+  server: () => t("server"),
+  database: () => t("database"),
+  network: () => t("network"),
+  notifier: () => t("notifier"),
+  outbox: () => t("outbox"),
+  lesson: () => t("lesson"),
+};
+
+/** `text` and spaces after it, `columns` columns in all (a wide character takes two). */
+function padTo(text: string, columns: number): string {
+  return text + " ".repeat(Math.max(0, columns - visibleWidth(text)));
+}
 
 export interface TraceOptions {
   /** Colour on or off. Use `colorWanted()` for the usual rule. */
@@ -103,14 +122,14 @@ export class Trace {
   /** One event: what an actor did. A long one wraps, its continuation lines under its text. */
   event(actor: Actor, text: string, mark?: "ok" | "bad" | "warn"): void {
     const ms = `${Math.round(nowMs() - this.#t0)} ms`.padStart(8);
-    const who = this.style(ACTOR_STYLE[actor], actor.padEnd(9));
+    const who = this.style(ACTOR_STYLE[actor], padTo(ACTOR_NAME[actor](), 9));
     const paint = (t: string): string => (mark === "ok" ? this.style("green", t) : mark === "bad" ? this.style("red", t) : mark === "warn" ? this.style("yellow", t) : t);
     const prefix = `${this.style("gray", ms)}  ${who} `;
     const lines = this.#fit(prefix, text);
     lines.forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(visibleWidth(prefix))) + paint(l)));
     if (this.#step) {
       if (this.#pause) this.#pause();
-      else waitForEnter(this.style("gray", "          (Enter for the next event)"));
+      else waitForEnter(this.style("gray", `          ${t("(Enter for the next event)")}`));
     }
   }
 
@@ -118,10 +137,12 @@ export class Trace {
    * What the client can know, set beside what really happened. `label` names who knows it where the
    * one who knows is not the agent (a connection, a dispatcher); it is padded to the other label's width.
    */
-  knows(clientKnows: string, reallyHappened: string, label = "the agent knows:"): void {
+  knows(clientKnows: string, reallyHappened: string, label = t("the agent knows:")): void {
+    const happened = t("what happened:");
+    const width = Math.max(16, visibleWidth(label), visibleWidth(happened));
     const pair = [
-      [`          ${this.style("cyan", label.padEnd(16))} `, clientKnows],
-      [`          ${this.style("magenta", "what happened:  ")} `, reallyHappened],
+      [`          ${this.style("cyan", padTo(label, width))} `, clientKnows],
+      [`          ${this.style("magenta", padTo(happened, width))} `, reallyHappened],
     ] as const;
     for (const [prefix, text] of pair) {
       this.#fit(prefix, text).forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(visibleWidth(prefix))) + l));
@@ -136,14 +157,14 @@ export class Trace {
   }
 
   /** The count of reports after a case, marked when it is not what one logical call should leave. */
-  count(stored: number, expected: number, what = "reports in the database"): void {
+  count(stored: number, expected: number, what = t("reports in the database")): void {
     const verdict =
       stored === expected
-        ? this.style("green", "✓ as intended")
+        ? this.style("green", t("✓ as intended"))
         : stored > expected
-          ? this.style(["red", "bold"], `✗ DUPLICATE (${stored - expected} extra)`)
-          : this.style(["red", "bold"], `✗ LOST (${expected - stored} missing)`);
-    this.line(`          ${this.style("bold", `${what}: ${stored}`)}  ${verdict}`);
+          ? this.style(["red", "bold"], t("✗ DUPLICATE ({n} extra)", { n: stored - expected }))
+          : this.style(["red", "bold"], t("✗ LOST ({n} missing)", { n: expected - stored }));
+    this.line(`          ${this.style("bold", t("{what}: {stored}", { what, stored }))}  ${verdict}`);
   }
 
   /**
