@@ -5,7 +5,7 @@ import { ROOT, findExercises, listExercises, type Exercise } from "./catalog.ts"
 import { UsageError, parseCommand, runMain } from "../core/cli.ts";
 import { requireRuntime } from "./runtime.ts";
 import { firstNotPassing } from "./status.ts";
-import { outputWidth, wrapWords } from "./text.ts";
+import { terminalWidth, wrap } from "../core/text.ts";
 
 runMain(async () => {
   const { positionals } = parseCommand({
@@ -19,12 +19,12 @@ runMain(async () => {
   const all = listExercises();
   const ids = all.map((e) => e.id).join(", ");
   if (positionals.length > 1) throw new UsageError(`name one exercise: ${ids}`);
-  const width = Math.min(outputWidth(), 100);
+  const width = Math.min(terminalWidth(), 100);
   const show = (e: Exercise): void => {
     // Wrapped, not cut: the file to edit must be readable at any width.
-    for (const line of wrapWords(`Exercise ${e.id} · ${e.title} (lesson ${e.lesson}, file ${e.file})`, width)) process.stdout.write(`${line}\n`);
+    for (const line of wrap(`Exercise ${e.id} · ${e.title} (lesson ${e.lesson}, file ${e.file})`, width)) process.stdout.write(`${line}\n`);
     process.stdout.write("\n");
-    for (const line of wrapWords(e.hint || "(no hint for this one)", width - 2)) process.stdout.write(`  ${line}\n`);
+    for (const line of wrap(e.hint || "(no hint for this one)", width - 2)) process.stdout.write(`  ${line}\n`);
     process.stdout.write("\n");
   };
   if (positionals.length === 0) {
