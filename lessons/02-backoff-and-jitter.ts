@@ -34,7 +34,7 @@ import { simulateManyParallel } from "../lib/herd/parallel.ts";
 import { HERD_STRATEGIES, LATENCY_MEAN_MS, LATENCY_SD_MS, simulatePoint, type HerdStrategy, type PointResult } from "../lib/herd/simulator.ts";
 import { liveHerdReading, refusedPerService, runLiveHerd, type LiveHerdResult } from "../lib/overload/live-herd.ts";
 import { seeded } from "../lib/core/random.ts";
-import { visibleWidth } from "../lib/core/width.ts";
+import { displayWidth } from "../lib/core/text.ts";
 
 const DEFAULT_CLIENTS = [10, 50, 100];
 const DEFAULT_RUNS = 100;
@@ -186,7 +186,7 @@ const busiest = crowdCounts.map((c) => Math.max(...c));
 const crowdNotes = crowd.map((c, i) => `all ${CROWD} within ${ms(widths[i]!)} ms (${pct(widths[i]!, c.nominalMs)} of ${c.nominalMs}); busiest ${BUCKET_MS} ms: ${busiest[i]}`);
 const crowdRows = crowd.map((c, i) => `  ${c.name.padEnd(nameWidth)} │${sparkline(crowdCounts[i]!, crowdPeak)}│`);
 // Each row's numbers go beside it when the terminal is wide enough, else in a list under the chart.
-const beside = crowdRows.every((r, i) => visibleWidth(`${r} ${crowdNotes[i]}`) <= trace.width);
+const beside = crowdRows.every((r, i) => displayWidth(`${r} ${crowdNotes[i]}`) <= trace.width);
 crowdRows.forEach((r, i) => trace.line(beside ? `${r} ${crowdNotes[i]}` : r));
 trace.line(`  ${" ".repeat(nameWidth)}  0${`${WINDOW_MS} ms`.padStart(WINDOW_MS / BUCKET_MS - 1)}`);
 trace.line(`  ${" ".repeat(nameWidth)}  (first retries of ${CROWD} clients that failed together, per ${BUCKET_MS} ms bucket; one scale for all rows)`);

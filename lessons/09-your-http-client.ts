@@ -39,7 +39,7 @@ import { kyProbe } from "../lib/http-clients/probes/ky.ts";
 import { stripeDefaultRetries } from "../lib/http-clients/probes/stripe.ts";
 import { startFaultyServer, type LoggedAttempt } from "../lib/http-clients/server.ts";
 import { seeded } from "../lib/core/random.ts";
-import { wrap } from "../lib/core/trace.ts";
+import { wrapHanging } from "../lib/core/text.ts";
 
 const names = PROBES.map((p) => p.name).join(", ");
 const { trace, seed, values } = lessonSetup(
@@ -102,9 +102,7 @@ for (const p of probes) {
 
 /** A list item, wrapped, its continuation lines indented under its text. */
 function item(label: string, text: string): void {
-  const [first = "", ...rest] = wrap(text, trace.width - label.length);
-  trace.line(label + first);
-  for (const l of rest) trace.line(" ".repeat(label.length) + l);
+  for (const l of wrapHanging(label, text, trace.width)) trace.line(l);
 }
 trace.prose(`Every probe also gets an AbortSignal. The lesson fires it only to stop a client it has seen enough
   of: one still retrying at ${ATTEMPT_CAP} attempts, or one still waiting out a one-hour Retry-After.`);

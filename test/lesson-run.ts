@@ -4,10 +4,23 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runTs, type Ran } from "./run-helpers.ts";
 
-/** Columns a line takes, counted independently of lib/core/width.ts: one per code point, colour codes none. */
-export const columns = (line: string): number => [...line.replace(/\u001b\[[0-9;]*m/g, "")].length;
+/**
+ * Columns a code point takes, by its Unicode properties rather than with lib/core/text.ts: two for
+ * Chinese and Japanese characters, Hangul syllables, CJK punctuation and the full-width forms, and for a symbol
+ * shown as an emoji; none for a combining mark or a format character (a joiner, a variation selector);
+ * else one.
+ */
+function codePointColumns(ch: string): number {
+  if (/[\p{Mn}\p{Me}\p{Cf}]/u.test(ch)) return 0;
+  if (/[\uff61-\uffdc\uffe8-\uffee]/u.test(ch)) return 1; // half-width forms
+  if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\uac00-\ud7a3\u3000-\u303f\uff00-\uffef\p{Emoji_Presentation}]/u.test(ch)) return 2;
+  return 1;
+}
 
-/** The text without its colour codes (removed here too, not with lib/core/width.ts). */
+/** Columns a line takes (see `codePointColumns`), colour codes none. */
+export const columns = (line: string): number => [...withoutColour(line)].reduce((n, ch) => n + codePointColumns(ch), 0);
+
+/** The text without its colour codes (removed here too, not with lib/core/text.ts). */
 export const withoutColour = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, "");
 
 /** The lines of `text` wider than `width`, numbered, colour removed: for an assertion's message. */

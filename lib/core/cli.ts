@@ -5,7 +5,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { isLang } from "./lang.ts";
 import { Trace, colorWanted } from "./trace.ts";
-import { fitLine, hangingWrap, terminalWidth, visibleWidth, wrapText } from "./width.ts";
+import { displayWidth, terminalWidth, wrap, wrapHanging, wrapKeepingSpaces } from "./text.ts";
 
 /** Thrown for bad command-line input; `runMain` prints it as one line and exits 2. */
 export class UsageError extends Error {}
@@ -25,14 +25,14 @@ export interface CommandSpec<O extends ParseArgsOptionsConfig> {
 
 export function helpText<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>, width = terminalWidth()): string {
   // Each option's text wraps between words under itself, to the terminal's width.
-  const option = (flag: string, text: string): string => hangingWrap(`  ${flag.padEnd(24)} `, text, width).map((l) => l.trimEnd()).join("\n");
+  const option = (flag: string, text: string): string => wrapHanging(`  ${flag.padEnd(24)} `, text, width).map((l) => l.trimEnd()).join("\n");
   const rows = Object.entries(spec.options).map(([name, o]) => {
     const flag = `--${name}${o.type === "string" ? " <value>" : ""}`;
     return option(flag, spec.optionHelp[name as keyof O & string] ?? "");
   });
   rows.push(option("--lang <zh|en>", LANG_HELP));
   rows.push(option("--help", "show this help"));
-  return `${fitLine(spec.usage, width, 4).join("\n")}\n\n${fitText(spec.description, width)}\n\nOptions:\n${rows.join("\n")}\n`;
+  return `${wrapKeepingSpaces(spec.usage, width, 4).join("\n")}\n\n${fitText(spec.description, width)}\n\nOptions:\n${rows.join("\n")}\n`;
 }
 
 /**
@@ -43,7 +43,7 @@ function fitText(text: string, width: number): string {
   const out: string[] = [];
   let paragraph: string[] = [];
   const flush = (): void => {
-    if (paragraph.some((l) => visibleWidth(l) > width)) out.push(...wrapText(paragraph.join(" "), width));
+    if (paragraph.some((l) => displayWidth(l) > width)) out.push(...wrap(paragraph.join("\n"), width));
     else out.push(...paragraph);
     paragraph = [];
   };
@@ -53,7 +53,7 @@ function fitText(text: string, width: number): string {
       continue;
     }
     flush();
-    out.push(...fitLine(line, width));
+    out.push(...wrapKeepingSpaces(line, width));
   }
   flush();
   return out.join("\n");

@@ -7,7 +7,7 @@
 import { styleText } from "node:util";
 import { nowMs, waitForEnter } from "./clock.ts";
 import { t } from "./i18n.ts";
-import { fitLine, hangingWrap, terminalWidth, truncate, visibleWidth, wrapText } from "./width.ts";
+import { displayWidth, padEnd, terminalWidth, truncate, widestWord, wrap, wrapHanging, wrapKeepingSpaces } from "./text.ts";
 
 export type Actor = "agent" | "harness" | "model" | "server" | "database" | "network" | "notifier" | "outbox" | "lesson";
 type Style = Parameters<typeof styleText>[0];
@@ -36,11 +36,6 @@ const ACTOR_NAME: Record<Actor, () => string> = {
   outbox: () => t("outbox"),
   lesson: () => t("lesson"),
 };
-
-/** `text` and spaces after it, `columns` columns in all (a wide character takes two). */
-function padTo(text: string, columns: number): string {
-  return text + " ".repeat(Math.max(0, columns - visibleWidth(text)));
-}
 
 export interface TraceOptions {
   /** Colour on or off. Use `colorWanted()` for the usual rule. */
@@ -93,40 +88,41 @@ export class Trace {
   }
 
   /**
-   * A line as it is, if it fits; a line too wide is wrapped at spaces, its continuation lines
-   * indented under it (charts and tables are sized by whoever draws them, so that they fit).
+   * A line as it is, if it fits; a line too wide is wrapped at spaces (or between Chinese characters),
+   * its continuation lines indented under it (charts and tables are sized by whoever draws them, so
+   * that they fit).
    */
   line(text = ""): void {
-    for (const l of text.split("\n")) for (const piece of fitLine(l, this.#width)) this.#write(piece);
+    for (const l of text.split("\n")) for (const piece of wrapKeepingSpaces(l, this.#width)) this.#write(piece);
   }
 
   /** A chapter heading: the lesson's title. */
   title(text: string): void {
-    const lines = hangingWrap("  ", text, this.#width);
-    const bar = "═".repeat(Math.min(this.#width, Math.max(...lines.map((l) => visibleWidth(l) + 2), 40)));
+    const lines = wrapHanging("  ", text, this.#width);
+    const bar = "═".repeat(Math.min(this.#width, Math.max(...lines.map((l) => displayWidth(l) + 2), 40)));
     this.#write(this.style("bold", `${bar}\n${lines.join("\n")}\n${bar}`));
   }
 
   /** A section heading; restarts the clock so each case's times begin at 0. */
   section(text: string): void {
     this.#write("");
-    for (const l of wrapText(text, this.#width)) this.#write(this.style(["bold", "underline"], l));
+    for (const l of wrap(text, this.#width)) this.#write(this.style(["bold", "underline"], l));
     this.#t0 = nowMs();
   }
 
   /** A paragraph of explanation: its lines are joined and wrapped again to the width, never mid-word. */
   prose(text: string): void {
-    for (const l of wrapText(text, this.#width - 2)) this.#write("  " + this.style("dim", l));
+    for (const l of wrap(text, this.#width - 2)) this.#write("  " + this.style("dim", l));
   }
 
   /** One event: what an actor did. A long one wraps, its continuation lines under its text. */
   event(actor: Actor, text: string, mark?: "ok" | "bad" | "warn"): void {
     const ms = `${Math.round(nowMs() - this.#t0)} ms`.padStart(8);
-    const who = this.style(ACTOR_STYLE[actor], padTo(ACTOR_NAME[actor](), 9));
+    const who = this.style(ACTOR_STYLE[actor], padEnd(ACTOR_NAME[actor](), 9));
     const paint = (t: string): string => (mark === "ok" ? this.style("green", t) : mark === "bad" ? this.style("red", t) : mark === "warn" ? this.style("yellow", t) : t);
     const prefix = `${this.style("gray", ms)}  ${who} `;
     const lines = this.#fit(prefix, text);
-    lines.forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(visibleWidth(prefix))) + paint(l)));
+    lines.forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + paint(l)));
     if (this.#step) {
       if (this.#pause) this.#pause();
       else waitForEnter(this.style("gray", `          ${t("(Enter for the next event)")}`));
@@ -139,21 +135,21 @@ export class Trace {
    */
   knows(clientKnows: string, reallyHappened: string, label = t("the agent knows:")): void {
     const happened = t("what happened:");
-    const width = Math.max(16, visibleWidth(label), visibleWidth(happened));
+    const width = Math.max(16, displayWidth(label), displayWidth(happened));
     const pair = [
-      [`          ${this.style("cyan", padTo(label, width))} `, clientKnows],
-      [`          ${this.style("magenta", padTo(happened, width))} `, reallyHappened],
+      [`          ${this.style("cyan", padEnd(label, width))} `, clientKnows],
+      [`          ${this.style("magenta", padEnd(happened, width))} `, reallyHappened],
     ] as const;
     for (const [prefix, text] of pair) {
-      this.#fit(prefix, text).forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(visibleWidth(prefix))) + l));
+      this.#fit(prefix, text).forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + l));
     }
   }
 
   /** `text` in the columns left after `prefix`: as it is if it fits, else wrapped. */
   #fit(prefix: string, text: string): string[] {
-    const room = this.#width - visibleWidth(prefix);
-    if (visibleWidth(text) <= room) return [text];
-    return wrapText(text, Math.max(room, 10));
+    const room = this.#width - displayWidth(prefix);
+    if (displayWidth(text) <= room) return [text];
+    return wrap(text, Math.max(room, 10));
   }
 
   /** The count of reports after a case, marked when it is not what one logical call should leave. */
@@ -176,11 +172,11 @@ export class Trace {
    */
   table(header: string[], rows: string[][]): void {
     const all = [header, ...rows];
-    const words = (c: string): number => Math.max(1, ...c.split(/\s+/).map(visibleWidth));
-    const natural = header.map((_, i) => Math.max(...all.map((r) => visibleWidth(r[i] ?? ""))));
+    const words = (c: string): number => Math.max(1, widestWord(c));
+    const natural = header.map((_, i) => Math.max(...all.map((r) => displayWidth(r[i] ?? ""))));
     // Narrowing a column first wraps its header only, then its cells between words (the first column,
     // the row's label, last), then breaks words.
-    const headerOnly = header.map((h, i) => (i === 0 ? natural[i]! : Math.max(words(h), ...rows.map((r) => visibleWidth(r[i] ?? "")))));
+    const headerOnly = header.map((h, i) => (i === 0 ? natural[i]! : Math.max(words(h), ...rows.map((r) => displayWidth(r[i] ?? "")))));
     const wordFloors = header.map((_, i) => Math.min(natural[i]!, Math.max(...all.map((r) => words(r[i] ?? "")))));
     const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
     const gaps = Math.max(0, header.length - 1);
@@ -196,7 +192,7 @@ export class Trace {
     // but not the labels; 4: anything breaks).
     // Keep the plan of the lowest level, then the fewest lines, then the first layout.
     const firstWhole = [natural[0] ?? 0, ...wordFloors.slice(1)];
-    const cellLines = (c: string, w: number): number => (visibleWidth(c) <= w ? 1 : wrapText(c, w).length);
+    const cellLines = (c: string, w: number): number => (displayWidth(c) <= w ? 1 : wrap(c, w).length);
     const plans = layouts.map((l) => {
       const six = natural.map((w) => Math.min(w, 6));
       const levels = [headerOnly, firstWhole, wordFloors, [natural[0] ?? 0, ...six.slice(1)]];
@@ -212,21 +208,10 @@ export class Trace {
     const fmt = (cells: string[]): string[] => {
       const wrapped = widths.map((w, i) => {
         const c = cells[i] ?? "";
-        return visibleWidth(c) <= w ? [c] : wrapText(c, w);
+        return displayWidth(c) <= w ? [c] : wrap(c, w);
       });
       const height = Math.max(...wrapped.map((c) => c.length));
-      return Array.from({ length: height }, (_, k) =>
-        truncate(
-          indent +
-            wrapped
-              .map((c, i) => {
-                const piece = c[k] ?? "";
-                return piece + " ".repeat(Math.max(0, widths[i]! - visibleWidth(piece)));
-              })
-              .join(bar),
-          this.#width,
-        ),
-      );
+      return Array.from({ length: height }, (_, k) => truncate(indent + wrapped.map((c, i) => padEnd(c[k] ?? "", widths[i]!)).join(bar), this.#width));
     };
     for (const l of fmt(header)) this.#write(this.style("bold", l));
     this.#write(truncate(indent + widths.map((w) => "─".repeat(w)).join(layout.rule), this.#width));
@@ -249,18 +234,4 @@ export function fitColumns(natural: readonly number[], room: number, floor: read
     total--;
   }
   return widths;
-}
-
-/** Greedy word wrap. */
-export function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let current = "";
-  for (const word of text.split(" ")) {
-    if (current && current.length + 1 + word.length > width) {
-      lines.push(current);
-      current = word;
-    } else current = current ? `${current} ${word}` : word;
-  }
-  if (current) lines.push(current);
-  return lines;
 }

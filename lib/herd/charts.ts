@@ -1,8 +1,9 @@
 /**
  * Plain-text tables and charts for the herd simulator's results: pure functions that return strings
  * (no colour, no terminal queries), built from Unicode block characters, so lessons can print them
- * anywhere.
+ * anywhere. Widths are display widths (lib/core/text.ts), so a Chinese label lines up too.
  */
+import { displayWidth, padEnd, padStart } from "../core/text.ts";
 
 /** Eighth blocks for horizontal bars, 1/8 to 8/8 of a character cell. */
 const EIGHTHS = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"] as const;
@@ -19,15 +20,15 @@ export function formatNumber(value: number, decimals = 0, fixed = false): string
 
 /** A table with a header row; numbers (strings that look numeric) are right-aligned. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const widths = headers.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ""))));
   const numeric = (s: string): boolean => /^-?[\d,.]+( ?[a-z]+)?$/.test(s);
   const line = (cells: readonly string[]): string =>
     cells
-      .map((cell, i) => (numeric(cell) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .map((cell, i) => (numeric(cell) ? padStart(cell, widths[i]!) : padEnd(cell, widths[i]!)))
       .join("  ")
       .trimEnd();
   const rule = widths.map((w) => "─".repeat(w)).join("  ");
-  return [line(headers.map((h, i) => (i === 0 ? h : h.padStart(widths[i]!)))), rule, ...rows.map(line)].join("\n");
+  return [line(headers.map((h, i) => (i === 0 ? h : padStart(h, widths[i]!)))), rule, ...rows.map(line)].join("\n");
 }
 
 /** A horizontal bar `value / max` of `width` cells, to an eighth of a cell. */
@@ -57,12 +58,12 @@ export interface BarChartOptions {
 export function barChart(items: readonly BarItem[], options: BarChartOptions = {}): string {
   const width = options.width ?? 40;
   const max = options.max ?? Math.max(0, ...items.map((i) => i.value));
-  const labelWidth = Math.max(0, ...items.map((i) => i.label.length));
+  const labelWidth = Math.max(0, ...items.map((i) => displayWidth(i.label)));
   return items
     .map((item) => {
       const b = bar(item.value, max, width);
       const value = formatNumber(item.value, options.decimals ?? 0) + (options.unit ?? "");
-      return `${item.label.padEnd(labelWidth)} │${b} ${value}`;
+      return `${padEnd(item.label, labelWidth)} │${b} ${value}`;
     })
     .join("\n");
 }
@@ -101,12 +102,12 @@ export interface SeriesChartOptions {
 export function seriesChart(series: readonly Series[], options: SeriesChartOptions): string {
   const cells = Math.max(1, options.cellsPerPoint ?? 2);
   const max = Math.max(0, ...series.flatMap((s) => s.values));
-  const nameWidth = Math.max(0, ...series.map((s) => s.name.length));
+  const nameWidth = Math.max(0, ...series.map((s) => displayWidth(s.name)));
   const unit = options.unit ?? "";
   const lines = series.map((s) => {
     const line = [...sparkline(s.values, max)].map((ch) => ch.repeat(cells)).join("");
     const last = s.values.at(-1);
-    return `${s.name.padEnd(nameWidth)} │${line}│ ${last === undefined ? "" : formatNumber(last) + unit}`;
+    return `${padEnd(s.name, nameWidth)} │${line}│ ${last === undefined ? "" : formatNumber(last) + unit}`;
   });
   const first = options.xs[0];
   const lastX = options.xs.at(-1);
@@ -168,13 +169,13 @@ export function writeTimeHistogram(series: readonly TimeSeries[], options: Histo
   const counts = series.map((s) => bucketCounts(s.timesMs, options.untilMs, buckets));
   const height = options.sqrt === true ? Math.sqrt : (x: number): number => x;
   const sharedMax = Math.max(0, ...counts.flat());
-  const nameWidth = Math.max(0, ...series.map((s) => s.name.length));
+  const nameWidth = Math.max(0, ...series.map((s) => displayWidth(s.name)));
   const bucketMs = options.untilMs / buckets;
   const lines = series.map((s, i) => {
     const c = counts[i]!;
     const peak = Math.max(0, ...c);
     const line = sparkline(c.map(height), height(options.sharedScale === true ? sharedMax : peak));
-    return `${s.name.padEnd(nameWidth)} │${line}│ peak ${formatNumber(peak / runs)}`;
+    return `${padEnd(s.name, nameWidth)} │${line}│ peak ${formatNumber(peak / runs)}`;
   });
   const right = `${formatNumber(options.untilMs)} ms`;
   lines.push(`${" ".repeat(nameWidth)}  0${right.padStart(Math.max(right.length, buckets - 1))}`);

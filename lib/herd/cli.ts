@@ -13,7 +13,7 @@ import { simulateManyParallel } from "./parallel.ts";
 import { formatNumber, sweepBars, sweepChart, sweepTable, writeTimeHistogram } from "./charts.ts";
 import { writeHerdSvgs } from "./svg.ts";
 import { herdWriteTimes, type HerdWriteTimes } from "./write-times.ts";
-import { fitLine, terminalWidth } from "../core/width.ts";
+import { terminalWidth, wrapKeepingSpaces } from "../core/text.ts";
 
 const DEFAULT_CLIENTS = [10, 50, 100];
 const DEFAULT_RUNS = 100;
@@ -209,7 +209,7 @@ function report(options: Options, rows: readonly PointResult[], writeTimes: Herd
   );
   // A line too wide for the terminal (the title, a long option list) wraps under itself.
   const width = terminalWidth();
-  return out.join("\n").split("\n").flatMap((l) => fitLine(l, width)).join("\n") + "\n";
+  return out.join("\n").split("\n").flatMap((l) => wrapKeepingSpaces(l, width)).join("\n") + "\n";
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -6,7 +6,7 @@ import { requireRuntime } from "./runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { checkAll } from "./status.ts";
 import { painter, type Style } from "./style.ts";
-import { fitLine, outputWidth, wrapWords } from "./text.ts";
+import { displayWidth, terminalWidth, truncate, wrapKeepingSpaces } from "../core/text.ts";
 
 runMain(async () => {
   requireRuntime();
@@ -29,12 +29,12 @@ runMain(async () => {
   recordShippedIfPossible(ROOT, all);
 
   const { results } = await checkAll(chosen);
-  const width = outputWidth();
-  const write = (line: string): void => void process.stdout.write(`${fitLine(line, width)}\n`);
-  /** `label` then `text` wrapped under itself; each line of the text keeps its own indentation. */
+  const width = terminalWidth();
+  const write = (line: string): void => void process.stdout.write(`${truncate(line, width)}\n`);
+  /** `label` then `text` wrapped under itself; each line of the text keeps its own indentation and spaces. */
   const block = (label: string, text: string, style?: Style): void => {
-    const pad = " ".repeat(label.length);
-    const lines = text.split("\n").flatMap((l) => (l.trim() === "" ? [""] : wrapWords(l, width - label.length)));
+    const pad = " ".repeat(displayWidth(label));
+    const lines = text.split("\n").flatMap((l) => (l.trim() === "" ? [""] : wrapKeepingSpaces(l, width - pad.length, 0)));
     lines.forEach((l, i) => write(`${i === 0 ? label : pad}${style && l ? paint(style, l) : l}`));
   };
   let solved = 0;

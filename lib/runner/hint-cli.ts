@@ -5,7 +5,7 @@ import { ROOT, findExercises, listExercises, type Exercise } from "./catalog.ts"
 import { UsageError, parseCommand, runMain } from "../core/cli.ts";
 import { requireRuntime } from "./runtime.ts";
 import { firstNotPassing } from "./status.ts";
-import { outputWidth, wrapWords } from "./text.ts";
+import { terminalWidth, wrap } from "../core/text.ts";
 
 runMain(async () => {
   const { positionals } = parseCommand({
@@ -19,13 +19,17 @@ runMain(async () => {
   const all = listExercises();
   const ids = all.map((e) => e.id).join(", ");
   if (positionals.length > 1) throw new UsageError(`name one exercise: ${ids}`);
-  const width = Math.min(outputWidth(), 100);
+  const width = Math.min(terminalWidth(), 100);
   const show = (e: Exercise): void => {
     // Wrapped, not cut: the file to edit must be readable at any width.
-    for (const line of wrapWords(`Exercise ${e.id} · ${e.title} (lesson ${e.lesson}, file ${e.file})`, width)) process.stdout.write(`${line}\n`);
+    for (const line of wrap(`Exercise ${e.id} · ${e.title} (lesson ${e.lesson}, file ${e.file})`, width)) process.stdout.write(`${line}\n`);
     process.stdout.write("\n");
-    // Every step, a paragraph each (as shipped, each hint is one step).
-    for (const line of wrapWords(e.hintSteps.join("\n\n"), width - 2)) process.stdout.write(line ? `  ${line}\n` : "\n");
+    // Every step, a paragraph each (as shipped, each hint is one step); a line the manifest keeps (a
+    // formula) stays a line.
+    for (const paragraph of e.hintSteps.join("\n\n").split("\n")) {
+      if (paragraph === "") process.stdout.write("\n");
+      else for (const line of wrap(paragraph, width - 2)) process.stdout.write(`  ${line}\n`);
+    }
     process.stdout.write("\n");
   };
   if (positionals.length === 0) {

@@ -7,7 +7,7 @@ import { requireRuntime } from "./runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { PARALLEL_CHECKS, byLesson, checkAll } from "./status.ts";
 import { duration, painter } from "./style.ts";
-import { indentWrap, outputWidth, wrapWords } from "./text.ts";
+import { terminalWidth, wrap, wrapHanging } from "../core/text.ts";
 
 const HELP = `npm run lesson                      list the lessons, with your exercises' status (✓/✗)
 npm run lesson <n> [-- <flags>]     run lesson n (1, 01 or its slug)
@@ -26,23 +26,19 @@ async function list(): Promise<void> {
   recordShippedIfPossible(ROOT, exercises);
   // The status comes from running the tests now, a few at a time, so it cannot be out of date.
   const { results, ms } = await checkAll(exercises);
-  // Wrapped at spaces to the terminal (else $COLUMNS, else 100), each part under its own indent.
-  const width = outputWidth();
+  // Wrapped between words to the terminal (else $COLUMNS, else 100), each part under its own indent.
+  const width = terminalWidth();
   const out: string[] = ["Lessons (run one with: npm run lesson <n>)", ""];
   for (const row of byLesson(listLessons(ROOT), results)) {
     const l = row.lesson;
     if (l) {
-      const [first = "", ...rest] = wrapWords(l.title, width - 6);
-      out.push(`  ${l.number}  ${first}`, ...rest.map((t) => `      ${t}`), ...indentWrap(l.summary, width, "      "));
+      out.push(...wrapHanging(`  ${l.number}  `, l.title, width), ...wrapHanging("      ", l.summary, width));
     } else out.push(`  ${row.number}  (no lesson file)`);
     const marks = row.results.map((r) => `${r.passed ? paint("green", "✓") : paint("red", "✗")} ${r.exercise.id}`);
-    if (marks.length) {
-      const [first = "", ...rest] = wrapWords(`${marks.join("  ")} (npm run check ${Number(row.number)})`, width - 17);
-      out.push(`      exercises: ${first}`, ...rest.map((t) => `                 ${t}`));
-    }
+    if (marks.length) out.push(...wrapHanging("      exercises: ", `${marks.join("  ")} (npm run check ${Number(row.number)})`, width));
   }
   if (results.length > 0) {
-    out.push("", ...wrapWords(`✓/✗: each exercise's tests, run just now (${PARALLEL_CHECKS} at a time, ${duration(ms)}). npm start picks the next one for you.`, width));
+    out.push("", ...wrap(`✓/✗: each exercise's tests, run just now (${PARALLEL_CHECKS} at a time, ${duration(ms)}). npm start picks the next one for you.`, width));
   }
   process.stdout.write(`${out.join("\n")}\n`);
 }

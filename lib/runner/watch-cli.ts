@@ -15,6 +15,7 @@ import { recordShippedIfPossible } from "./shipped.ts";
 import { PARALLEL_CHECKS } from "./status.ts";
 import { initialState, parseKeys, step, type Effect, type WatchEvent } from "./watch-core.ts";
 import { renderScreen } from "./watch-screen.ts";
+import { terminalWidth } from "../core/text.ts";
 
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
@@ -133,7 +134,7 @@ runMain(() => {
   function draw(): void {
     // On a terminal the screen is fitted to its rows too, so that its top does not scroll away; a pipe has none.
     const rows = out.isTTY && out.rows > 0 ? { rows: out.rows } : {};
-    const screen = renderScreen(state, { color, width: out.columns || 80, lessons, ...rows, ...(notice ? { notice } : {}) });
+    const screen = renderScreen(state, { color, width: terminalWidth(out), lessons, ...rows, ...(notice ? { notice } : {}) });
     // On a terminal each screen replaces the last; in a pipe or a log, a rule separates them.
     const before = screen.clear ? (out.isTTY ? "\x1b[H\x1b[2J\x1b[3J" : `\n${"─".repeat(60)}\n`) : "";
     out.write(before + screen.text);

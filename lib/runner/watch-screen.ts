@@ -5,8 +5,7 @@
 import type { Exercise, Lesson } from "./catalog.ts";
 import { PARALLEL_CHECKS } from "./status.ts";
 import { allPass, painter, plural, progressBar, type Paint } from "./style.ts";
-import { fitLine, visibleWidth, wrapWords } from "./text.ts";
-import { stripAnsi, wrapText } from "../core/width.ts";
+import { displayWidth, stripAnsi, truncate, wrap, wrapHanging, wrapKeepingSpaces } from "../core/text.ts";
 import { currentExercise, statusOf, type CheckStatus, type WatchState } from "./watch-core.ts";
 
 export interface ScreenContext {
@@ -58,13 +57,13 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   const width = Math.min(columns, 100) - 2;
   const out: Line[] = [];
   const para = (text: string, indent = "  ", style?: Parameters<Paint>[0], hanging = indent): string[] =>
-    wrapWords(text, width - Math.max(indent.length, hanging.length)).map((line, i) => (i === 0 ? indent : hanging) + (style ? paint(style, line) : line));
+    wrap(text, width - Math.max(displayWidth(indent), displayWidth(hanging))).map((line, i) => (i === 0 ? indent : hanging) + (style ? paint(style, line) : line));
   const add = (...args: Parameters<typeof para>): void => void out.push(...para(...args));
   // The text ends with a newline, so the cursor takes one more row below the last line.
   const room = ctx.rows === undefined ? Infinity : Math.max(MIN_ROWS, ctx.rows) - 1;
   const footer = (ctx.notice ? 2 : 0) + 2;
   const done = (lines: Line[], clear: boolean): Screen => ({
-    text: fitRows(lines, room, footer, paint).map((l) => fitLine(l, columns - 1)).join("\n") + "\n",
+    text: fitRows(lines, room, footer, paint).map((l) => truncate(l, columns - 1)).join("\n") + "\n",
     clear,
   });
   const exercise = currentExercise(state);
@@ -103,7 +102,7 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
     );
     out.push("");
     // Marks and ids as one word each, so that a narrow terminal wraps between exercises, never inside one.
-    for (const line of wrapWords(state.exercises.map((e) => `${statusOf(state, e.id)}:${e.id}`).join("  "), width - 2)) {
+    for (const line of wrap(state.exercises.map((e) => `${statusOf(state, e.id)}:${e.id}`).join("  "), width - 2)) {
       out.push("  " + line.replace(/(\w+):(\d\d[a-z])/g, (_m, status: CheckStatus, id: string) => `${mark(status, paint)} ${id}`));
     }
   } else if (state.phase === "finished") {
@@ -195,9 +194,7 @@ function listView(state: WatchState, paint: Paint, out: Line[], columns: number,
     const here = i === state.current ? paint("bold", "▶") : " ";
     const lead = `  ${here} ${mark(statusOf(state, e.id), paint)} ${e.id}  `;
     const full = `${lead}${e.title}${paint("gray", `  lesson ${e.lesson} · ${e.file}`)}`;
-    if (visibleWidth(full) <= columns) return [full];
-    const pad = " ".repeat(visibleWidth(lead));
-    return wrapWords(e.title, columns - pad.length).map((l, j) => (j === 0 ? lead : pad) + l);
+    return displayWidth(full) <= columns ? [full] : wrapHanging(lead, e.title, columns);
   });
   const count = (from: number, to: number): number => rows.slice(from, to).reduce((n, r) => n + r.length, 0);
   let [from, to] = [0, rows.length];
@@ -256,7 +253,7 @@ function exerciseView(
     // The verdict may already be the whole story (a syntax error, a hang); then the test is not repeated.
     if (f && !(report.verdict && f.error.includes(report.verdict.replace(/^type error at /, "")))) {
       out.push(...para(`First failing test: ${f.test}`, "  ", undefined, "    "));
-      const lines = f.error.split("\n").flatMap((l) => (l.trim() === "" ? [""] : wrapWords(l, width - 4)));
+      const lines = f.error.split("\n").flatMap((l) => (l.trim() === "" ? [""] : wrapKeepingSpaces(l, width - 4, 0)));
       out.push({
         lines: lines.map((line) => `    ${paint("red", line)}`),
         order: 2,
@@ -294,10 +291,10 @@ function keyBar(state: WatchState, paint: Paint): string {
  */
 function beside(main: string, note: string, columns: number, paint: Paint, style?: Parameters<Paint>[0]): string[] {
   const lead = /^ */.exec(main)![0];
-  const lines = wrapText(main.trimStart(), columns - 1 - lead.length, columns - 3 - lead.length).map((l, i) => `${lead}${i === 0 ? "" : "  "}${l}`);
+  const lines = wrap(main.trimStart(), columns - 1 - lead.length, columns - 3 - lead.length).map((l, i) => `${lead}${i === 0 ? "" : "  "}${l}`);
   const last = lines.pop()!;
   const styled = (l: string): string => (style ? paint(style, l) : l);
   const head = lines.map(styled);
-  if (visibleWidth(last) + 2 + visibleWidth(note) <= columns - 1) return [...head, `${styled(last)}  ${paint("gray", note)}`];
-  return [...head, styled(last), ...wrapWords(note, columns - 5).map((l) => `    ${paint("gray", l)}`)];
+  if (displayWidth(last) + 2 + displayWidth(note) <= columns - 1) return [...head, `${styled(last)}  ${paint("gray", note)}`];
+  return [...head, styled(last), ...wrap(note, columns - 5).map((l) => `    ${paint("gray", l)}`)];
 }
