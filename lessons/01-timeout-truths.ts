@@ -20,11 +20,7 @@ import { seeded } from "../lib/core/random.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import { t } from "../lib/core/i18n.ts";
 
-const { trace, seed } = lessonSetup({
-  title: "The three truths behind a timeout",
-  run: "npm run lesson 1",
-  summary: "a timeout only says \"no answer yet\"",
-});
+const { trace, seed, heading } = lessonSetup(import.meta);
 const random = seeded(seed);
 const scratch = scratchDir();
 
@@ -34,7 +30,7 @@ const scratch = scratchDir();
 const TIMEOUT_MS = 150;
 const report = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
 
-trace.title(t("Lesson 01 · The three truths behind a timeout"));
+trace.title(heading);
 trace.prose(t(`The agent files one bug report and waits {ms} ms. When no answer comes, it only knows
   "no answer". It cannot see the server. Here are the three things that may have happened there, played
   for real: a fault is injected on the server for request #1, and the agent retries once, blindly.`, { ms: TIMEOUT_MS }));

@@ -38,12 +38,8 @@ import { displayWidth } from "../lib/core/text.ts";
 
 const DEFAULT_CLIENTS = [10, 50, 100];
 const DEFAULT_RUNS = 100;
-const { trace, seed, values } = lessonSetup(
-  {
-    title: "How long to wait: backoff and jitter",
-    run: "npm run lesson 2",
-    summary: "exponential backoff slows one client down; only large jitter breaks up a herd",
-  },
+const { trace, seed, values, heading } = lessonSetup(
+  import.meta,
   {
     options: { clients: { type: "string" }, runs: { type: "string" }, svg: { type: "string" } },
     optionHelp: {
@@ -64,7 +60,7 @@ const ms = (x: number): string => formatNumber(x, x >= 100 ? 0 : 1);
 const pct = (part: number, whole: number): string => `${formatNumber((100 * part) / whole, 0)} %`;
 const times = (a: number, b: number): string => `${formatNumber(a / b, 1)}×`;
 
-trace.title("Lesson 02 · How long to wait: backoff and jitter");
+trace.title(heading);
 trace.prose(`Lesson 01 asked whether a retry is safe. This one asks when to send it. Retry at once and a server
   that is struggling gets the same load again; wait the same time as everybody else and it gets the load
   again a little later, all at once. Every number below is computed by the code in lib/ as this lesson

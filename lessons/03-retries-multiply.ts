@@ -30,11 +30,7 @@ import type { Verdict } from "../lib/client/retry-loop.ts";
 import { SDK_MAX_RETRIES, harnessOverSdk, sdkCall } from "../lib/client/sdk-retry.ts";
 import { AWS_RETRIES_2026, AWS_STANDARD_QUOTA, RetryQuota, retryKindOf } from "../lib/client/token-bucket.ts";
 
-const { trace, seed } = lessonSetup({
-  title: "How many times: retries multiply across layers",
-  run: "npm run lesson 3",
-  summary: "every layer that retries on its own multiplies the load",
-});
+const { trace, seed, heading } = lessonSetup(import.meta);
 const random = seeded(seed);
 
 // Real clients wait seconds between retries; here every wait is slept at 1/100 of its real length, so
@@ -45,7 +41,7 @@ const wait = (realMs: number): string => `${(realMs / 1000).toFixed(2)} s [${(re
 const status = (o: Outcome): string => (o.kind === "response" ? String(o.status) : o.kind);
 const overloaded: Reply = { status: 503, body: { error: { type: "overloaded_error" } } };
 
-trace.title("Lesson 03 · How many times: retries multiply across layers");
+trace.title(heading);
 trace.prose(`Lesson 01 asked whether a retry is safe. This one asks how many requests a retry really is. Every
   count below is read from a counter in the server that receives the traffic. Time runs at 1/${1 / TIME_SCALE}:
   a wait printed as "1.00 s [10.0 ms]" is a real client's 1 s, slept here for 10 ms.`);

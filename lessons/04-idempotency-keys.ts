@@ -30,11 +30,7 @@ import { countReportsIn } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 
-const { trace, seed } = lessonSetup({
-  title: "Will sending it again make another copy: idempotency keys",
-  run: "npm run lesson 4",
-  summary: "one key per logical operation, reused on every retry",
-});
+const { trace, seed, heading } = lessonSetup(import.meta);
 const random = seeded(seed);
 const scratch = scratchDir();
 const started = performance.now();
@@ -48,7 +44,7 @@ const TIMEOUT_MS = 100;
 const LEASE_MS = 400;
 const report = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
 
-trace.title("Lesson 04 · Will sending it again make another copy: idempotency keys");
+trace.title(heading);
 trace.prose(`RFC 9110 §9.2.2 lets a client retry a POST on its own only if it "has some means to know that the
   request semantics are actually idempotent". An Idempotency-Key is that means: the client names the logical
   operation with one key and sends the same key on every attempt; the server remembers key → result and,

@@ -30,11 +30,7 @@ import { ANONYMOUS_CALLER, startTracker, type Tracker } from "../lib/tracker/ser
 import { ReportStore, countReportsIn } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
 
-const { trace, seed } = lessonSetup({
-  title: "The holder that woke up late: crashes, leases and fencing tokens",
-  run: "npm run lesson 5",
-  summary: "a lease for liveness, a fencing token for safety",
-});
+const { trace, seed, heading } = lessonSetup(import.meta);
 const random = seeded(seed);
 const scratch = scratchDir();
 const started = performance.now();
@@ -69,7 +65,7 @@ const status = (o: Outcome): string =>
 /** Rows of the closing table, filled in as the cases run. */
 const summary: string[][] = [];
 
-trace.title("Lesson 05 · The holder that woke up late: crashes, leases and fencing tokens");
+trace.title(heading);
 trace.prose(`Lesson 04's keyed tracker claims a key as in_progress before the work, so a second request with the
   key gets 409. The claim carries a lease: once it runs out, another request may take the key over. A lease is a
   guess from time alone: "the holder has not finished by now, so it must be dead". This lesson plays both

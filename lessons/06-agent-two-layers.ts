@@ -42,11 +42,7 @@ import type { VariantName } from "../lib/tracker/variant.ts";
 // lease running out, and `keyed` measures the same.
 const VARIANT: VariantName = "fenced";
 
-const { trace, seed } = lessonSetup({
-  title: "The agent tried again: two layers of retry",
-  run: "npm run lesson 6",
-  summary: "a key per tool call misses the model's retry",
-});
+const { trace, seed, heading } = lessonSetup(import.meta);
 const random = seeded(seed);
 const scratch = scratchDir();
 const started = performance.now();
@@ -63,7 +59,7 @@ const RUN = `eval-${uuid(random).slice(0, 8)}`;
 const report: ReportInput = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
 const TASK = `You are testing the web app (evaluation run ${RUN}). File a bug report for what you found: "${report.title}" in module ${report.module}.`;
 
-trace.title("Lesson 06 · The agent tried again: two layers of retry");
+trace.title(heading);
 trace.prose(`A test agent files bug reports. The model asks for a tool with a tool_use block (it has an id); the
   harness turns it into HTTP calls and answers with a tool_result (content and is_error). There are two
   places a retry can come from. The harness resends inside one tool_use when an HTTP attempt fails. And

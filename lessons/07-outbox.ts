@@ -27,11 +27,7 @@ import { runDispatcher, type DispatcherRun } from "../lib/outbox/dispatcher.ts";
 import { ReportStore, countReportsIn } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 
-const { trace, seed } = lessonSetup({
-  title: "Side effects outside your database: the outbox",
-  run: "npm run lesson 7",
-  summary: "a notification cannot share the report's transaction",
-});
+const { trace, seed, heading } = lessonSetup(import.meta);
 const scratch = scratchDir();
 const started = performance.now();
 
@@ -41,7 +37,7 @@ const started = performance.now();
 const VARIANT: VariantName = "fenced";
 const LEASE_MS = 300;
 
-trace.title("Lesson 07 · Side effects outside your database: the outbox");
+trace.title(heading);
 trace.prose(`Filing a report now has a second effect: the maintainer is told, through a notification service run by
   somebody else. Lesson 04's rule was "record the key and do the side effect in one transaction". The
   notifier is not in our database, so no transaction of ours can include it: whatever order we pick, a crash

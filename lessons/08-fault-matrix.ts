@@ -41,12 +41,8 @@ import { scratchDir } from "../lib/core/narrate.ts";
 import { isVariantName, type VariantName } from "../lib/tracker/variant.ts";
 import { POLICY_NAMES, type PolicyName } from "../lib/client/client.ts";
 
-const { trace, seed, step, color, values } = lessonSetup(
-  {
-    title: "The fault matrix",
-    run: "npm run lesson 8",
-    summary: "every variant against every fault, live, counted",
-  },
+const { trace, seed, step, color, values, heading } = lessonSetup(
+  import.meta,
   {
     options: { variant: { type: "string" }, fault: { type: "string" }, policy: { type: "string" } },
     optionHelp: {
@@ -269,7 +265,7 @@ function verdictText(r: CellResult): string {
   return r.verdict === "duplicate" ? `DUPLICATE (${r.reports - 1} extra)` : "LOST: nothing filed";
 }
 
-trace.title("Lesson 08 · The fault matrix");
+trace.title(heading);
 try {
   if (only.variant !== undefined || only.fault !== undefined || only.policy !== undefined || step) await traced(only.variant, only.fault, only.policy);
   else await wholeMatrix();

@@ -42,12 +42,8 @@ import { seeded } from "../lib/core/random.ts";
 import { wrapHanging } from "../lib/core/text.ts";
 
 const names = PROBES.map((p) => p.name).join(", ");
-const { trace, seed, values } = lessonSetup(
-  {
-    title: "What your HTTP client really does",
-    run: "npm run lesson 9",
-    summary: "real retry libraries against a faulty server, measured",
-  },
+const { trace, seed, values, heading } = lessonSetup(
+  import.meta,
   { options: { only: { type: "string" } }, optionHelp: { only: `measure one library only: ${names}` } },
 );
 const only = (values as { only?: string }).only;
@@ -59,7 +55,7 @@ if (only !== undefined) {
 }
 const started = nowMs();
 
-trace.title("Lesson 09 · What your HTTP client really does");
+trace.title(heading);
 trace.prose(`Lessons 01 to 08 built their own client. You will use somebody else's: fetch, got, axios, an
   LLM SDK. Each has a retry policy you did not write, and it decides, without asking you, whether a
   POST that timed out is sent again. Here each one meets the same faulty server, set up the way its

@@ -1,6 +1,6 @@
 /**
  * @title More than one server: keys in a shared database
- * @summary Three tracker instances behind a load balancer: the retry lands on another instance, so the keys must live where every instance sees them, and the database's unique constraint, not its isolation level, decides who claims a key.
+ * @summary Three tracker instances behind a load balancer: the retry lands on another instance, so the keys must live where every instance sees them, and the database's unique constraint, not its isolation level, decides who claims a key. Starts a PostgreSQL server for the run (or uses the one DATABASE_URL names) and eighteen tracker and dispatcher processes; takes about 7 s.
  * @run npm run lesson 10
  * @exercise 10a
  * @resource PostgreSQL documentation, INSERT, "ON CONFLICT Clause": https://www.postgresql.org/docs/current/sql-insert.html#SQL-ON-CONFLICT
@@ -61,12 +61,7 @@ import { seeded } from "../lib/core/random.ts";
 import { countReportsAt } from "../lib/tracker/postgres-store.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";
 
-const { trace, seed } = lessonSetup({
-  title: "More than one server: keys in a shared database",
-  run: "npm run lesson 10",
-  summary:
-    "the retry lands on another instance. Starts a PostgreSQL server for the run (or uses the one DATABASE_URL names) and eighteen tracker and dispatcher processes; takes about 7 s",
-});
+const { trace, seed, heading } = lessonSetup(import.meta);
 const random = seeded(seed);
 const scratch = scratchDir();
 const started = performance.now();
@@ -79,7 +74,7 @@ const report = { title: "Login button does nothing", body: "Clicking 'Log in' on
 /** Rows of the closing table, filled in as the cases run. */
 const summary: string[][] = [];
 
-trace.title("Lesson 10 · More than one server: keys in a shared database");
+trace.title(heading);
 
 // ## PostgreSQL
 // A real server: the learner's own if DATABASE_URL is set, otherwise the PostgreSQL binaries that

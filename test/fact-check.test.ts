@@ -1,5 +1,6 @@
 // Claims found wrong in a fact check of the lessons, kept from coming back where they are not
 // printed (a lesson's header or a source comment). Printed claims are checked in each lesson's test.
+import { readLessonHeader } from "../lib/core/header.ts";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -73,10 +74,9 @@ test("synchronous_commit=off: any operating system or database crash, up to 3 ×
 test("lesson 10's run time: one figure, the same in both READMEs and in the lesson's own summary", () => {
   const readme = flat(readFileSync(new URL("../README.md", import.meta.url), "utf8"));
   const zh = readFileSync(new URL("../README.zh-CN.md", import.meta.url), "utf8");
-  const lesson = read("lessons/10-more-than-one-server.ts");
   const en = /and lesson 10 \(about (\d+) s:/.exec(readme)?.[1];
   const cn = /第 10 课也除外（约 (\d+) 秒：/.exec(zh)?.[1];
-  const own = /eighteen tracker and dispatcher processes; takes about ([\d–-]+) s"/.exec(lesson)?.[1];
+  const own = /eighteen tracker and dispatcher processes; takes about ([\d–-]+) s\./.exec(readLessonHeader(new URL("../lessons/10-more-than-one-server.ts", import.meta.url).href).summary)?.[1];
   assert.ok(en !== undefined && cn !== undefined && own !== undefined, `README ${en}, README.zh-CN ${cn}, lesson ${own}`);
   assert.equal(cn, en);
   assert.equal(own, en, "the lesson's summary states one figure, the READMEs' (not a range)");

@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { headerParagraph, listExercises, listLessons, parseHeader, ROOT } from "../lib/runner/catalog.ts";
+import { parseHeader } from "../lib/core/header.ts";
+import { headerParagraph, listExercises, listLessons, ROOT } from "../lib/runner/catalog.ts";
 import { flowText, MANIFEST, ManifestError, parseManifest } from "../lib/runner/manifest.ts";
 import { recordShipped, resetExercise, shippedExerciseFiles } from "../lib/runner/shipped.ts";
 import { runIn, shippedExercises, shippedText, tempProject } from "./temp-project.ts";

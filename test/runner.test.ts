@@ -1,7 +1,8 @@
 // The learner's commands: lesson list and lookup, check, hint; bad arguments give one clear line.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { findExercises, findLesson, listLessons, parseHeader, type Exercise } from "../lib/runner/catalog.ts";
+import { parseHeader } from "../lib/core/header.ts";
+import { findExercises, findLesson, listLessons, type Exercise } from "../lib/runner/catalog.ts";
 import { firstFailure } from "../lib/runner/exercise-run.ts";
 import { runTs } from "./run-helpers.ts";
 import { runIn, shippedExercises, shippedProject, tempProject } from "./temp-project.ts";

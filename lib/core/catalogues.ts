@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { parse } from "@babel/parser";
 import { po, type GetTextTranslation, type GetTextTranslations } from "gettext-parser";
 import { IntlMessageFormat } from "intl-messageformat";
+import { parseHeader } from "./header.ts";
 import { catalogueFor } from "./i18n.ts";
 import { LOCALE, type Lang } from "./lang.ts";
 
@@ -79,6 +80,14 @@ function literalText(node: unknown): string | undefined {
 export function extractMessages(file: string, source: string): { messages: Message[]; problems: Problem[] } {
   const messages: Message[] = [];
   const problems: Problem[] = [];
+  // A lesson's @title and @summary are messages too (lessonSetup prints them, translated).
+  if (/^lessons\/\d\d-[a-z0-9-]+\.ts$/.test(file)) {
+    const { tags } = parseHeader(source);
+    for (const tag of ["title", "summary"]) {
+      const text = tags.get(tag)?.[0];
+      if (text) messages.push({ id: text, icu: false, file, line: 1 });
+    }
+  }
   if (!/\bi18n\.ts["']/.test(source)) return { messages, problems };
   let ast;
   try {

@@ -3,6 +3,8 @@
  * friendly errors (one line naming what is valid, exit code 2, never a stack trace).
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { readLessonHeader } from "./header.ts";
+import { t, translate } from "./i18n.ts";
 import { isLang } from "./lang.ts";
 import { Trace, colorWanted } from "./trace.ts";
 import { displayWidth, terminalWidth, wrap, wrapHanging, wrapKeepingSpaces } from "./text.ts";
@@ -239,17 +241,22 @@ const lessonOptions = {
 } as const satisfies ParseArgsOptionsConfig;
 
 /**
- * The command line of a lesson: its own options plus --seed, --step, --no-color and --help.
- * `lesson` is the header's title and run command, used for --help.
+ * The command line of a lesson: its own options plus --seed, --step, --no-color, --lang and --help.
+ * `lesson` is the lesson's own `import.meta`: its title, summary and run line are read from the
+ * file's JSDoc header, where they are written once (@title, @summary, @run), for --help and for
+ * `heading`, the title the lesson prints ("Lesson 01 · The three truths behind a timeout", in the
+ * chosen language).
  */
 export function lessonSetup<O extends ParseArgsOptionsConfig>(
-  lesson: { title: string; run: string; summary: string },
+  lesson: { url: string },
   extra: { options: O; optionHelp: Partial<Record<keyof O & string, string>> } = { options: {} as O, optionHelp: {} },
   argv: string[] = process.argv.slice(2),
 ) {
+  const header = readLessonHeader(lesson.url);
+  const title = translate(header.title);
   const spec: CommandSpec<O & typeof lessonOptions> = {
-    usage: `${lesson.run} -- [options]`,
-    description: `${lesson.title}: ${lesson.summary}`,
+    usage: `${header.run} -- [options]`,
+    description: t("{title}: {summary}", { title, summary: translate(header.summary) }),
     options: { ...lessonOptions, ...extra.options },
     optionHelp: {
       ...extra.optionHelp,
@@ -266,5 +273,6 @@ export function lessonSetup<O extends ParseArgsOptionsConfig>(
   const v = values as Record<string, string | boolean | undefined>;
   const step = v.step === true;
   const color = colorWanted(v["no-color"] === true);
-  return { seed, step, color, trace: new Trace({ color, step }), values };
+  const heading = t("Lesson {number} · {title}", { number: header.number, title });
+  return { seed, step, color, trace: new Trace({ color, step }), values, heading };
 }

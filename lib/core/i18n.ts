@@ -104,6 +104,15 @@ export function tIn(lang: Lang, message: string, values?: MessageValues): string
   return values === undefined ? text : formatMessage(text, values, lang);
 }
 
+/**
+ * A message whose English is not a literal of the code but is still in a catalogue: a lesson's
+ * @title and @summary, which lib/core/catalogues.ts reads from the lesson's header.
+ */
+export function translate(message: string): string {
+  const lang = currentLang();
+  return lang === "en" ? message : (translations(lang).get(message) ?? message);
+}
+
 /** "a, b and c" / "a、b和c": a list joined in this process's language. */
 export function formatList(items: readonly string[], type: "conjunction" | "disjunction" = "conjunction"): string {
   return new Intl.ListFormat(LOCALE[currentLang()], { type }).format(items);

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readLessonHeader } from "../core/header.ts";
 import { flowText, MANIFEST, ManifestError, readManifest } from "./manifest.ts";
 
 /** The project's root folder. */
@@ -46,33 +47,6 @@ export interface Exercise {
   solution: string;
 }
 
-/** Reads the first JSDoc block: the first text line and the @tags (a tag's text runs to the next tag or blank line). */
-export function parseHeader(source: string): { first: string; tags: Map<string, string[]> } {
-  const m = /\/\*\*([\s\S]*?)\*\//.exec(source);
-  const tags = new Map<string, string[]>();
-  if (!m) return { first: "", tags };
-  const lines = m[1]!.split("\n").map((l) => l.replace(/^\s*\*\s?/, "").trimEnd());
-  let first = "";
-  let current: { name: string; text: string[] } | undefined;
-  const flush = (): void => {
-    if (!current) return;
-    const list = tags.get(current.name) ?? [];
-    list.push(current.text.join(" ").replace(/\s+/g, " ").trim());
-    tags.set(current.name, list);
-    current = undefined;
-  };
-  for (const line of lines) {
-    const tag = /^@(\w+)\s*(.*)$/.exec(line.trim());
-    if (tag) {
-      flush();
-      current = { name: tag[1]!, text: [tag[2]!] };
-    } else if (line.trim() === "") flush();
-    else if (current) current.text.push(line.trim());
-    else if (!first) first = line.trim();
-  }
-  flush();
-  return { first, tags };
-}
 
 /**
  * The paragraph of the first JSDoc block that starts with `label:` (e.g. "Goal"), label removed,
@@ -97,18 +71,7 @@ export function listLessons(root = ROOT): Lesson[] {
   return readdirSync(dir)
     .filter((f) => /^\d\d-[a-z0-9-]+\.ts$/.test(f))
     .sort()
-    .map((f) => {
-      const { tags } = parseHeader(readFileSync(join(dir, f), "utf8"));
-      const number = f.slice(0, 2);
-      return {
-        number,
-        slug: f.slice(3, -3),
-        file: `lessons/${f}`,
-        title: tags.get("title")?.[0] ?? f,
-        summary: tags.get("summary")?.[0] ?? "",
-        run: tags.get("run")?.[0] ?? `npm run lesson ${Number(number)}`,
-      };
-    });
+    .map((f) => ({ ...readLessonHeader(join(dir, f)), slug: f.slice(3, -3), file: `lessons/${f}` }));
 }
 
 const EXERCISE_FILE = /^(\d\d[a-z])-[a-z0-9-]+\.ts$/;
