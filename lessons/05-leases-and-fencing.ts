@@ -26,7 +26,8 @@ import { agentLog, agentLogAfter, scratchDir, serverLog } from "../lib/core/narr
 import { pacedClock, type PacedClock } from "../lib/tracker/paced-clock.ts";
 import { seeded } from "../lib/core/random.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
-import { ANONYMOUS_CALLER, startTracker, type Tracker } from "../lib/tracker/service.ts";
+import { ANONYMOUS_CALLER } from "../lib/protocol/caller.ts";
+import { startTracker, type Tracker } from "../lib/tracker/service.ts";
 import { ReportStore, countReportsIn } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
 

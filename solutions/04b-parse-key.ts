@@ -3,6 +3,6 @@
  * @lesson 04
  *
  * The reference answer is the tracker's own parser, which the keyed variants use on every request:
- * read it in lib/tracker/idempotency-key.ts (parseIdempotencyKey, parseSfString, parseBare).
+ * read it in lib/protocol/idempotency-key.ts (parseIdempotencyKey, parseSfString, parseBare).
  */
-export { MAX_KEY_CHARS, parseIdempotencyKey, type KeyParse } from "../lib/tracker/idempotency-key.ts";
+export { MAX_KEY_CHARS, parseIdempotencyKey, type KeyParse } from "../lib/protocol/idempotency-key.ts";

@@ -4,9 +4,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { httpCall } from "../lib/client/client.ts";
-import { MAX_TITLE_CHARS } from "../lib/tracker/http.ts";
+import { MAX_TITLE_CHARS } from "../lib/tracker/report-body.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
-import { ANONYMOUS_CALLER, MAX_PAGE, type Swept } from "../lib/tracker/service.ts";
+import { ANONYMOUS_CALLER } from "../lib/protocol/caller.ts";
+import { MAX_PAGE, type Swept } from "../lib/tracker/service.ts";
 import { MAX_REPORT_ID } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 import { parseRaw, post, raw, rawPost, response, withTracker } from "./http-helpers.ts";

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { FaultName } from "../tracker/faults.ts";
 import { tempFolder } from "../core/scratch.ts";
-import { keyHeaderValues, parseIdempotencyKey } from "../tracker/idempotency-key.ts";
+import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
 import { keyStoreOf } from "../tracker/key-store.ts";
 import { ReportStore } from "../tracker/store.ts";
 import type { VariantName } from "../tracker/variant.ts";
@@ -35,7 +35,7 @@ import { SeenTitles } from "./seen.ts";
 import { tally, type StoredRow, type Tally } from "./tally.ts";
 import type { ChaosProgress } from "./progress.ts";
 import { DatabaseSync } from "node:sqlite";
-import type { Answer } from "../tracker/http.ts";
+import type { Answer } from "../protocol/http.ts";
 import { PostgresStore } from "../tracker/postgres-store.ts";
 import { openScratchSchema, type StoreName } from "../postgres/scratch-schema.ts";
 

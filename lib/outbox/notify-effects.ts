@@ -12,7 +12,7 @@
 import { httpCall } from "../client/client.ts";
 import { describeDelivery, type NotificationRequest } from "./notifier.ts";
 import { TRACKER_CALLER, notificationFor, outboxOf, subjectFor } from "./outbox.ts";
-import { shortKey } from "../tracker/key-answers.ts";
+import { shortKey } from "../protocol/key-answers.ts";
 import type { SideEffectCall, SideEffects } from "../tracker/side-effects.ts";
 
 export interface NotifyConfig {

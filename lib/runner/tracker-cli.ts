@@ -3,8 +3,9 @@
 import { writeSync } from "node:fs";
 import { FAULT_HELP, FAULT_NAMES, Faults, isFaultName, type FaultName, type Wake } from "../tracker/faults.ts";
 import { UsageError, intFlag, parseCommand, runMain } from "../core/cli.ts";
-import { MAX_BODY_BYTES, MAX_TITLE_CHARS } from "../tracker/http.ts";
-import { MAX_KEY_CHARS } from "../tracker/idempotency-key.ts";
+import { MAX_BODY_BYTES } from "../protocol/http.ts";
+import { MAX_TITLE_CHARS } from "../tracker/report-body.ts";
+import { MAX_KEY_CHARS } from "../protocol/idempotency-key.ts";
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_LEASE_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SWEEP_BATCH, DEFAULT_TTL_MS, startTracker, type RequestRecord, type TrackerEvent } from "../tracker/service.ts";
 import { VARIANT_NAMES, isVariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";

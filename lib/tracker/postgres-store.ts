@@ -23,8 +23,9 @@
  *   now(): the TTL and lease tests move an injected clock, and every instance decides on the same numbers.
  */
 import pg from "pg";
-import { HttpError, type Answer } from "./http.ts";
-import { toStoredKey, type KeyTableRow, type StoredKey } from "./key-store.ts";
+import { HttpError, type Answer } from "../protocol/http.ts";
+import type { StoredKey } from "../protocol/key-answers.ts";
+import { toStoredKey, type KeyTableRow } from "./key-store.ts";
 import { MAX_REPORT_ID, normalizeTitle, type NewReport, type Report } from "./store.ts";
 import { PostgresUnavailable } from "../postgres/server.ts";
 import { redact } from "../postgres/schema.ts";

@@ -14,9 +14,10 @@
  * The claim goes first, with no read before it: a new key (the common case) costs that one
  * statement; a key that is there already costs the claim, a SELECT, and perhaps a take-over.
  */
-import { problem, type Answer } from "./http.ts";
-import { answerFromKey, answerFromRecorded, created, fingerprintOf, requestKey, shortKey } from "./key-answers.ts";
-import { decideKey } from "./key-decision.ts";
+import { problem, type Answer } from "../protocol/http.ts";
+import { answerFromKey, answerFromRecorded, requestKey, shortKey } from "../protocol/key-answers.ts";
+import { created, fingerprintOf } from "./keyed-request.ts";
+import { decideKey } from "../protocol/key-decision.ts";
 import type { PostgresStore, PostgresTransaction } from "./postgres-store.ts";
 import type { CreateContext, Variant, VariantName } from "./variant.ts";
 

@@ -11,9 +11,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Faults, type FaultName, type Stage, type Wake } from "./faults.ts";
-import { declaredOver, isOversized, lingerBeforeClose } from "./oversized.ts";
-import { HttpError, MAX_BODY_BYTES, answerFromError, parseReport, problem, rawProblem, readBody, send, type Answer } from "./http.ts";
-import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
+import { declaredOver, isOversized, lingerBeforeClose } from "../protocol/oversized.ts";
+import { HttpError, MAX_BODY_BYTES, answerFromError, problem, rawProblem, readBody, send, type Answer } from "../protocol/http.ts";
+import { parseReport } from "./report-body.ts";
+import { callerOf } from "../protocol/caller.ts";
+import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
 import type { SideEffectCall, SideEffects } from "./side-effects.ts";
 import { keyStoreOf } from "./key-store.ts";
 import type { PostgresStore } from "./postgres-store.ts";
@@ -523,28 +525,6 @@ function silenceUntilClientLeaves(res: ServerResponse): Promise<void> {
       resolve();
     });
   });
-}
-
-/**
- * The scope of the callers who send no Authorization header. It holds a space, which no Bearer name
- * may, so no one can reach it by name (`Authorization: Bearer anonymous` is a caller of its own).
- */
-export const ANONYMOUS_CALLER = "anonymous caller";
-
-/** The caller named by `Authorization: Bearer <name>`; absent means one anonymous caller. */
-export function callerOf(req: IncomingMessage): string {
-  let lines = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === "authorization") lines++;
-  // node:http keeps the first of two Authorization lines and drops the other: which caller is it?
-  if (lines > 1) throw new HttpError(400, "Bad Request", `the Authorization header came ${lines} times; send it once`);
-  const auth = req.headers.authorization;
-  if (auth === undefined) return ANONYMOUS_CALLER;
-  const m = /^Bearer\s+([\x21-\x7e]{1,200})$/i.exec(auth.trim());
-  if (!m) throw new HttpError(401, "Unauthorized", 'use "Authorization: Bearer <your name>", or no Authorization header', {
-      // RFC 9110 §11.6.1: a 401 MUST say which scheme the server accepts.
-      "www-authenticate": 'Bearer realm="retry-workbook"',
-    });
-  return m[1]!;
 }
 
 /** A report id from a route: the same range on every route, 1 to MAX_REPORT_ID. */

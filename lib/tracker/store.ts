@@ -3,7 +3,7 @@
  * statements, WAL mode, and short synchronous transactions.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { HttpError } from "./http.ts";
+import { HttpError } from "../protocol/http.ts";
 
 /**
  * The largest report id, on every route: the largest whole number a JSON client reads exactly

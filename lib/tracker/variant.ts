@@ -3,7 +3,7 @@
  * service (service.ts) does the HTTP around it: numbering, parsing, faults, answering.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import type { Answer } from "./http.ts";
+import type { Answer } from "../protocol/http.ts";
 import type { NewReport, ReportStore } from "./store.ts";
 
 /** The variants (fixed names). */
@@ -36,7 +36,7 @@ export interface CreateContext<S = ReportStore> {
   headers: IncomingHttpHeaders;
   /** Header names and values as received, repeated headers not joined. */
   rawHeaders: string[];
-  /** Who is calling (the name in `Authorization: Bearer <name>`, or ANONYMOUS_CALLER for none). */
+  /** Who is calling (the name in `Authorization: Bearer <name>`, or ANONYMOUS_CALLER for none: lib/protocol/caller.ts). */
   caller: string;
   store: S;
   /** The handler's own work happens here; a `slow` or `pause-past-lease` fault holds it. */

@@ -8,8 +8,9 @@
  * - two concurrent requests with one key: both look, both find nothing, both insert.
  * Nothing marks the key as taken while the work runs; `keyed` claims it first.
  */
-import type { Answer } from "../http.ts";
-import { answerFromRecorded, created, keyedRequest } from "../key-answers.ts";
+import type { Answer } from "../../protocol/http.ts";
+import { answerFromRecorded } from "../../protocol/key-answers.ts";
+import { created, keyedRequest } from "../keyed-request.ts";
 import type { CreateContext, Variant } from "../variant.ts";
 
 export const keyAfter: Variant = {

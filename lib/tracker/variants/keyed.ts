@@ -23,9 +23,10 @@
  * Both throw inside the transaction unless exactly one row changed; for `keyed` that never happens
  * (the row is there), so the fence condition is the whole difference.
  */
-import { problem, type Answer } from "../http.ts";
-import { answerFromKey, created, keyedRequest } from "../key-answers.ts";
-import { decideKey } from "../key-decision.ts";
+import { problem, type Answer } from "../../protocol/http.ts";
+import { answerFromKey } from "../../protocol/key-answers.ts";
+import { created, keyedRequest } from "../keyed-request.ts";
+import { decideKey } from "../../protocol/key-decision.ts";
 import type { KeyStore } from "../key-store.ts";
 import type { CreateContext, Variant } from "../variant.ts";
 

@@ -2,7 +2,7 @@
  * `naive`: every POST inserts a report. Correct when nothing fails; any retry after a lost response
  * stores the report again.
  */
-import type { Answer } from "../http.ts";
+import type { Answer } from "../../protocol/http.ts";
 import type { CreateContext, Variant } from "../variant.ts";
 
 export const naive: Variant = {
