@@ -43,7 +43,7 @@ import {
   type ClusterOptions,
   type InstanceEvent,
 } from "../lib/cluster/trackers.ts";
-import { scratchDir } from "../lib/core/narrate.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
 import { startNotifier } from "../lib/outbox/notifier.ts";
 import { claimRace } from "../lib/postgres/claim-race.ts";
 import { startPgDispatcher, type PgDispatcher } from "../lib/postgres/outbox-dispatcher.ts";

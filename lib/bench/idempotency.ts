@@ -16,7 +16,7 @@
  */
 import { statfsSync } from "node:fs";
 import { createSchema, type Schema } from "../postgres/schema.ts";
-import { scratchDir } from "../core/narrate.ts";
+import { scratchDir } from "../core/scratch.ts";
 import { median } from "../core/stats.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";

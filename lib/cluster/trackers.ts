@@ -12,7 +12,7 @@
 import { startBalancer, type Balancer } from "./balancer.ts";
 import { fileReport, type Attempt, type FileReportOptions } from "../client/client.ts";
 import type { FaultName } from "../tracker/faults.ts";
-import { agentLogAfter } from "../core/narrate.ts";
+import { agentLogAfter } from "../client/narrate.ts";
 import type { Trace } from "../core/trace.ts";
 import { startChildTracker, type ChildTracker } from "../tracker/child.ts";
 import type { TrackerEvent } from "../tracker/service.ts";

@@ -19,7 +19,7 @@
 import { classify, receiveEvent, sendEvent, statusOf, type CellEvent, type NewCellEvent } from "./cell-events.ts";
 import { fileReport, type Attempt, type CallResult, type FileReportOptions, type PolicyName } from "../client/client.ts";
 import { Faults, type FaultName } from "../tracker/faults.ts";
-import { attemptEndText, attemptOk, attemptStartText } from "../core/narrate.ts";
+import { attemptEndText, attemptOk, attemptStartText } from "../client/narrate.ts";
 import { notifyEffects, type NotifyConfig } from "../outbox/notify-effects.ts";
 import { pacedClock, type PacedClock } from "../tracker/paced-clock.ts";
 import { seeded, uuid } from "../core/random.ts";
