@@ -19,7 +19,7 @@ import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-ke
 import type { SideEffectCall, SideEffects } from "./side-effects.ts";
 import { keyStoreOf } from "./key-store.ts";
 import type { PostgresStore } from "./postgres-store.ts";
-import { MAX_REPORT_ID, ReportStore, type NewReport, type Report } from "./store.ts";
+import { MAX_REPORT_ID, NoReportIdLeft, ReportStore, type NewReport, type Report } from "./store.ts";
 import type { CrashPoint, CreateContext, Variant, VariantName } from "./variant.ts";
 import { variantByName } from "./variants/index.ts";
 import { listenOnLoopback } from "../core/listen.ts";
@@ -288,8 +288,9 @@ async function serve<S>(db: ServiceDatabase<S>, options: TrackerOptions): Promis
     try {
       answer = await route(requestNo, fault, method, path, search, req);
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
-      answer = answerFromError(err);
+      const refused = answerFromRefusal(err);
+      if (refused === undefined) throw err;
+      answer = refused;
     } finally {
       mark(requestNo, "handled");
     }
@@ -496,6 +497,16 @@ export function splitTarget(target: string): { path: string; search: string } {
   }
   const url = new URL(target, "http://tracker.invalid");
   return { path: url.pathname, search: url.search };
+}
+
+/**
+ * The answer to a request refused on the way, by the HTTP edge (an HttpError: 400, 404, 413, …) or by
+ * the store (NoReportIdLeft: 507); undefined for anything else, which is the server's own failure.
+ */
+function answerFromRefusal(err: unknown): Answer | undefined {
+  if (err instanceof HttpError) return answerFromError(err);
+  if (err instanceof NoReportIdLeft) return problem(507, "Insufficient Storage", err.message);
+  return undefined;
 }
 
 /** What the trace says when a held handler goes on. */
