@@ -53,6 +53,20 @@ async function crashAndRetry(variant: VariantName, crash: FaultName, extra: { le
   }
 }
 
+test("a child tracker takes its side effects as a plug-in: the module named by URL is loaded in the child, with its config", async () => {
+  const events: TrackerEvent[] = [];
+  const module = new URL("./fixtures/side-effects-plugin.ts", import.meta.url).href;
+  const tracker = await startChildTracker({ variant: "naive", db: dbFile(), sideEffects: { module, config: { word: "plugged in" } }, onEvent: (e) => events.push(e) });
+  try {
+    const r = await httpCall({ method: "POST", url: `${tracker.url}/reports`, body: report, timeoutMs: 10_000 });
+    assert.equal(r.kind === "response" && r.status, 201);
+    await tracker.flush();
+    assert.ok(events.some((e) => e.text === "plugged in: report 1 for anonymous caller"), events.map((e) => e.text).join("\n"));
+  } finally {
+    await tracker.close();
+  }
+});
+
 test("key-after killed (SIGKILL) between its commits: the retry on the restarted server stores a second report (red)", async () => {
   const r = await crashAndRetry("key-after", "crash-between-commits");
   assert.deepEqual(r.exits, [{ code: null, signal: "SIGKILL" }]);

@@ -20,7 +20,7 @@ import { classify, receiveEvent, sendEvent, statusOf, type CellEvent, type NewCe
 import { fileReport, type Attempt, type CallResult, type FileReportOptions, type PolicyName } from "../client/client.ts";
 import { Faults, type FaultName } from "../tracker/faults.ts";
 import { attemptEndText, attemptOk, attemptStartText } from "../client/narrate.ts";
-import { notifyEffects, type NotifyConfig } from "../outbox/notify-effects.ts";
+import { notifyEffects, notifyPlugin, type NotifyConfig } from "../outbox/notify-effects.ts";
 import { pacedClock, type PacedClock } from "../tracker/paced-clock.ts";
 import { seeded, uuid } from "../core/random.ts";
 import { startTracker } from "../tracker/service.ts";
@@ -371,7 +371,7 @@ async function crashCell(cell: Cell): Promise<Ran> {
     variant: cell.variant,
     db: cell.db,
     faults: { 1: cell.fault as FaultName },
-    ...(cell.options.notify ? { notify: cell.options.notify } : {}),
+    ...(cell.options.notify ? { sideEffects: notifyPlugin(cell.options.notify) } : {}),
     leaseMs: cell.leaseMs,
     clockMs: clock.now(),
     ...(cell.options.stepped ? { stepped: true } : {}),
