@@ -9,7 +9,7 @@ import { MAX_KEY_CHARS } from "../protocol/idempotency-key.ts";
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_LEASE_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SWEEP_BATCH, DEFAULT_TTL_MS, startTracker, type RequestRecord, type TrackerEvent } from "../tracker/service.ts";
 import { VARIANT_NAMES, isVariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
-import { requireRuntime } from "./runtime.ts";
+import { requireRuntime } from "../core/runtime.ts";
 import { STORE_NAMES, isStoreName, openScratchSchema, type ScratchSchema } from "../postgres/scratch-schema.ts";
 
 const DEFAULT_HOLD_MS = 3_000;
