@@ -46,8 +46,8 @@ import {
 import { scratchDir } from "../lib/core/scratch.ts";
 import { startNotifier } from "../lib/outbox/notifier.ts";
 import { claimRace } from "../lib/postgres/claim-race.ts";
-import { startPgDispatcher, type PgDispatcher } from "../lib/postgres/outbox-dispatcher.ts";
-import { createOutboxTables, fileWithOutboxRow, outboxStates, toSendRows } from "../lib/postgres/outbox.ts";
+import { startPgDispatcher, type PgDispatcher } from "../lib/outbox/postgres-dispatcher.ts";
+import { createOutboxTables, fileWithOutboxRow, outboxStates, toSendRows } from "../lib/outbox/postgres-outbox.ts";
 import { createSchema } from "../lib/postgres/schema.ts";
 import { PostgresUnavailable, startPostgres } from "../lib/postgres/server.ts";
 import { pacedClock } from "../lib/tracker/paced-clock.ts";
