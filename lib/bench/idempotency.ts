@@ -21,7 +21,8 @@ import { median } from "../core/stats.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { postRequest, runLoad, type LoadResult } from "./load.ts";
-import { startBenchServer, type BenchServer, type BenchServerConfig } from "./server.ts";
+import { startBenchServer, type BenchServer } from "./server.ts";
+import type { BenchServerConfig } from "./server-messages.ts";
 
 /** The report every request files. */
 const REPORT = JSON.stringify({ title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" });
