@@ -43,7 +43,7 @@ if (config.quiet) faults.keepLast(1000);
 // The parent's clock, when it keeps one: it moves only when the parent says so.
 let clock = config.clockMs;
 
-// No top-level await: the chaos run bundles this file as CommonJS, which starts faster (cluster.ts).
+// No top-level await: the chaos run bundles this file as CommonJS, which starts faster (lib/chaos/bundle.ts).
 async function start(): Promise<void> {
   // The side effects come as a module to load (its URL) and its config: a function cannot cross
   // into another process, and the tracker names no module of the folders above it.
