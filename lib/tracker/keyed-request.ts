@@ -6,19 +6,18 @@
 import type { Answer } from "../protocol/http.ts";
 import { requestFingerprint } from "../protocol/fingerprint.ts";
 import { requestKey, shortKey } from "../protocol/key-answers.ts";
-import { keyStoreOf, type KeyStore } from "./key-store.ts";
 import { normalisedReport } from "./report-body.ts";
 import type { Report } from "./store.ts";
 import type { CreateContext } from "./variant.ts";
 
-/** What a keyed variant needs first: the key (400 if bad), the fingerprint, the key table, a label. */
-export function keyedRequest(ctx: CreateContext): { key: string; fingerprint: string; keys: KeyStore; label: string } {
+/** What a keyed variant needs first: the key (400 if bad), the fingerprint, a label for the trace. */
+export function keyedRequest(ctx: CreateContext): { key: string; fingerprint: string; label: string } {
   const key = requestKey(ctx);
-  return { key, fingerprint: fingerprintOf(ctx), keys: keyStoreOf(ctx.store), label: `key ${shortKey(key)}` };
+  return { key, fingerprint: fingerprintOf(ctx), label: `key ${shortKey(key)}` };
 }
 
 /** The fingerprint of the report as the tracker understands it (report-body.ts), not of the raw bytes. */
-export function fingerprintOf(ctx: Pick<CreateContext<unknown>, "method" | "path" | "report">): string {
+export function fingerprintOf(ctx: Pick<CreateContext, "method" | "path" | "report">): string {
   return requestFingerprint(ctx.method, ctx.path, normalisedReport(ctx.report));
 }
 

@@ -17,8 +17,9 @@ import { parseReport } from "./report-body.ts";
 import { callerOf } from "../protocol/caller.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
 import type { SideEffectCall, SideEffects } from "./side-effects.ts";
-import { keyStoreOf } from "./key-store.ts";
+import type { TrackerDatabase } from "./database.ts";
 import type { PostgresStore } from "./postgres-store.ts";
+import { sqliteDatabase } from "./sqlite-database.ts";
 import { MAX_REPORT_ID, NoReportIdLeft, ReportStore, type NewReport, type Report } from "./store.ts";
 import type { CrashPoint, CreateContext, Variant, VariantName } from "./variant.ts";
 import { variantByName } from "./variants/index.ts";
@@ -106,7 +107,7 @@ export interface Tracker<S = ReportStore> {
   readonly port: number;
   readonly store: S;
   readonly faults: Faults;
-  readonly variant: Variant<S>;
+  readonly variant: Variant;
   /** How many requests have arrived so far. */
   readonly requests: number;
   /**
@@ -126,51 +127,6 @@ export const DEFAULT_SWEEP_EVERY_MS = 60_000;
 export const DEFAULT_SWEEP_BATCH = 500;
 
 /**
- * What the service itself asks of its database, besides the variant's POST: SQLite answers at once,
- * PostgreSQL later (the service awaits either).
- */
-interface ServiceDatabase<S> {
-  readonly store: S;
-  readonly variant: Variant<S>;
-  getReport(id: number): Report | undefined | Promise<Report | undefined>;
-  /** PUT, in a transaction of its own. */
-  putReport(id: number, r: NewReport): Put | Promise<Put>;
-  page(after: number, limit: number, title?: string): Report[] | Promise<Report[]>;
-  /** One sweep transaction: deletes at most `limit` expired keys. */
-  deleteExpired(now: number, limit: number): number | Promise<number>;
-  close(): void | Promise<void>;
-}
-
-type Put = { report: Report; created: boolean };
-
-function sqliteDatabase(variant: Variant, store: ReportStore): ServiceDatabase<ReportStore> {
-  return {
-    store,
-    variant,
-    getReport: (id) => store.getReport(id),
-    putReport: (id, r) => store.transaction(() => store.putReport(id, r)),
-    page: (after, limit, title) => store.page(after, limit, title),
-    deleteExpired: (now, limit) => {
-      const keys = keyStoreOf(store);
-      return store.transaction(() => keys.deleteExpired(now, limit));
-    },
-    close: () => store.close(),
-  };
-}
-
-function postgresDatabase(variant: Variant<PostgresStore>, store: PostgresStore): ServiceDatabase<PostgresStore> {
-  return {
-    store,
-    variant,
-    getReport: (id) => store.getReport(id),
-    putReport: (id, r) => store.putReport(id, r),
-    page: (after, limit, title) => store.page(after, limit, title),
-    deleteExpired: (now, limit) => store.deleteExpired(now, limit),
-    close: () => store.close(),
-  };
-}
-
-/**
  * Starts a tracker on 127.0.0.1 and resolves once it listens: on SQLite (`db`, default
  * ":memory:"), or on PostgreSQL with `postgres: url`.
  */
@@ -182,15 +138,15 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
   if (options.postgres !== undefined) {
     if (options.sideEffects?.inTransaction) throw new Error("a side effect inside the report's transaction needs the SQLite store");
     // Loaded only here: a tracker on SQLite (every lesson's) does not load the PostgreSQL client.
-    const [{ PostgresStore }, { postgresVariant }] = await Promise.all([import("./postgres-store.ts"), import("./postgres-variants.ts")]);
+    const [{ PostgresStore }, { postgresDatabase }] = await Promise.all([import("./postgres-store.ts"), import("./postgres-database.ts")]);
     const store = await PostgresStore.open(options.postgres);
-    return serve(postgresDatabase(postgresVariant(variant.name), store), options);
+    return serve(postgresDatabase(store), variant, options);
   }
-  return serve(sqliteDatabase(variant, new ReportStore(options.db ?? ":memory:")), options);
+  return serve(sqliteDatabase(new ReportStore(options.db ?? ":memory:")), variant, options);
 }
 
-async function serve<S>(db: ServiceDatabase<S>, options: TrackerOptions): Promise<Tracker<S>> {
-  const { store, variant } = db;
+async function serve<S>(db: TrackerDatabase<S>, variant: Variant, options: TrackerOptions): Promise<Tracker<S>> {
+  const { store } = db;
   const faults = options.faults ?? new Faults();
   // A request's stages are recorded only for a caller who passed its own Faults and may wait on
   // them; for anyone else they would be bookkeeping per request that nobody reads.
@@ -333,7 +289,7 @@ async function serve<S>(db: ServiceDatabase<S>, options: TrackerOptions): Promis
           key: requestKeyIfAny(req.rawHeaders),
           say: (text, mark) => emit({ actor: "server", requestNo, text, ...(mark ? { mark } : {}) }),
         };
-        const ctx: CreateContext<S> = {
+        const ctx: CreateContext = {
           requestNo,
           report,
           rawBody,
@@ -342,7 +298,7 @@ async function serve<S>(db: ServiceDatabase<S>, options: TrackerOptions): Promis
           headers: req.headers,
           rawHeaders: req.rawHeaders,
           caller: callerOf(req),
-          store,
+          db,
           leaseMs,
           ttlMs,
           now,
