@@ -13,7 +13,7 @@ import { ROOT } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 import type { FaultName } from "../lib/tracker/faults.ts";
 import { startChildTracker, type ChildExit } from "../lib/tracker/child.ts";
-import type { TrackerEvent } from "../lib/tracker/service.ts";
+import type { TrackerEvent } from "../lib/tracker/narrate.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";

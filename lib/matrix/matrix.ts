@@ -29,7 +29,7 @@ import { superviseTracker } from "../tracker/supervisor.ts";
 import { VARIANT_NAMES, type VariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { Trace } from "../core/trace.ts";
-import type { TrackerEvent } from "../tracker/service.ts";
+import type { TrackerEvent } from "../tracker/narrate.ts";
 
 export { statusOf };
 export type { CellEvent };

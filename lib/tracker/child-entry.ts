@@ -7,7 +7,8 @@ import { readSync } from "node:fs";
 import { tellParent } from "../core/child-pipe.ts";
 import { Faults, type Stage } from "./faults.ts";
 import type { ChildConfig, FromChild, ToChild } from "./child-messages.ts";
-import { startTracker, type TrackerEvent } from "./service.ts";
+import type { TrackerEvent } from "./narrate.ts";
+import { startTracker } from "./service.ts";
 import type { SideEffects, SideEffectsModule } from "./side-effects.ts";
 
 /** Every message to the parent goes out synchronously (lib/core/child-pipe.ts), so none is lost to a SIGKILL. */

@@ -4,7 +4,7 @@
  * here, so that neither imports the other.
  */
 import type { FaultName, Stage } from "./faults.ts";
-import type { TrackerEvent } from "./service.ts";
+import type { TrackerEvent } from "./narrate.ts";
 import type { SideEffectsPlugin } from "./side-effects.ts";
 import type { VariantName } from "./variant.ts";
 

@@ -18,7 +18,7 @@ import { spawnEntry, type ChildExit } from "../core/child-pipe.ts";
 import type { ChildConfig, FromChild, ToChild, WithoutId } from "./child-messages.ts";
 import type { FaultName, Stage } from "./faults.ts";
 import { Signals } from "../core/gate.ts";
-import type { TrackerEvent } from "./service.ts";
+import type { TrackerEvent } from "./narrate.ts";
 import type { SideEffectsPlugin } from "./side-effects.ts";
 import type { VariantName } from "./variant.ts";
 

@@ -3,7 +3,14 @@
  * (the agent tells its own side: lib/client/narrate.ts).
  */
 import type { Trace } from "../core/trace.ts";
-import type { TrackerEvent } from "./service.ts";
+
+/** One line of the server's story, for the trace. */
+export interface TrackerEvent {
+  actor: "server" | "database";
+  requestNo: number;
+  text: string;
+  mark?: "ok" | "bad" | "warn";
+}
 
 /** Prints the server's and the database's events. */
 export function serverLog(trace: Trace): (e: TrackerEvent) => void {
