@@ -23,7 +23,7 @@
  */
 import pg from "pg";
 import { decideKey, type KeyRow } from "../protocol/key-decision.ts";
-import { CLAIM_SQL, createKeyTable, readKey, type Claim } from "./claim.ts";
+import { CLAIM_SQL, createKeyTable, readKey, type Claim } from "../postgres/claim.ts";
 
 export type ClaimDesign = "constraint" | "check-then-insert";
 
