@@ -10,7 +10,7 @@
  * becomes a 400 in the tracker, so the `problem` must name the first thing wrong. Lesson 04, section 6,
  * shows the tracker using it (run `npm run lesson 4`). Check your answer with `npm run check 04b`.
  */
-import type { KeyParse } from "../lib/tracker/idempotency-key.ts";
+import type { KeyParse } from "../lib/protocol/idempotency-key.ts";
 
 export type { KeyParse };
 

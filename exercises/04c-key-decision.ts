@@ -9,7 +9,7 @@
  * Times are milliseconds. Lesson 04 shows every answer live (run `npm run lesson 4`); lesson 05 shows
  * why "take over" needs a fencing token. Check your answer with `npm run check 04c`.
  */
-import type { KeyDecision, KeyRow } from "../lib/tracker/key-decision.ts";
+import type { KeyDecision, KeyRow } from "../lib/protocol/key-decision.ts";
 
 export type { KeyDecision, KeyRow };
 

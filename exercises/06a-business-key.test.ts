@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadExercise } from "../lib/runner/exercise-target.ts";
-import { keyHeaderValues, parseIdempotencyKey } from "../lib/tracker/idempotency-key.ts";
+import { keyHeaderValues, parseIdempotencyKey } from "../lib/protocol/idempotency-key.ts";
 import { normalizeTitle as trackerNormalize } from "../lib/tracker/store.ts";
 
 const { normalizeTitle, businessKey } = await loadExercise<typeof import("./06a-business-key.ts")>("06a-business-key");

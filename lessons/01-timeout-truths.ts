@@ -15,7 +15,9 @@
 import { fileReport, httpCall, type Outcome } from "../lib/client/client.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
 import { Faults, type FaultName } from "../lib/tracker/faults.ts";
-import { agentLog, scratchDir, serverLog } from "../lib/core/narrate.ts";
+import { agentLog } from "../lib/client/narrate.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
+import { serverLog } from "../lib/tracker/narrate.ts";
 import { seeded } from "../lib/core/random.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import { t } from "../lib/core/i18n.ts";

@@ -22,7 +22,7 @@ import { httpCall, type Outcome } from "../lib/client/client.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
 import { COURSE_CODEX, UPSTREAM_CODEX, codexCall, type CodexRules } from "../lib/client/codex-retry.ts";
 import { startCountingServer, type Reply } from "../lib/overload/counting-server.ts";
-import { startLayerStack } from "../lib/client/layers.ts";
+import { startLayerStack } from "../lib/overload/layers.ts";
 import { playOutage, type RoundStats } from "../lib/overload/outage.ts";
 import { seeded } from "../lib/core/random.ts";
 import { formatHttpDate } from "../lib/client/retry-after.ts";

@@ -22,7 +22,9 @@ import { fileReport, httpCall, describeOutcome, type Attempt, type Outcome, type
 import { lessonSetup } from "../lib/core/cli.ts";
 import { nowMs } from "../lib/core/clock.ts";
 import { Faults } from "../lib/tracker/faults.ts";
-import { agentLog, agentLogAfter, scratchDir, serverLog } from "../lib/core/narrate.ts";
+import { agentLog, agentLogAfter } from "../lib/client/narrate.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
+import { serverLog } from "../lib/tracker/narrate.ts";
 import { seeded, uuid } from "../lib/core/random.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
 import { DEFAULT_TTL_MS, startTracker } from "../lib/tracker/service.ts";

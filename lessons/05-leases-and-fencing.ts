@@ -22,11 +22,14 @@ import { basename } from "node:path";
 import { fileReport, type Attempt, type CallResult, type Outcome } from "../lib/client/client.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
 import { Faults, type FaultName } from "../lib/tracker/faults.ts";
-import { agentLog, agentLogAfter, scratchDir, serverLog } from "../lib/core/narrate.ts";
+import { agentLog, agentLogAfter } from "../lib/client/narrate.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
+import { serverLog } from "../lib/tracker/narrate.ts";
 import { pacedClock, type PacedClock } from "../lib/tracker/paced-clock.ts";
 import { seeded } from "../lib/core/random.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
-import { ANONYMOUS_CALLER, startTracker, type Tracker } from "../lib/tracker/service.ts";
+import { ANONYMOUS_CALLER } from "../lib/protocol/caller.ts";
+import { startTracker, type Tracker } from "../lib/tracker/service.ts";
 import { ReportStore, countReportsIn } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
 

@@ -31,7 +31,8 @@ import { textOf, toolUsesOf, type Message, type ReportInput } from "../lib/agent
 import { scriptedModel } from "../lib/agent/scripted-model.ts";
 import type { McpTool } from "../lib/agent/tool-annotations.ts";
 import { Faults, type FaultName } from "../lib/tracker/faults.ts";
-import { scratchDir, serverLog } from "../lib/core/narrate.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
+import { serverLog } from "../lib/tracker/narrate.ts";
 import { seeded, uuid } from "../lib/core/random.ts";
 import { startTracker, type Tracker } from "../lib/tracker/service.ts";
 import type { Report } from "../lib/tracker/store.ts";

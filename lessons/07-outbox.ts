@@ -19,7 +19,7 @@
  */
 import { lessonSetup } from "../lib/core/cli.ts";
 import { runCell, type CellFault, type CellResult } from "../lib/matrix/matrix.ts";
-import { scratchDir } from "../lib/core/narrate.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
 import { startNotifier, type Notifier } from "../lib/outbox/notifier.ts";
 import type { NotifyConfig } from "../lib/outbox/notify-effects.ts";
 import { dispatchPending, downstreamKey, outboxRowsIn } from "../lib/outbox/outbox.ts";

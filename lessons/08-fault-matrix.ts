@@ -37,7 +37,7 @@ import {
   type MatrixFault,
   type StepFault,
 } from "../lib/matrix/matrix.ts";
-import { scratchDir } from "../lib/core/narrate.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
 import { isVariantName, type VariantName } from "../lib/tracker/variant.ts";
 import { POLICY_NAMES, type PolicyName } from "../lib/client/client.ts";
 

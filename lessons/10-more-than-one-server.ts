@@ -49,11 +49,11 @@ import {
   type ClusterOptions,
   type InstanceEvent,
 } from "../lib/cluster/trackers.ts";
-import { scratchDir } from "../lib/core/narrate.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
 import { startNotifier } from "../lib/outbox/notifier.ts";
-import { claimRace } from "../lib/postgres/claim-race.ts";
-import { startPgDispatcher, type PgDispatcher } from "../lib/postgres/outbox-dispatcher.ts";
-import { createOutboxTables, fileWithOutboxRow, outboxStates, toSendRows } from "../lib/postgres/outbox.ts";
+import { claimRace } from "../lib/cluster/claim-race.ts";
+import { startPgDispatcher, type PgDispatcher } from "../lib/outbox/postgres-dispatcher.ts";
+import { createOutboxTables, fileWithOutboxRow, outboxStates, toSendRows } from "../lib/outbox/postgres-outbox.ts";
 import { createSchema } from "../lib/postgres/schema.ts";
 import { PostgresUnavailable, startPostgres } from "../lib/postgres/server.ts";
 import { pacedClock } from "../lib/tracker/paced-clock.ts";
@@ -175,7 +175,7 @@ try {
   // opens two connections to the shared PostgreSQL itself, each standing for one instance's connection
   // ("connection of instance 1", "… of instance 2"), and sends the statements an instance would. It
   // holds both at the claim: instance 1's claim is in but not committed when instance 2's claim goes
-  // out (lib/postgres/claim-race.ts), the worst moment. Each race records what each connection told,
+  // out (lib/cluster/claim-race.ts), the worst moment. Each race records what each connection told,
   // so that what the lesson says of it comes from the run.
   const race = async (design: "constraint" | "check-then-insert", isolation?: "SERIALIZABLE") => {
     const schema = await createSchema(postgres.url, "lesson10_race");

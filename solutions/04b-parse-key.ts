@@ -2,6 +2,6 @@
  * Exercise 04b · Read the Idempotency-Key header, both forms (reference answer)
  *
  * The reference answer is the tracker's own parser, which the keyed variants use on every request:
- * read it in lib/tracker/idempotency-key.ts (parseIdempotencyKey, parseSfString, parseBare).
+ * read it in lib/protocol/idempotency-key.ts (parseIdempotencyKey, parseSfString, parseBare).
  */
-export { MAX_KEY_CHARS, parseIdempotencyKey, type KeyParse } from "../lib/tracker/idempotency-key.ts";
+export { MAX_KEY_CHARS, parseIdempotencyKey, type KeyParse } from "../lib/protocol/idempotency-key.ts";

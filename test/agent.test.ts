@@ -13,7 +13,7 @@ import { mayAutoRetry } from "../lib/agent/tool-annotations.ts";
 import { submissionFailedResult, toolResultFor, type ToolOutcome } from "../lib/agent/tool-result.ts";
 import { Faults, type FaultName } from "../lib/tracker/faults.ts";
 import { seeded } from "../lib/core/random.ts";
-import { keyHeaderValues, parseIdempotencyKey } from "../lib/tracker/idempotency-key.ts";
+import { keyHeaderValues, parseIdempotencyKey } from "../lib/protocol/idempotency-key.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import type { Report } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { test } from "node:test";
-import type { Backend, Cluster } from "../lib/chaos/cluster.ts";
+import type { Backend, Fleet } from "../lib/chaos/fleet.ts";
 import { startProxy, withoutHopByHop } from "../lib/chaos/proxy.ts";
 import { httpCall } from "../lib/client/client.ts";
 import { Signals } from "../lib/core/gate.ts";
@@ -29,8 +29,8 @@ test("the proxy sends a process many requests over one kept connection, without 
     res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ id: seen.length }));
   });
   server.on("connection", () => (connections += 1));
-  const { cluster, exit } = await standIn(server, arrived);
-  const proxy = await startProxy(cluster, { accept: () => undefined });
+  const { fleet, exit } = await standIn(server, arrived);
+  const proxy = await startProxy(fleet, { accept: () => undefined });
   try {
     for (let i = 1; i <= 3; i++) {
       // httpCall opens a connection per attempt and says Connection: close, as the run's clients do.
@@ -49,10 +49,10 @@ test("the proxy sends a process many requests over one kept connection, without 
 });
 
 /**
- * A one-process cluster around `server`: only what the proxy uses of a tracker process (its URL, its
- * exit, its arrivals as `arrived` fires them) and of a cluster. `exit()` ends the stand-in process.
+ * A one-process fleet around `server`: only what the proxy uses of a tracker process (its URL, its
+ * exit, its arrivals as `arrived` fires them) and of a fleet. `exit()` ends the stand-in process.
  */
-async function standIn(server: Server, arrived: Signals): Promise<{ cluster: Cluster; exit: () => void }> {
+async function standIn(server: Server, arrived: Signals): Promise<{ fleet: Fleet; exit: () => void }> {
   const { port, url } = await listenOnLoopback(server);
   let exit!: () => void;
   const exited = new Promise<{ code: number; signal: null }>((resolve) => (exit = () => resolve({ code: 0, signal: null })));
@@ -64,8 +64,8 @@ async function standIn(server: Server, arrived: Signals): Promise<{ cluster: Clu
     hasReached: (n: number, stage: string) => arrived.fired(`${n}:${stage}`),
   } as unknown as ChildTracker;
   const backend: Backend = { index: 0, port, current: tracker, generation: 1 };
-  const cluster = { backends: [backend], isLive: () => true, anyLive: async () => {}, kill: async () => {} } as unknown as Cluster;
-  return { cluster, exit };
+  const fleet = { backends: [backend], isLive: () => true, anyLive: async () => {}, kill: async () => {} } as unknown as Fleet;
+  return { fleet, exit };
 }
 
 /**
@@ -84,7 +84,7 @@ async function numberingProcess() {
     req.resume();
     res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ n, tag: req.headers["x-tag"] }));
   });
-  const { cluster, exit } = await standIn(server, arrived);
+  const { fleet, exit } = await standIn(server, arrived);
   // Arrivals are told in order, as the child tells them: request n has arrived once n have.
   let told = 0;
   let each = false;
@@ -92,7 +92,7 @@ async function numberingProcess() {
     while (told < upTo) arrived.fire(`${++told}:arrived`);
   }
   return {
-    cluster,
+    fleet,
     tell,
     /** Tells every arrival so far, and each one from now on as it happens. */
     tellEach() {
@@ -142,7 +142,7 @@ function numberingHooks() {
 test("a request that needs no number goes out at once; a numbered one waits until those before it have arrived", { timeout: 30_000 }, async () => {
   const child = await numberingProcess();
   const h = numberingHooks();
-  const proxy = await startProxy(child.cluster, h.hooks);
+  const proxy = await startProxy(child.fleet, h.hooks);
   try {
     // The process never says that these arrived: they are answered all the same, without waiting.
     assert.deepEqual(await Promise.all([tagged(proxy.url, "u1"), tagged(proxy.url, "u2")]).then((r) => r.map((b) => b.tag).sort()), ["u1", "u2"]);
@@ -167,7 +167,7 @@ test("a request that needs no number goes out at once; a numbered one waits unti
 test("requests waiting while a numbered one is on its way: each numbered one gets the number the process gives it", { timeout: 30_000 }, async () => {
   const child = await numberingProcess();
   const h = numberingHooks();
-  const proxy = await startProxy(child.cluster, h.hooks);
+  const proxy = await startProxy(child.fleet, h.hooks);
   try {
     // N1 is sent and numbered 1 by the process, which does not yet say so: the lane stays held.
     const first = tagged(proxy.url, "N1");

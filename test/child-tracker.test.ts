@@ -13,7 +13,7 @@ import { ROOT } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 import type { FaultName } from "../lib/tracker/faults.ts";
 import { startChildTracker, type ChildExit } from "../lib/tracker/child.ts";
-import type { TrackerEvent } from "../lib/tracker/service.ts";
+import type { TrackerEvent } from "../lib/tracker/narrate.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
@@ -52,6 +52,20 @@ async function crashAndRetry(variant: VariantName, crash: FaultName, extra: { le
     await tracker.close();
   }
 }
+
+test("a child tracker takes its side effects as a plug-in: the module named by URL is loaded in the child, with its config", async () => {
+  const events: TrackerEvent[] = [];
+  const module = new URL("./fixtures/side-effects-plugin.ts", import.meta.url).href;
+  const tracker = await startChildTracker({ variant: "naive", db: dbFile(), sideEffects: { module, config: { word: "plugged in" } }, onEvent: (e) => events.push(e) });
+  try {
+    const r = await httpCall({ method: "POST", url: `${tracker.url}/reports`, body: report, timeoutMs: 10_000 });
+    assert.equal(r.kind === "response" && r.status, 201);
+    await tracker.flush();
+    assert.ok(events.some((e) => e.text === "plugged in: report 1 for anonymous caller"), events.map((e) => e.text).join("\n"));
+  } finally {
+    await tracker.close();
+  }
+});
 
 test("key-after killed (SIGKILL) between its commits: the retry on the restarted server stores a second report (red)", async () => {
   const r = await crashAndRetry("key-after", "crash-between-commits");

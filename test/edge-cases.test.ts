@@ -4,10 +4,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { httpCall } from "../lib/client/client.ts";
-import { MAX_TITLE_CHARS } from "../lib/tracker/http.ts";
+import { MAX_TITLE_CHARS } from "../lib/tracker/report-body.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
-import { ANONYMOUS_CALLER, MAX_PAGE, type Swept } from "../lib/tracker/service.ts";
-import { MAX_REPORT_ID } from "../lib/tracker/store.ts";
+import { ANONYMOUS_CALLER } from "../lib/protocol/caller.ts";
+import { MAX_PAGE } from "../lib/tracker/router.ts";
+import type { Swept } from "../lib/tracker/sweeper.ts";
+import { HttpError } from "../lib/protocol/http.ts";
+import { MAX_REPORT_ID, NoReportIdLeft, ReportStore } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 import { parseRaw, post, raw, rawPost, response, withTracker } from "./http-helpers.ts";
 
@@ -53,6 +56,17 @@ test(`ids go up to ${MAX_REPORT_ID} on every route: the last id works, past it i
     assert.equal(full.headers["content-type"], "application/problem+json");
     assert.equal(t.store.countReports(), 1);
   }));
+
+test("the store says that no id is left in its own terms (NoReportIdLeft), not in HTTP's: the service makes it a 507", () => {
+  const store = new ReportStore(":memory:");
+  try {
+    store.transaction(() => store.putReport(MAX_REPORT_ID, { title: "the last id" }));
+    assert.throws(() => store.transaction(() => store.insertReport({ title: "no id left" })), (err: unknown) => err instanceof NoReportIdLeft && !(err instanceof HttpError));
+    assert.equal(store.countReports(), 1);
+  } finally {
+    store.close();
+  }
+});
 
 for (const variant of KEYED) {
   test(`${variant}: "Authorization: Bearer anonymous" is a caller of its own, not the scope of callers without the header`, () =>

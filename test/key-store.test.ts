@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { canonicalJson, requestFingerprint } from "../lib/tracker/fingerprint.ts";
+import { canonicalJson, requestFingerprint } from "../lib/protocol/fingerprint.ts";
 import { KeyStore, keyStoreOf } from "../lib/tracker/key-store.ts";
 import { ReportStore } from "../lib/tracker/store.ts";
 

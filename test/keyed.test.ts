@@ -7,7 +7,8 @@ import { fileReport } from "../lib/client/client.ts";
 import { Faults } from "../lib/tracker/faults.ts";
 import { seeded } from "../lib/core/random.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
-import { ANONYMOUS_CALLER, startTracker } from "../lib/tracker/service.ts";
+import { ANONYMOUS_CALLER } from "../lib/protocol/caller.ts";
+import { startTracker } from "../lib/tracker/service.ts";
 import { post, rawPost, withTracker } from "./http-helpers.ts";
 
 const report = { title: "Login button does nothing", module: "auth" };

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { httpCall } from "../lib/client/client.ts";
-import { startLayerStack, type LayerStackOptions } from "../lib/client/layers.ts";
+import { startLayerStack, type LayerStackOptions } from "../lib/overload/layers.ts";
 
 async function counts(options: LayerStackOptions): Promise<{ names: string[]; received: number[]; status: number | string }> {
   const stack = await startLayerStack(options);

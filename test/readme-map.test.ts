@@ -1,49 +1,15 @@
 // The READMEs' map of lib/ (README.md "How it is built", README.zh-CN.md "项目结构") against lib/ itself:
 // lib/ holds folders only, every folder has its line in the map and every line names a folder that
 // exists; each module a line names is in its folder, and the first one, the folder's main module, opens
-// with a comment (whose first line says what the folder is for). Both READMEs name the same modules.
+// with a comment (whose first line says what the folder is for). Both READMEs put the same folders on
+// the same floors and name the same modules (the floors themselves: test/imports.test.ts).
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ROOT } from "../lib/runner/catalog.ts";
-
-interface MapEntry {
-  /** "core" */
-  folder: string;
-  /** What the line names inside the folder, in order: "trace.ts", "variants/". The first is the main module. */
-  modules: string[];
-}
-
-/**
- * The entries of the map: under the heading `heading`, the list item "- `lib/`…" and its sub-items
- * "  - `<folder>/`…" (a sub-item may go on over lines indented further).
- */
-function libMap(markdown: string, heading: string): MapEntry[] {
-  const lines = markdown.split("\n");
-  const from = lines.findIndex((l) => l.trim() === heading);
-  if (from < 0) throw new Error(`no heading "${heading}"`);
-  const section: string[] = [];
-  for (const line of lines.slice(from + 1)) {
-    if (/^#/.test(line)) break;
-    section.push(line);
-  }
-  const lib = section.findIndex((l) => l.startsWith("- `lib/`"));
-  if (lib < 0) throw new Error(`no "- \`lib/\`" item under "${heading}"`);
-  const entries: { folder: string; text: string }[] = [];
-  for (const line of section.slice(lib + 1)) {
-    const item = /^ {2}- `([^`/]+)\/`(.*)$/.exec(line);
-    if (item) entries.push({ folder: item[1]!, text: item[2]! });
-    else if (/^ {4,}\S/.test(line) && entries.length > 0) entries[entries.length - 1]!.text += ` ${line.trim()}`;
-    else if (/^ {2}\S/.test(line) && entries.length === 0) continue; // the lib/ item's own text, wrapped
-    else break;
-  }
-  return entries.map(({ folder, text }) => ({
-    folder,
-    modules: [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((t) => /^[\w.-]+(\.ts|\/)$/.test(t)),
-  }));
-}
+import { libMap, type MapEntry } from "./lib-map.ts";
 
 /** What is wrong between a map and the lib/ folder `libDir`, one sentence each (none: they match). */
 function mapProblems(entries: MapEntry[], libDir: string, readme: string): string[] {
@@ -80,27 +46,34 @@ function mapProblems(entries: MapEntry[], libDir: string, readme: string): strin
   return problems;
 }
 
-test("the map is read from its section: sub-items of the lib/ item, wrapped lines included, modules in order", () => {
+test("the map is read from its section: floors in order, their folders, wrapped lines included, modules in order", () => {
   const md = [
     "## Other",
     "- `lib/`: not this one",
-    "  - `elsewhere/`: `x.ts`",
+    "  - Floor 1:",
+    "    - `elsewhere/`: `x.ts`",
     "## How it is built",
     "- `lessons/`: …",
     "- `lib/`: the machinery, one folder per subject",
     "  and no file at its top.",
-    "  - `core/`: `trace.ts` (the trace), `--step` and `npm run x` are not modules,",
-    "    `clock.ts`.",
-    "  - `tracker/` (`npm run tracker`): `service.ts`, `variants/`.",
+    "  - Floor 1, the ground:",
+    "    - `core/`: `trace.ts` (the trace), `--step` and `npm run x` are not modules,",
+    "      `clock.ts`.",
+    "  - 第 2 层：",
+    "    - `tracker/` (`npm run tracker`): `service.ts`, `variants/`.",
+    "    - `client/`: `client.ts`.",
     "- `test/`: `a.ts` is not in lib/",
     "  - `nope/`: `b.ts`",
     "## Next",
   ].join("\n");
   assert.deepEqual(libMap(md, "## How it is built"), [
-    { folder: "core", modules: ["trace.ts", "clock.ts"] },
-    { folder: "tracker", modules: ["service.ts", "variants/"] },
+    { folder: "core", floor: 1, modules: ["trace.ts", "clock.ts"] },
+    { folder: "tracker", floor: 2, modules: ["service.ts", "variants/"] },
+    { folder: "client", floor: 2, modules: ["client.ts"] },
   ]);
   assert.throws(() => libMap(md, "## Missing"), /no heading/);
+  assert.throws(() => libMap(md.replace("第 2 层", "第 3 层"), "## How it is built"), /should name floor 2/);
+  assert.throws(() => libMap(md.replace("  - Floor 1, the ground:\n", ""), "## How it is built"), /lib\/core\/ is on no floor/);
 });
 
 test("a map that does not match its lib/ is told apart, problem by problem", () => {
@@ -112,9 +85,9 @@ test("a map that does not match its lib/ is told apart, problem by problem", () 
     writeFileSync(join(lib, "quiet", "main.ts"), "export const x = 1;\n");
     writeFileSync(join(lib, "stray.ts"), "// at the top\n");
     const ok: MapEntry[] = [
-      { folder: "core", modules: ["trace.ts", "sub/"] },
-      { folder: "quiet", modules: ["main.ts"] },
-      { folder: "unmapped", modules: [] },
+      { folder: "core", floor: 1, modules: ["trace.ts", "sub/"] },
+      { folder: "quiet", floor: 2, modules: ["main.ts"] },
+      { folder: "unmapped", floor: 2, modules: [] },
     ];
     assert.deepEqual(mapProblems(ok, lib, "R"), [
       "lib/ has a file at its top level: stray.ts (move it into a folder)",
@@ -122,9 +95,9 @@ test("a map that does not match its lib/ is told apart, problem by problem", () 
       "R's line for lib/unmapped/ names none of its modules",
     ]);
     const bad: MapEntry[] = [
-      { folder: "core", modules: ["gone.ts", "trace.ts"] },
-      { folder: "core", modules: ["trace.ts"] },
-      { folder: "ghost", modules: ["a.ts"] },
+      { folder: "core", floor: 1, modules: ["gone.ts", "trace.ts"] },
+      { folder: "core", floor: 1, modules: ["trace.ts"] },
+      { folder: "ghost", floor: 2, modules: ["a.ts"] },
     ];
     assert.deepEqual(mapProblems(bad, lib, "R"), [
       "lib/ has a file at its top level: stray.ts (move it into a folder)",
@@ -153,7 +126,7 @@ for (const { file, heading } of READMES) {
   });
 }
 
-test("README.zh-CN.md's map names the same folders and modules as README.md's, in the same order", () => {
+test("README.zh-CN.md's map puts the same folders on the same floors and names the same modules as README.md's, in the same order", () => {
   const [en, zh] = READMES.map(({ file, heading }) => libMap(readFileSync(join(ROOT, file), "utf8"), heading));
   assert.deepEqual(zh, en);
 });

@@ -14,7 +14,7 @@ import { ROOT } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 import { runTs } from "./run-helpers.ts";
 
-const CLI = "lib/runner/tracker-cli.ts";
+const CLI = "lib/tracker/cli.ts";
 const dir = mkdtempSync(join(tmpdir(), "tracker-cli-test-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 

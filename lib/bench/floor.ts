@@ -15,7 +15,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { formatNumber, table } from "../herd/charts.ts";
-import { scratchDir } from "../core/narrate.ts";
+import { scratchDir } from "../core/scratch.ts";
 import type { IdempotencyBench, TargetResult } from "./idempotency.ts";
 
 export interface Floor {

@@ -16,12 +16,13 @@
  */
 import { statfsSync } from "node:fs";
 import { createSchema, type Schema } from "../postgres/schema.ts";
-import { scratchDir } from "../core/narrate.ts";
+import { scratchDir } from "../core/scratch.ts";
 import { median } from "../core/stats.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { postRequest, runLoad, type LoadResult } from "./load.ts";
-import { startBenchServer, type BenchServer, type BenchServerConfig } from "./server.ts";
+import { startBenchServer, type BenchServer } from "./server.ts";
+import type { BenchServerConfig } from "./server-messages.ts";
 
 /** The report every request files. */
 const REPORT = JSON.stringify({ title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" });

@@ -6,22 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { spawnTsChild } from "../core/ts-child.ts";
-import type { VariantName } from "../tracker/variant.ts";
-
-/** What the child serves. */
-export type BenchServerConfig =
-  | { kind: "bare" }
-  | { kind: "tracker"; variant: VariantName; db: string; synchronous: "NORMAL" | "FULL" }
-  | { kind: "postgres-tracker"; variant: VariantName; url: string };
-
-export type ToBenchServer = { type: "count" } | { type: "cpu" } | { type: "statements" } | { type: "close" };
-
-export type FromBenchServer =
-  | { type: "listening"; port: number; journalMode?: string; synchronous?: string }
-  | { type: "count"; reports: number }
-  | { type: "cpu"; micros: number }
-  | { type: "statements"; roundTrips: number; commits: number }
-  | { type: "closed" };
+import type { BenchServerConfig, FromBenchServer, ToBenchServer } from "./server-messages.ts";
 
 export interface BenchServer {
   readonly port: number;

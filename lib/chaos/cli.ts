@@ -2,7 +2,7 @@
 // one column per variant; exits 1 if `fenced` stored an operation twice, lost one or left one
 // unanswered (with the seed and the command that replays it), 2 on bad flags.
 import { UsageError, intFlag, parseCommand, runMain } from "../core/cli.ts";
-import { requireRuntime } from "../runner/runtime.ts";
+import { requireRuntime } from "../core/runtime.ts";
 import { Trace, colorWanted } from "../core/trace.ts";
 import { VARIANT_NAMES, isVariantName, type VariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";

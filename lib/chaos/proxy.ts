@@ -1,6 +1,6 @@
 /**
  * The chaos run's front door: one port on 127.0.0.1 that passes every request on to one of the
- * cluster's tracker processes, in turn over the live ones (round robin), as a load balancer would,
+ * fleet's tracker processes, in turn over the live ones (round robin), as a load balancer would,
  * and passes the answer back. A process that dies takes its connections with it: the proxy then
  * closes the client's connection too, so the client sees what it would see without the proxy.
  *
@@ -28,7 +28,7 @@ import { Agent, createServer, request, type ClientRequest, type IncomingMessage,
 import type { Socket } from "node:net";
 import { pipeline } from "node:stream/promises";
 import type { ChildTracker } from "../tracker/child.ts";
-import type { Backend, Cluster } from "./cluster.ts";
+import type { Backend, Fleet } from "./fleet.ts";
 import { listenOnLoopback } from "../core/listen.ts";
 
 /** A request as the proxy read it. */
@@ -117,7 +117,7 @@ export function withoutHopByHop(raw: readonly string[]): string[] {
   return out;
 }
 
-export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Promise<Proxy> {
+export async function startProxy<S>(fleet: Fleet, hooks: ProxyHooks<S>): Promise<Proxy> {
   const lanes = new WeakMap<ChildTracker, Lane>();
   let turn = 0;
   let watchdogKills = 0;
@@ -135,11 +135,11 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
   /** The next live backend in turn, waiting for one if none is. */
   async function nextLive(): Promise<{ backend: Backend; tracker: ChildTracker }> {
     for (;;) {
-      await cluster.anyLive();
-      for (let i = 0; i < cluster.backends.length; i++) {
-        const backend = cluster.backends[turn++ % cluster.backends.length]!;
+      await fleet.anyLive();
+      for (let i = 0; i < fleet.backends.length; i++) {
+        const backend = fleet.backends[turn++ % fleet.backends.length]!;
         const tracker = backend.current;
-        if (tracker && cluster.isLive(tracker)) return { backend, tracker };
+        if (tracker && fleet.isLive(tracker)) return { backend, tracker };
       }
     }
   }
@@ -183,7 +183,7 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
       timer ??= setTimeout(() => {
         if (backend.current !== tracker) return;
         watchdogKills += 1;
-        void cluster.kill(backend);
+        void fleet.kill(backend);
       }, WATCHDOG_MS);
     };
     if (lane.failures > 0) watch();
@@ -216,11 +216,11 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
       const lane = laneOf(tracker);
       while (lane.held) await letGoOf(lane);
       // From here to sending (or holding the lane), no await: the lane is free in this very turn.
-      if (!cluster.isLive(tracker)) continue; // it died while this request waited its turn
+      if (!fleet.isLive(tracker)) continue; // it died while this request waited its turn
       if (!numbered) {
         const sent = send(tracker, lane, exchange);
         void sent.answer.then((a) => {
-          if (a instanceof Error && cluster.isLive(tracker)) {
+          if (a instanceof Error && fleet.isLive(tracker)) {
             lane.failures += 1;
             lane.onFailure?.();
           }
@@ -232,7 +232,7 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
         // The lane is held: the next request to arrive after those already sent is this one.
         const target: Target = { backend, tracker, requestNo: lane.sent + 1 };
         const [before] = await Promise.all([allArrived(backend, tracker, lane), hooks.beforeSend?.(state, target)]);
-        if (!before || !cluster.isLive(tracker)) continue; // it died: this request never left
+        if (!before || !fleet.isLive(tracker)) continue; // it died: this request never left
         const { upstream, answer } = send(tracker, lane, exchange);
         const stop = watchdog(backend, target, answer);
         const arrived = await tracker.reached(target.requestNo, "arrived").then(
@@ -261,7 +261,7 @@ export async function startProxy<S>(cluster: Cluster, hooks: ProxyHooks<S>): Pro
       timer = setTimeout(() => {
         if (backend.current !== target.tracker) return;
         watchdogKills += 1;
-        void cluster.kill(backend);
+        void fleet.kill(backend);
       }, WATCHDOG_MS);
     });
     return () => {

@@ -6,7 +6,7 @@
  * retried with its own key until the system answers (the settle phase), and the database is counted
  * (tally.ts).
  *
- *   agents ──same-key──► proxy (proxy.ts) ──round robin──► tracker processes (cluster.ts) ──► one SQLite file / PostgreSQL schema
+ *   agents ──same-key──► proxy (proxy.ts) ──round robin──► tracker processes (fleet.ts) ──► one SQLite file / PostgreSQL schema
  *
  * The agents (agents.ts) run in a worker thread of their own, this thread keeps the proxy, the
  * processes and the books: which operations are open, what each was answered, what struck them.
@@ -22,12 +22,12 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { FaultName } from "../tracker/faults.ts";
 import { tempFolder } from "../core/scratch.ts";
-import { keyHeaderValues, parseIdempotencyKey } from "../tracker/idempotency-key.ts";
+import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
 import { keyStoreOf } from "../tracker/key-store.ts";
 import { ReportStore } from "../tracker/store.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import { bundleTrackerChild } from "./bundle.ts";
-import { startCluster } from "./cluster.ts";
+import { startFleet } from "./fleet.ts";
 import { startProxy, type Target } from "./proxy.ts";
 import type { AgentsConfig, FromAgents, ToAgents } from "./agents.ts";
 import { CHAOS_FAULTS, FAULTED_ARRIVALS, planOp, planSummary, type ChaosFault, type LogicalOp } from "./schedule.ts";
@@ -35,7 +35,7 @@ import { SeenTitles } from "./seen.ts";
 import { tally, type StoredRow, type Tally } from "./tally.ts";
 import type { ChaosProgress } from "./progress.ts";
 import { DatabaseSync } from "node:sqlite";
-import type { Answer } from "../tracker/http.ts";
+import type { Answer } from "../protocol/http.ts";
 import { PostgresStore } from "../tracker/postgres-store.ts";
 import { openScratchSchema, type StoreName } from "../postgres/scratch-schema.ts";
 
@@ -184,7 +184,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   // a fifth of the CPU of one started from the TypeScript sources.
   const bundleFolder = tempFolder("retry-workbook-chaos-bundle-"); // removed on Ctrl-C too
   const entry = bundleTrackerChild(bundleFolder.dir);
-  const cluster = await startCluster({ variant: options.variant, ...database.where, processes, leaseMs, entry }).catch(async (err: unknown) => {
+  const fleet = await startFleet({ variant: options.variant, ...database.where, processes, leaseMs, entry }).catch(async (err: unknown) => {
     bundleFolder.remove();
     await database.close();
     throw err;
@@ -202,7 +202,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       lastId = Number(row.id);
       seen.add(row.title);
     }
-    options.onProgress?.({ variant: options.variant, done, ops: options.ops, duplicates: seen.duplicates, kills: cluster.restarts, elapsedMs: performance.now() - started, phase });
+    options.onProgress?.({ variant: options.variant, done, ops: options.ops, duplicates: seen.duplicates, kills: fleet.restarts, elapsedMs: performance.now() - started, phase });
   };
   /** One progress report at a time (PostgreSQL answers later than the next tick may come). */
   const report = (): Promise<void> => {
@@ -213,7 +213,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let runFailed = false;
   const ticker = options.onProgress ? setInterval(() => void report().catch(() => {}), 500) : undefined;
   try {
-    proxy = await startProxy<Passing>(cluster, {
+    proxy = await startProxy<Passing>(fleet, {
       accept(exchange) {
         const parsed = parseIdempotencyKey(keyHeaderValues(exchange.rawHeaders));
         const op = parsed.ok ? byKey.get(parsed.key) : undefined;
@@ -231,7 +231,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       arrived(p, target) {
         if (!p.fault) return;
         injected[p.fault] += 1;
-        if (p.fault === "kill") void cluster.kill(target.backend);
+        if (p.fault === "kill") void fleet.kill(target.backend);
         if (p.fault === "slow" || p.fault === "pause-past-lease") held.add(target);
         if (p.fault === "pause-past-lease") p.op!.holds.push(target);
       },
@@ -276,7 +276,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
             faultsOn = false;
             phase = "settling";
             for (const target of [...held]) release(target);
-            cluster.allLive().then(() => tell({ type: "settle" }), reject);
+            fleet.allLive().then(() => tell({ type: "settle" }), reject);
             return;
           case "finished":
             attempts = m.attempts;
@@ -294,7 +294,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     clearInterval(ticker);
     await agentsThread?.terminate();
     await proxy?.close();
-    await cluster.close();
+    await fleet.close();
     bundleFolder.remove();
     await reading?.catch(() => {});
     await report().catch(() => {});
@@ -340,7 +340,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     changedAnswers,
     planned: plan.planned,
     injected,
-    restarts: cluster.restarts,
+    restarts: fleet.restarts,
     watchdogKills: proxy?.watchdogKills ?? 0,
     attempts,
     gaveUp,
@@ -353,7 +353,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
 /** The run's one database, as the run reads it (the tracker processes open it themselves). */
 interface ChaosDatabase {
-  /** What the cluster is given to open. */
+  /** What the fleet is given to open. */
   where: { db: string } | { postgres: string };
   /** Reports with an id above `after`, oldest first (id and title). */
   rowsAfter(after: number): Promise<Iterable<StoredRow>>;

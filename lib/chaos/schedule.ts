@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import type { FaultName } from "../tracker/faults.ts";
 import { seeded, uuid, type Random } from "../core/random.ts";
-import type { NewReport } from "../tracker/store.ts";
+import type { ReportToFile } from "../client/client.ts";
 
 /**
  * What the run can do to one request (fixed names). All but `kill` are the tracker's own faults, set
@@ -69,7 +69,7 @@ export interface LogicalOp {
   /** Its Idempotency-Key, the same on every attempt. */
   key: string;
   /** What it files; the title is unique to the operation, so the database tells its reports apart. */
-  report: NewReport;
+  report: ReportToFile;
   /** The fault for its 1st, 2nd, … request to reach the service (undefined: none). */
   faults: (ChaosFault | undefined)[];
 }
@@ -157,7 +157,7 @@ const THINGS = ["Login button", "Save dialog", "Search box", "Export to CSV", "D
 const FAILURES = ["does nothing", "crashes the tab", "shows a blank page", "hangs for a minute", "loses the last edit", "throws a 500", "ignores the first click", "renders twice"];
 const MODULES = ["auth", "editor", "search", "export", "ui", "files", "settings"];
 
-function reportFor(seed: number, index: number, agent: number, random: Random): NewReport {
+function reportFor(seed: number, index: number, agent: number, random: Random): ReportToFile {
   const thing = THINGS[Math.floor(random() * THINGS.length)]!;
   const failure = FAILURES[Math.floor(random() * FAILURES.length)]!;
   return {

@@ -8,7 +8,6 @@ import { request } from "node:http";
 import { sleep, timeoutSignal } from "../core/clock.ts";
 import { readRetryAfter } from "./retry-after.ts";
 import { uuid, type Random } from "../core/random.ts";
-import type { NewReport } from "../tracker/store.ts";
 
 /** Retry policies (fixed names). */
 export const POLICY_NAMES = ["no-retry", "blind-retry", "fresh-key", "same-key"] as const;
@@ -97,10 +96,21 @@ export interface Attempt {
   outcome: Outcome;
 }
 
+/**
+ * The bug report the agent files: the JSON body of POST /reports, as the tracker's API takes it. The
+ * client's own type: it knows the API, not the tracker's code.
+ */
+export interface ReportToFile {
+  title: string;
+  body?: string;
+  module?: string;
+  run?: string;
+}
+
 export interface FileReportOptions {
   /** The tracker's base URL. */
   url: string;
-  report: NewReport;
+  report: ReportToFile;
   policy: PolicyName;
   /** How long one attempt may wait for an answer. */
   timeoutMs: number;

@@ -12,10 +12,10 @@
 import { startBalancer, type Balancer } from "./balancer.ts";
 import { fileReport, type Attempt, type FileReportOptions } from "../client/client.ts";
 import type { FaultName } from "../tracker/faults.ts";
-import { agentLogAfter } from "../core/narrate.ts";
+import { agentLogAfter } from "../client/narrate.ts";
 import type { Trace } from "../core/trace.ts";
 import { startChildTracker, type ChildTracker } from "../tracker/child.ts";
-import type { TrackerEvent } from "../tracker/service.ts";
+import type { TrackerEvent } from "../tracker/narrate.ts";
 import type { VariantName } from "../tracker/variant.ts";
 
 /** Where the instances keep reports and keys: each its own SQLite file, or one shared PostgreSQL schema. */

@@ -66,3 +66,9 @@ export function onExitCleanup(fn: () => void): () => void {
     cleanups.delete(fn);
   };
 }
+
+/** A temporary folder for SQLite files, removed by `remove()` or, on any exit or Ctrl-C, as every tempFolder is. */
+export function scratchDir(): { path: (name: string) => string; remove: () => void } {
+  const { dir, remove } = tempFolder("retry-workbook-");
+  return { path: (name) => join(dir, name), remove };
+}

@@ -8,25 +8,13 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { pointSpec, simulatePoint, type PointResult, type PointSpec, type SweepSpec } from "./simulator.ts";
+import type { WorkerInput, WorkerOutput } from "./worker.ts";
 
 export interface ParallelOptions {
   /** Threads in all, the main one included. Default: the number of cores. */
   threads?: number;
   /** Whether the main thread computes points too. Default true; false leaves them all to workers. */
   useMainThread?: boolean;
-}
-
-/** What the main thread sends each worker. */
-export interface WorkerInput {
-  points: PointSpec[];
-  /** An Int32Array over it: [0] is the index of the next point to take. */
-  counter: SharedArrayBuffer;
-}
-
-/** What a worker sends back, once per point. */
-export interface WorkerOutput {
-  index: number;
-  point: PointResult;
 }
 
 /** The same rows as `simulateMany(spec)`, computed on up to `threads` threads. */

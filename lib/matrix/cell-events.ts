@@ -10,7 +10,7 @@
  * and checks that no event is left unread, so a sentence changed in the tracker cannot slip past.
  */
 import type { Attempt, Outcome } from "../client/client.ts";
-import type { TrackerEvent } from "../tracker/service.ts";
+import type { TrackerEvent } from "../tracker/narrate.ts";
 import type { VariantName } from "../tracker/variant.ts";
 
 export type CellActor = "agent" | "server" | "database" | "lesson";

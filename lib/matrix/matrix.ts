@@ -19,8 +19,8 @@
 import { classify, receiveEvent, sendEvent, statusOf, type CellEvent, type NewCellEvent } from "./cell-events.ts";
 import { fileReport, type Attempt, type CallResult, type FileReportOptions, type PolicyName } from "../client/client.ts";
 import { Faults, type FaultName } from "../tracker/faults.ts";
-import { attemptEndText, attemptOk, attemptStartText } from "../core/narrate.ts";
-import { notifyEffects, type NotifyConfig } from "../outbox/notify-effects.ts";
+import { attemptEndText, attemptOk, attemptStartText } from "../client/narrate.ts";
+import { notifyEffects, notifyPlugin, type NotifyConfig } from "../outbox/notify-effects.ts";
 import { pacedClock, type PacedClock } from "../tracker/paced-clock.ts";
 import { seeded, uuid } from "../core/random.ts";
 import { startTracker } from "../tracker/service.ts";
@@ -29,7 +29,7 @@ import { superviseTracker } from "../tracker/supervisor.ts";
 import { VARIANT_NAMES, type VariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { Trace } from "../core/trace.ts";
-import type { TrackerEvent } from "../tracker/service.ts";
+import type { TrackerEvent } from "../tracker/narrate.ts";
 
 export { statusOf };
 export type { CellEvent };
@@ -371,7 +371,7 @@ async function crashCell(cell: Cell): Promise<Ran> {
     variant: cell.variant,
     db: cell.db,
     faults: { 1: cell.fault as FaultName },
-    ...(cell.options.notify ? { notify: cell.options.notify } : {}),
+    ...(cell.options.notify ? { sideEffects: notifyPlugin(cell.options.notify) } : {}),
     leaseMs: cell.leaseMs,
     clockMs: clock.now(),
     ...(cell.options.stepped ? { stepped: true } : {}),

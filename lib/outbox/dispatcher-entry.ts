@@ -5,7 +5,7 @@
  */
 import { tellParent } from "../core/child-pipe.ts";
 import { dispatchPending } from "./outbox.ts";
-import type { DispatcherConfig, FromDispatcher } from "./dispatcher.ts";
+import type { DispatcherConfig, FromDispatcher } from "./dispatcher-messages.ts";
 import { ReportStore } from "../tracker/store.ts";
 
 const tell = (message: FromDispatcher): void => tellParent(message);

@@ -6,22 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { spawnEntry, type ChildExit } from "../core/child-pipe.ts";
-
-export interface DispatcherConfig {
-  /** The tracker's SQLite file, whose outbox table it reads. */
-  db: string;
-  notifierUrl: string;
-  /** Send each row's downstream key (outbox.ts `downstreamKey`). */
-  withKey: boolean;
-  /** Kill the process (SIGKILL) right after the notifier accepts the first row, before marking it sent. */
-  killAfterAccepted?: boolean;
-}
-
-/** Dispatcher → parent, one JSON line each (lib/core/child-pipe.ts). */
-export type FromDispatcher =
-  | { type: "say"; text: string; mark?: "ok" | "bad" | "warn" }
-  | { type: "done"; delivered: number; failed: number }
-  | { type: "failed"; message: string };
+import type { DispatcherConfig, FromDispatcher } from "./dispatcher-messages.ts";
 
 export interface DispatcherRun {
   exit: ChildExit;

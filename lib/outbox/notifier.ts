@@ -21,11 +21,11 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { describeOutcome, type Outcome } from "../client/client.ts";
-import { canonicalJson, requestFingerprint } from "../tracker/fingerprint.ts";
-import { HttpError, answerFromError, problem, readBody, send, type Answer } from "../tracker/http.ts";
-import { keyHeaderValues, parseIdempotencyKey } from "../tracker/idempotency-key.ts";
-import { shortKey } from "../tracker/key-answers.ts";
-import { callerOf } from "../tracker/service.ts";
+import { canonicalJson, requestFingerprint } from "../protocol/fingerprint.ts";
+import { HttpError, answerFromError, problem, readBody, send, type Answer } from "../protocol/http.ts";
+import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
+import { shortKey } from "../protocol/key-answers.ts";
+import { callerOf } from "../protocol/caller.ts";
 import { listenOnLoopback } from "../core/listen.ts";
 
 /** What a caller asks the notifier to deliver. */

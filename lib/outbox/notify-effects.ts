@@ -1,7 +1,8 @@
 /**
  * The three ways lesson 07's tracker tells the maintainer about a new report, as tracker hooks
  * (lib/tracker/side-effects.ts), chosen by a plain config so that a tracker in a child process can be
- * given one too:
+ * given one too: `notifyPlugin(config)` names this module and the config, and the child loads it
+ * (its `sideEffects` export):
  *
  *   inline "before-commit"   the handler calls the notifier, then stores the report
  *   inline "after-commit"    the handler stores the report, then calls the notifier
@@ -12,8 +13,8 @@
 import { httpCall } from "../client/client.ts";
 import { describeDelivery, type NotificationRequest } from "./notifier.ts";
 import { TRACKER_CALLER, notificationFor, outboxOf, subjectFor } from "./outbox.ts";
-import { shortKey } from "../tracker/key-answers.ts";
-import type { SideEffectCall, SideEffects } from "../tracker/side-effects.ts";
+import { shortKey } from "../protocol/key-answers.ts";
+import type { SideEffectCall, SideEffects, SideEffectsPlugin } from "../tracker/side-effects.ts";
 
 export interface NotifyConfig {
   notifierUrl: string;
@@ -54,4 +55,14 @@ export function notifyEffects(config: NotifyConfig): SideEffects {
     };
   }
   return effects;
+}
+
+/** The same hooks for a tracker in a child process: this module, which the child imports, and the config. */
+export function notifyPlugin(config: NotifyConfig): SideEffectsPlugin {
+  return { module: import.meta.url, config };
+}
+
+/** What the child calls (side-effects.ts SideEffectsModule): the hooks for the config notifyPlugin gave. */
+export function sideEffects(config: unknown): SideEffects {
+  return notifyEffects(config as NotifyConfig);
 }

@@ -19,7 +19,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { httpCall } from "../client/client.ts";
 import { describeDelivery, type NotificationRequest } from "./notifier.ts";
-import { shortKey } from "../tracker/key-answers.ts";
+import { shortKey } from "../protocol/key-answers.ts";
 import { ReportStore, type Report } from "../tracker/store.ts";
 
 export interface OutboxRow {

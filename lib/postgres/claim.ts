@@ -24,7 +24,7 @@
  * with and without the constraint.
  */
 import type { ClientBase } from "pg";
-import type { KeyRow } from "../tracker/key-decision.ts";
+import type { KeyRow } from "../protocol/key-decision.ts";
 
 /** What a claim needs: who, which key, for what request, and the times it runs by. */
 export interface Claim {
@@ -71,7 +71,7 @@ export async function createKeyTable(db: ClientBase, options: { constraint: bool
   await db.query(keyTableSql({ constraint: options.constraint }));
 }
 
-/** The row for (caller, key), in the decision's terms (lib/tracker/key-decision.ts), or undefined. */
+/** The row for (caller, key), in the decision's terms (lib/protocol/key-decision.ts), or undefined. */
 export async function readKey(db: ClientBase, caller: string, key: string): Promise<KeyRow | undefined> {
   const { rows } = await db.query<{ fingerprint: string; state: KeyRow["state"]; fence: string; lease_until: string; expires_at: string }>(
     "SELECT fingerprint, state, fence, lease_until, expires_at FROM idempotency_keys WHERE caller = $1 AND key = $2",

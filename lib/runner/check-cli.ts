@@ -2,7 +2,7 @@
 import { ROOT, findExercises, listExercises } from "./catalog.ts";
 import { UsageError, parseCommand, runMain } from "../core/cli.ts";
 import { colorWanted } from "../core/trace.ts";
-import { requireRuntime } from "./runtime.ts";
+import { requireRuntime } from "../core/runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { checkAll } from "./status.ts";
 import { painter, type Style } from "./style.ts";

@@ -3,7 +3,7 @@
 // that does not pass yet, as npm start would show it.
 import { ROOT, findExercises, listExercises, type Exercise } from "./catalog.ts";
 import { UsageError, parseCommand, runMain } from "../core/cli.ts";
-import { requireRuntime } from "./runtime.ts";
+import { requireRuntime } from "../core/runtime.ts";
 import { firstNotPassing } from "./status.ts";
 import { terminalWidth, wrap } from "../core/text.ts";
 

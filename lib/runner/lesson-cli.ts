@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { findLesson, listExercises, listLessons, ROOT } from "./catalog.ts";
 import { UsageError, runMain } from "../core/cli.ts";
 import { colorWanted } from "../core/trace.ts";
-import { requireRuntime } from "./runtime.ts";
+import { requireRuntime } from "../core/runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { PARALLEL_CHECKS, byLesson, checkAll } from "./status.ts";
 import { duration, painter } from "./style.ts";

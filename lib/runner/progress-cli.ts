@@ -3,7 +3,7 @@
 import { ROOT, listExercises, listLessons } from "./catalog.ts";
 import { parseCommand, runMain } from "../core/cli.ts";
 import { colorWanted } from "../core/trace.ts";
-import { requireRuntime } from "./runtime.ts";
+import { requireRuntime } from "../core/runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { PARALLEL_CHECKS, byLesson, checkAll } from "./status.ts";
 import { allPass, duration, painter, progressBar } from "./style.ts";

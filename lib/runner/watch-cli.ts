@@ -10,7 +10,7 @@ import { parseCommand, runMain } from "../core/cli.ts";
 import { currentTarget } from "./exercise-target.ts";
 import { colorWanted } from "../core/trace.ts";
 import { runExerciseTests } from "./exercise-run.ts";
-import { requireRuntime } from "./runtime.ts";
+import { requireRuntime } from "../core/runtime.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { PARALLEL_CHECKS } from "./status.ts";
 import { initialState, parseKeys, step, type Effect, type WatchEvent } from "./watch-core.ts";

@@ -6,9 +6,10 @@
 import { readSync } from "node:fs";
 import { tellParent } from "../core/child-pipe.ts";
 import { Faults, type Stage } from "./faults.ts";
-import type { ChildConfig, FromChild, ToChild } from "./child.ts";
-import { notifyEffects } from "../outbox/notify-effects.ts";
-import { startTracker, type TrackerEvent } from "./service.ts";
+import type { ChildConfig, FromChild, ToChild } from "./child-messages.ts";
+import type { TrackerEvent } from "./narrate.ts";
+import { startTracker } from "./service.ts";
+import type { SideEffects, SideEffectsModule } from "./side-effects.ts";
 
 /** Every message to the parent goes out synchronously (lib/core/child-pipe.ts), so none is lost to a SIGKILL. */
 const tell = (message: FromChild): void => tellParent(message);
@@ -43,15 +44,22 @@ if (config.quiet) faults.keepLast(1000);
 // The parent's clock, when it keeps one: it moves only when the parent says so.
 let clock = config.clockMs;
 
-// No top-level await: the chaos run bundles this file as CommonJS, which starts faster (cluster.ts).
+// No top-level await: the chaos run bundles this file as CommonJS, which starts faster (lib/chaos/bundle.ts).
 async function start(): Promise<void> {
+  // The side effects come as a module to load (its URL) and its config: a function cannot cross
+  // into another process, and the tracker names no module of the folders above it.
+  let sideEffects: SideEffects | undefined;
+  if (config.sideEffects) {
+    const plugin = (await import(config.sideEffects.module)) as SideEffectsModule;
+    sideEffects = plugin.sideEffects(config.sideEffects.config);
+  }
   const tracker = await startTracker({
     variant: config.variant,
     db: config.db,
     ...(config.postgres !== undefined ? { postgres: config.postgres } : {}),
     port: config.port,
     faults,
-    ...(config.notify ? { sideEffects: notifyEffects(config.notify) } : {}),
+    ...(sideEffects ? { sideEffects } : {}),
     ...(config.leaseMs !== undefined ? { leaseMs: config.leaseMs } : {}),
     ...(config.ttlMs !== undefined ? { ttlMs: config.ttlMs } : {}),
     ...(clock !== undefined ? { now: () => clock! } : {}),

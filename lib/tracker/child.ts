@@ -15,51 +15,12 @@
  */
 import { fileURLToPath } from "node:url";
 import { spawnEntry, type ChildExit } from "../core/child-pipe.ts";
-import type { NotifyConfig } from "../outbox/notify-effects.ts";
+import type { ChildConfig, FromChild, ToChild, WithoutId } from "./child-messages.ts";
 import type { FaultName, Stage } from "./faults.ts";
 import { Signals } from "../core/gate.ts";
-import type { TrackerEvent } from "./service.ts";
+import type { TrackerEvent } from "./narrate.ts";
+import type { SideEffectsPlugin } from "./side-effects.ts";
 import type { VariantName } from "./variant.ts";
-
-/** What the child is started with (its one command-line argument, as JSON). */
-export interface ChildConfig {
-  variant: VariantName;
-  /** How the tracker tells a maintainer of new reports (lesson 07); absent: it does not. */
-  notify?: NotifyConfig;
-  /** The SQLite file, or (with `postgres`) unused. */
-  db: string;
-  /** A PostgreSQL URL naming a schema: the store instead of the SQLite file. */
-  postgres?: string;
-  port: number;
-  leaseMs?: number;
-  ttlMs?: number;
-  /** A clock the parent sets (ms), starting here; absent: the real clock (Date.now). */
-  clockMs?: number;
-  faults: Record<number, FaultName>;
-  /** Tell the parent nothing per request (no events, no stages) and forget finished requests. */
-  quiet?: boolean;
-  /** Stepped: after telling each event, wait for a byte on stdin (the parent's "go on"). */
-  stepped?: boolean;
-}
-
-/** Parent → child, over IPC. Each carries an id that the child acknowledges. */
-export type ToChild =
-  | { type: "fault"; id: number; requestNo: number; fault: FaultName }
-  | { type: "release"; id: number; requestNo: number }
-  | { type: "clock"; id: number; ms: number }
-  | { type: "ping"; id: number }
-  | { type: "close"; id: number };
-
-/** A message before the sender numbers it (Omit over each member of the union). */
-type WithoutId<M> = M extends { id: number } ? Omit<M, "id"> : never;
-
-/** Child → parent, one JSON line each on fd 3. */
-export type FromChild =
-  | { type: "listening"; url: string; port: number }
-  | { type: "event"; event: TrackerEvent }
-  | { type: "stage"; requestNo: number; stage: Stage }
-  | { type: "ack"; id: number }
-  | { type: "failed"; message: string };
 
 export interface ChildTrackerOptions {
   variant?: VariantName;
@@ -83,8 +44,11 @@ export interface ChildTrackerOptions {
   clockMs?: number;
   /** Faults by request number, known from the start. */
   faults?: Record<number, FaultName>;
-  /** How the tracker tells a maintainer of new reports (lesson 07's notifier); absent: it does not. */
-  notify?: NotifyConfig;
+  /**
+   * What the tracker does besides storing a report (side-effects.ts), as a module the child loads:
+   * lesson 07 passes its notifier so. Absent: nothing.
+   */
+  sideEffects?: SideEffectsPlugin;
   /** Receives the child's events, in the order it wrote them. */
   onEvent?: (event: TrackerEvent) => void;
   /**
@@ -146,7 +110,7 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     ...(options.postgres !== undefined ? { postgres: options.postgres } : {}),
     port: options.port ?? 0,
     faults: options.faults ?? {},
-    ...(options.notify !== undefined ? { notify: options.notify } : {}),
+    ...(options.sideEffects !== undefined ? { sideEffects: options.sideEffects } : {}),
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
     ...(options.clockMs !== undefined ? { clockMs: options.clockMs } : {}),

@@ -4,7 +4,7 @@
  * one transaction. Call every method that writes inside `ReportStore.transaction`.
  *
  *   caller, key    the scope: two callers may use the same key without seeing each other's results
- *   fingerprint    what the request asked for (fingerprint.ts)
+ *   fingerprint    what the request asked for (lib/protocol/fingerprint.ts)
  *   state          'in_progress' while a request works on it, then 'completed'
  *   fence          the fencing token of the claim that holds it: every claim (a new one or a take-over)
  *                  draws the next number from one counter that only grows, so a newer claim always
@@ -13,18 +13,10 @@
  *   expires_at     the TTL: from then on the key is forgotten and a request with it is new (ms)
  *   status, headers, body   the stored response, replayed for the same key
  */
-import type { Answer } from "./http.ts";
-import type { KeyRow } from "./key-decision.ts";
+import type { Answer } from "../protocol/http.ts";
+import type { StoredKey } from "../protocol/key-answers.ts";
 import type { ReportStore } from "./store.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-
-/** A row as the tracker keeps it: the decision's view plus the stored response. */
-export interface StoredKey extends KeyRow {
-  caller: string;
-  key: string;
-  /** The response to replay, once completed. */
-  response: Answer | undefined;
-}
 
 /**
  * A row of the key table as a driver hands it back: numbers as numbers (node:sqlite) or, for

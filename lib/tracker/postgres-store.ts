@@ -23,9 +23,10 @@
  *   now(): the TTL and lease tests move an injected clock, and every instance decides on the same numbers.
  */
 import pg from "pg";
-import { HttpError, type Answer } from "./http.ts";
-import { toStoredKey, type KeyTableRow, type StoredKey } from "./key-store.ts";
-import { MAX_REPORT_ID, normalizeTitle, type NewReport, type Report } from "./store.ts";
+import type { Answer } from "../protocol/http.ts";
+import type { StoredKey } from "../protocol/key-answers.ts";
+import { toStoredKey, type KeyTableRow } from "./key-store.ts";
+import { MAX_REPORT_ID, NoReportIdLeft, normalizeTitle, type NewReport, type Report } from "./store.ts";
 import { PostgresUnavailable } from "../postgres/server.ts";
 import { redact } from "../postgres/schema.ts";
 import { CLAIM_SQL, keyTableSql } from "../postgres/claim.ts";
@@ -308,7 +309,7 @@ async function insertReport(on: Queryable, r: NewReport, counts: StatementCounts
       rows = (await run<ReportRow>(on, "insertReport", [r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null], counts, autocommit)).rows;
     } catch (err) {
       if ((err as { constraint?: string }).constraint !== "report_id_range") throw err;
-      throw new HttpError(507, "Insufficient Storage", `no report id is left: ids go up to ${MAX_REPORT_ID}`);
+      throw new NoReportIdLeft();
     }
     if (rows[0]) return toReport(rows[0]);
   }

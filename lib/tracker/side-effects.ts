@@ -11,6 +11,10 @@
  *                  stale holder rolls both back).
  *   afterCommit    once the handler has stored a new report (not for a replay), before the answer
  *                  leaves: an inline call made after the commit.
+ *
+ * A tracker in this process takes the hooks themselves (TrackerOptions.sideEffects); a tracker in a
+ * child process (child.ts) takes a plug-in, the URL of a module that makes them and a plain config for
+ * it, since functions cannot be sent to another process.
  */
 import type { NewReport, Report, ReportStore } from "./store.ts";
 
@@ -31,4 +35,16 @@ export interface SideEffects {
   /** Synchronous: it runs inside the transaction. Returns what it wrote, for the trace. */
   inTransaction?(stored: Report, store: ReportStore): string;
   afterCommit?(stored: Report, call: SideEffectCall): Promise<void>;
+}
+
+/** Side effects for a tracker in a child process: the module that makes them, and its config (plain JSON). */
+export interface SideEffectsPlugin {
+  /** The module's URL (its `import.meta.url`); the child imports it. */
+  module: string;
+  config: unknown;
+}
+
+/** What a plug-in module exports: its hooks, made from the config the parent gave. */
+export interface SideEffectsModule {
+  sideEffects(config: unknown): SideEffects;
 }

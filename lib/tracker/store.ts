@@ -3,13 +3,23 @@
  * statements, WAL mode, and short synchronous transactions.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { HttpError } from "./http.ts";
 
 /**
  * The largest report id, on every route: the largest whole number a JSON client reads exactly
- * (2^53 - 1). GET and PUT refuse a larger id; POST refuses to create one (507, nothing stored).
+ * (2^53 - 1). GET and PUT refuse a larger id; POST refuses to create one (NoReportIdLeft, nothing stored).
  */
 export const MAX_REPORT_ID = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A new report cannot be stored: the next id would be past MAX_REPORT_ID (a PUT took the last one).
+ * Either store throws it, and its transaction rolls back; the service answers 507 Insufficient Storage.
+ */
+export class NoReportIdLeft extends Error {
+  constructor() {
+    super(`no report id is left: ids go up to ${MAX_REPORT_ID}`);
+    this.name = "NoReportIdLeft";
+  }
+}
 
 /** What a client sends to file a report. */
 export interface NewReport {
@@ -148,7 +158,7 @@ export class ReportStore {
       // The next id would be past MAX_REPORT_ID (a PUT took the last one). The CHECK refuses it
       // before the row exists: an id past 2^53 - 1 would not even read back into JavaScript.
       if (!String((err as Error).message).includes("report_id_range")) throw err;
-      throw new HttpError(507, "Insufficient Storage", `no report id is left: ids go up to ${MAX_REPORT_ID}`);
+      throw new NoReportIdLeft();
     }
     const report = toReport(row);
     this.#afterInsert?.(report);

@@ -9,7 +9,7 @@
  * when it would have.
  */
 import { startChildTracker, type ChildExit, type ChildTracker, type ChildTrackerOptions } from "./child.ts";
-import type { TrackerEvent } from "./service.ts";
+import type { TrackerEvent } from "./narrate.ts";
 
 export interface SupervisedOptions extends Omit<ChildTrackerOptions, "onEvent" | "port"> {
   /** Receives every process's events, with the process's generation (1 for the first). */

@@ -1,10 +1,12 @@
 /**
  * What a service variant is: the part of the tracker that decides what `POST /reports` does. The
- * service (service.ts) does the HTTP around it: numbering, parsing, faults, answering.
+ * service (service.ts) does the HTTP around it: numbering, parsing, faults, answering. A variant is
+ * written once, against the database interface (database.ts) that each store implements.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import type { Answer } from "./http.ts";
-import type { NewReport, ReportStore } from "./store.ts";
+import type { Answer } from "../protocol/http.ts";
+import type { TrackerDatabase } from "./database.ts";
+import type { NewReport } from "./store.ts";
 
 /** The variants (fixed names). */
 export const VARIANT_NAMES = ["naive", "key-after", "keyed", "fenced"] as const;
@@ -20,11 +22,8 @@ export function isVariantName(s: string): s is VariantName {
  */
 export type CrashPoint = "after-claim" | "between-commits" | "before-commit";
 
-/**
- * What a variant's handler gets for one POST /reports. `S` is the database it works on: the SQLite
- * ReportStore (every lesson's), or the PostgreSQL store (postgres-store.ts).
- */
-export interface CreateContext<S = ReportStore> {
+/** What a variant's handler gets for one POST /reports. */
+export interface CreateContext {
   /** The server's number for this request (1, 2, …). */
   requestNo: number;
   /** The validated report. */
@@ -36,9 +35,10 @@ export interface CreateContext<S = ReportStore> {
   headers: IncomingHttpHeaders;
   /** Header names and values as received, repeated headers not joined. */
   rawHeaders: string[];
-  /** Who is calling (the name in `Authorization: Bearer <name>`, or ANONYMOUS_CALLER for none). */
+  /** Who is calling (the name in `Authorization: Bearer <name>`, or ANONYMOUS_CALLER for none: lib/protocol/caller.ts). */
   caller: string;
-  store: S;
+  /** The tracker's database, SQLite or PostgreSQL: its statements and transactions. */
+  db: TrackerDatabase;
   /** The handler's own work happens here; a `slow` or `pause-past-lease` fault holds it. */
   work(): Promise<void>;
   /**
@@ -58,8 +58,8 @@ export interface CreateContext<S = ReportStore> {
   ttlMs: number;
 }
 
-export interface Variant<S = ReportStore> {
+export interface Variant {
   readonly name: VariantName;
   /** Handles one validated POST /reports. */
-  create(ctx: CreateContext<S>): Promise<Answer>;
+  create(ctx: CreateContext): Promise<Answer>;
 }

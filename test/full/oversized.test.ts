@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { createConnection } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { MAX_BODY_BYTES } from "../../lib/tracker/http.ts";
-import { MAX_DISCARD_BYTES, MAX_DISCARD_MS } from "../../lib/tracker/oversized.ts";
+import { MAX_BODY_BYTES } from "../../lib/protocol/http.ts";
+import { MAX_DISCARD_BYTES, MAX_DISCARD_MS } from "../../lib/protocol/oversized.ts";
 import { startTracker, type Tracker } from "../../lib/tracker/service.ts";
 
 const SIZES = [3 * 1024 * 1024, 50 * 1024 * 1024];

@@ -10,14 +10,14 @@ import { after, before, test } from "node:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import type { PolicyName } from "../../lib/client/client.ts";
-import { runCell, type StepFault } from "../../lib/matrix/matrix.ts";
+import { POLICY_NAMES, type PolicyName } from "../../lib/client/client.ts";
+import { STEP_FAULTS, runCell, type StepFault } from "../../lib/matrix/matrix.ts";
 import { countReportsIn } from "../../lib/tracker/store.ts";
-import type { VariantName } from "../../lib/tracker/variant.ts";
+import { VARIANT_NAMES, type VariantName } from "../../lib/tracker/variant.ts";
 import { startDemoServer, type DemoServer } from "../../lib/demos/server.ts";
 import { createStepDemo } from "../../lib/demos/step/demo.ts";
 import { StepSessions, type StepSession } from "../../lib/demos/step/sessions.ts";
-import { FAULTS, POLICIES, UI, VARIANTS } from "../../lib/demos/step/text.ts";
+import { UI } from "../../lib/demos/step/text.ts";
 import { englishLeft, launchBrowser, openPage, screenshot, type DemoPage } from "./browser.ts";
 import { gone, running, runTs } from "../run-helpers.ts";
 
@@ -330,7 +330,7 @@ test("zh: no English left on the page but names, for a crash cell and a fenced o
   // The names: the cells' own (lesson 08's), the course's words it writes in English in Chinese
   // too (Agent, fencing token, Bug), the protocol's and SQL's, the key row's states, commands.
   const names = [
-    ...VARIANTS, ...FAULTS, ...POLICIES,
+    ...VARIANT_NAMES, ...STEP_FAULTS, ...POLICY_NAMES,
     "Agent", "fencing token", "fence", "Bug", "SQLite", "node:http", "SIGKILL", "PID", "POST /reports", "POST", "Idempotency-Key",
     "BEGIN IMMEDIATE", "COMMIT", "INSERT", "ROLLBACK", "in_progress", "completed", "npm run lesson 8 -- --step", "retry-workbook", "ms",
   ];

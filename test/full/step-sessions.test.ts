@@ -5,11 +5,12 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
 import { STEP_FAULTS, matrixVariants } from "../../lib/matrix/matrix.ts";
+import { VARIANT_NAMES } from "../../lib/tracker/variant.ts";
 import { POLICY_NAMES } from "../../lib/client/client.ts";
 import { startDemoServer } from "../../lib/demos/server.ts";
 import { cellFromUrl, createStepDemo } from "../../lib/demos/step/demo.ts";
 import { MAX_SESSIONS, StepSessions, type SessionMessage, type StepSession } from "../../lib/demos/step/sessions.ts";
-import { FAULTS, POLICIES, UI, VARIANTS } from "../../lib/demos/step/text.ts";
+import { FAULT_HELP, POLICY_HELP, UI, VARIANT_HELP } from "../../lib/demos/step/text.ts";
 
 /** Resolves with the next message of `session` that passes `want`. */
 function next(session: StepSession, want: (m: SessionMessage) => boolean): Promise<SessionMessage> {
@@ -23,10 +24,11 @@ function next(session: StepSession, want: (m: SessionMessage) => boolean): Promi
   });
 }
 
-test("the page's names are lesson 08's", () => {
-  assert.deepEqual([...VARIANTS], matrixVariants());
-  assert.deepEqual([...FAULTS], [...STEP_FAULTS]);
-  assert.deepEqual([...POLICIES], [...POLICY_NAMES]);
+test("the page's names are lesson 08's, each with its words, in the code's order", () => {
+  assert.deepEqual([...VARIANT_NAMES], matrixVariants());
+  assert.deepEqual(Object.keys(VARIANT_HELP), [...VARIANT_NAMES]);
+  assert.deepEqual(Object.keys(FAULT_HELP), [...STEP_FAULTS]);
+  assert.deepEqual(Object.keys(POLICY_HELP), [...POLICY_NAMES]);
   assert.deepEqual(cellFromUrl(new URL("http://x/step?variant=keyed&fault=pause-past-lease&policy=same-key")), { variant: "keyed", fault: "pause-past-lease", policy: "same-key" });
   assert.deepEqual(cellFromUrl(new URL("http://x/step?variant=bogus&fault=x")), { variant: "naive", fault: "lose-response", policy: "blind-retry" });
 });

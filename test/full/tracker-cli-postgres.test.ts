@@ -14,7 +14,7 @@ import { runTs } from "../run-helpers.ts";
 /** No test here waits forever: one that hangs fails after this long, saying so. */
 const LIMIT = { timeout: 30_000 };
 
-const CLI = "lib/runner/tracker-cli.ts";
+const CLI = "lib/tracker/cli.ts";
 type Response = Extract<Outcome, { kind: "response" }>;
 
 async function post(url: string, key: string): Promise<Response> {

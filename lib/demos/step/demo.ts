@@ -17,13 +17,13 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { POLICY_NAMES, type PolicyName } from "../../client/client.ts";
-import { isStepFault, matrixVariants, policyFor, type StepFault } from "../../matrix/matrix.ts";
-import { isVariantName, type VariantName } from "../../tracker/variant.ts";
+import { STEP_FAULTS, isStepFault, matrixVariants, policyFor, type StepFault } from "../../matrix/matrix.ts";
+import { VARIANT_NAMES, isVariantName, type VariantName } from "../../tracker/variant.ts";
 import type { Demo } from "../demo.ts";
 import { escapeHtml, pageHtml } from "../html.ts";
 import type { Lang } from "../lang.ts";
 import { StepSessions, type CellChoice, type SessionMessage } from "./sessions.ts";
-import { FAULTS, FAULT_HELP, POLICIES, POLICY_HELP, UI, VARIANTS, VARIANT_HELP, countText } from "./text.ts";
+import { FAULT_HELP, POLICY_HELP, UI, VARIANT_HELP, countText } from "./text.ts";
 
 export interface StepDemoOptions {
   /** The sessions to use (tests pass their own to look inside); default: a new StepSessions. */
@@ -165,9 +165,9 @@ function pageBody(cell: CellChoice, lang: Lang): string {
   return `<h1>${t("title")}</h1>
 <p>${t("lead")}</p>
 <form class="step-choice" method="get" action="/step">
-<label>${t("variant")} <select name="variant">${options(VARIANTS, cell.variant, VARIANT_HELP, lang)}</select></label>
-<label>${t("fault")} <select name="fault">${options(FAULTS, cell.fault, FAULT_HELP, lang)}</select></label>
-<label>${t("policy")} <select name="policy">${options(POLICIES, cell.policy, POLICY_HELP, lang)}</select></label>
+<label>${t("variant")} <select name="variant">${options(VARIANT_NAMES, cell.variant, VARIANT_HELP, lang)}</select></label>
+<label>${t("fault")} <select name="fault">${options(STEP_FAULTS, cell.fault, FAULT_HELP, lang)}</select></label>
+<label>${t("policy")} <select name="policy">${options(POLICY_NAMES, cell.policy, POLICY_HELP, lang)}</select></label>
 <input type="hidden" name="lang" value="${lang}">
 <button type="submit">${t("load")}</button>
 </form>

@@ -4,12 +4,15 @@
  * (lib/matrix/cell-events.ts). The terminal's own line (English, as lesson 08 prints it) is shown
  * beside each step as well.
  */
+import type { PolicyName } from "../../client/client.ts";
 import type { CellEvent } from "../../matrix/cell-events.ts";
+import type { StepFault } from "../../matrix/matrix.ts";
+import type { VariantName } from "../../tracker/variant.ts";
 import type { Lang, Text } from "../lang.ts";
 
-export const VARIANTS = ["naive", "key-after", "keyed", "fenced"] as const;
-export const FAULTS = ["none", "drop-request", "lose-response", "slow", "concurrent", "crash-between-commits", "crash-after-claim", "pause-past-lease"] as const;
-export const POLICIES = ["no-retry", "blind-retry", "fresh-key", "same-key"] as const;
+// The choices themselves are not listed here: the page offers the variants, faults and policies the
+// code has (VARIANT_NAMES, STEP_FAULTS, POLICY_NAMES), and each needs its words below, no more, no
+// fewer (the Records are keyed by their types). Types only, so the page's bundle takes in no server code.
 
 export const UI = {
   title: { en: "Demo 2 · Step through a fault on the real tracker", zh: "演示 2 · 在真实的 Bug 库上单步走过一次故障" },
@@ -63,14 +66,14 @@ export const UI = {
   finalKnows: { en: "At the end the agent holds:", zh: "最后 Agent 手里是：" },
 } satisfies Record<string, Text>;
 
-export const VARIANT_HELP: Record<(typeof VARIANTS)[number], Text> = {
+export const VARIANT_HELP: Record<VariantName, Text> = {
   naive: { en: "every POST inserts a report", zh: "每个 POST 都插入一份报告" },
   "key-after": { en: "insert and commit, then record the key in a second commit", zh: "先插入并提交，再用第二次提交记录键" },
   keyed: { en: "claim the key with a lease, work, store report and answer in one transaction", zh: "先用租约认领键，做事，再在一个事务里存报告和响应" },
   fenced: { en: "keyed plus a fencing token checked by the completing write", zh: "keyed 再加上 fencing token，完成写入时检查它" },
 };
 
-export const FAULT_HELP: Record<(typeof FAULTS)[number], Text> = {
+export const FAULT_HELP: Record<StepFault, Text> = {
   none: { en: "no fault: the request is handled and answered", zh: "没有故障：请求被处理并得到响应" },
   "drop-request": { en: "the request is swallowed before any handler runs", zh: "请求在任何处理程序运行前就被吞掉" },
   "lose-response": { en: "committed, then the answer is lost on the way back", zh: "已提交，但响应在返回途中丢失" },
@@ -81,7 +84,7 @@ export const FAULT_HELP: Record<(typeof FAULTS)[number], Text> = {
   "pause-past-lease": { en: "the holder stops until another request has taken its key over", zh: "持有者停住，直到另一个请求接管了它的键" },
 };
 
-export const POLICY_HELP: Record<(typeof POLICIES)[number], Text> = {
+export const POLICY_HELP: Record<PolicyName, Text> = {
   "no-retry": { en: "one attempt, never again", zh: "只试一次" },
   "blind-retry": { en: "resends with no key", zh: "不带键重发" },
   "fresh-key": { en: "a new Idempotency-Key each attempt", zh: "每次尝试换一个新的 Idempotency-Key" },

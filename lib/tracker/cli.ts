@@ -1,14 +1,17 @@
 // `npm run tracker -- --variant <name> [...]`: the bug tracker as a standalone server on 127.0.0.1,
 // to explore with curl. One log line per request; stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
 import { writeSync } from "node:fs";
-import { FAULT_HELP, FAULT_NAMES, Faults, isFaultName, type FaultName, type Wake } from "../tracker/faults.ts";
+import { FAULT_HELP, FAULT_NAMES, Faults, isFaultName, type FaultName, type Wake } from "./faults.ts";
 import { UsageError, intFlag, parseCommand, runMain } from "../core/cli.ts";
-import { MAX_BODY_BYTES, MAX_TITLE_CHARS } from "../tracker/http.ts";
-import { MAX_KEY_CHARS } from "../tracker/idempotency-key.ts";
-import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_LEASE_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SWEEP_BATCH, DEFAULT_TTL_MS, startTracker, type RequestRecord, type TrackerEvent } from "../tracker/service.ts";
-import { VARIANT_NAMES, isVariantName } from "../tracker/variant.ts";
-import { availableVariants } from "../tracker/variants/index.ts";
-import { requireRuntime } from "./runtime.ts";
+import { MAX_BODY_BYTES } from "../protocol/http.ts";
+import { MAX_TITLE_CHARS } from "./report-body.ts";
+import { MAX_KEY_CHARS } from "../protocol/idempotency-key.ts";
+import type { TrackerEvent } from "./narrate.ts";
+import type { RequestRecord } from "./request.ts";
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_LEASE_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SWEEP_BATCH, DEFAULT_TTL_MS, startTracker } from "./service.ts";
+import { VARIANT_NAMES, isVariantName } from "./variant.ts";
+import { availableVariants } from "./variants/index.ts";
+import { requireRuntime } from "../core/runtime.ts";
 import { STORE_NAMES, isStoreName, openScratchSchema, type ScratchSchema } from "../postgres/scratch-schema.ts";
 
 const DEFAULT_HOLD_MS = 3_000;

@@ -1,5 +1,5 @@
 /**
- * An outbox dispatcher on PostgreSQL as a separate process (outbox-dispatcher-entry.ts), one per
+ * An outbox dispatcher on PostgreSQL as a separate process (postgres-dispatcher-entry.ts), one per
  * "instance", so that a lesson can run two side by side and kill one with SIGKILL in the middle of
  * its batch. The parent steps it, so that the order of events is decided by the lesson, not by the
  * scheduler: `take()` opens its transaction and locks a batch (FOR UPDATE SKIP LOCKED), `deliver()`
@@ -8,30 +8,7 @@
 import { fileURLToPath } from "node:url";
 import { spawnEntry, type ChildExit } from "../core/child-pipe.ts";
 import { gate, type Gate } from "../core/gate.ts";
-
-export interface PgDispatcherConfig {
-  /** A postgres:// URL (with its schema chosen). */
-  url: string;
-  notifierUrl: string;
-  /** Rows per batch. */
-  batch: number;
-  /** Lock the batch (FOR UPDATE SKIP LOCKED; default) or only read it (the tempting version). */
-  lock?: boolean;
-}
-
-/** Parent → dispatcher, over IPC. */
-export type ToPgDispatcher =
-  | { type: "take" }
-  | { type: "deliver"; killAfterAccepted?: number }
-  | { type: "stop" };
-
-/** Dispatcher → parent, one JSON line each (lib/core/child-pipe.ts). */
-export type FromPgDispatcher =
-  | { type: "ready"; backendPid: number }
-  | { type: "taken"; rows: number[] }
-  | { type: "committed"; delivered: number }
-  | { type: "say"; text: string; mark?: "ok" | "bad" | "warn" }
-  | { type: "failed"; message: string };
+import type { FromPgDispatcher, PgDispatcherConfig, ToPgDispatcher } from "./postgres-dispatcher-messages.ts";
 
 export interface PgDispatcher {
   readonly pid: number;
@@ -49,7 +26,7 @@ export interface PgDispatcher {
   stop(): Promise<ChildExit>;
 }
 
-const ENTRY = fileURLToPath(new URL("./outbox-dispatcher-entry.ts", import.meta.url));
+const ENTRY = fileURLToPath(new URL("./postgres-dispatcher-entry.ts", import.meta.url));
 
 /** Starts a dispatcher process; resolves once it is connected to PostgreSQL. */
 export async function startPgDispatcher(config: PgDispatcherConfig, say?: (text: string, mark?: "ok" | "bad" | "warn") => void): Promise<PgDispatcher> {

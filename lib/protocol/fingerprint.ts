@@ -8,16 +8,11 @@
  * `{ "module": "a", "title": "x" }` are the same request.
  *
  * The tracker fingerprints the report as it understands it, not the bytes it received: the parsed
- * and validated report with every field as it would be stored (`normalisedReport`), so that a retry
- * that adds `"module": null` or `"body": ""` (which the report treats as absent) is the same request.
+ * and validated report with every field as it would be stored (lib/tracker/report-body.ts
+ * `normalisedReport`), so that a retry that adds `"module": null` or `"body": ""` (which the report
+ * treats as absent) is the same request.
  */
 import { createHash } from "node:crypto";
-import type { NewReport } from "./store.ts";
-
-/** A report as the tracker stores it: absent fields as their stored defaults (body "", module and run null). */
-export function normalisedReport(report: NewReport): { title: string; body: string; module: string | null; run: string | null } {
-  return { title: report.title, body: report.body ?? "", module: report.module ?? null, run: report.run ?? null };
-}
 
 /** JSON with object keys sorted at every depth and no white space. */
 export function canonicalJson(value: unknown): string {

@@ -1,17 +1,9 @@
 /**
- * Glue between the machinery and the trace: turns tracker events and client attempts into trace
- * lines, and gives each case of a lesson a fresh SQLite file in a temporary folder.
+ * The agent's side of a lesson's trace: each attempt of its call, as it leaves and as it ends, in the
+ * trace's words (the tracker tells its own side: lib/tracker/narrate.ts).
  */
-import { join } from "node:path";
-import { describeOutcome, type Attempt, type FileReportOptions } from "../client/client.ts";
-import type { TrackerEvent } from "../tracker/service.ts";
-import { tempFolder } from "./scratch.ts";
-import type { Trace } from "./trace.ts";
-
-/** Prints the server's and the database's events. */
-export function serverLog(trace: Trace): (e: TrackerEvent) => void {
-  return (e) => trace.event(e.actor, `#${e.requestNo} ${e.text}`, e.mark);
-}
+import { describeOutcome, type Attempt, type FileReportOptions } from "./client.ts";
+import type { Trace } from "../core/trace.ts";
 
 /** Prints each attempt of the agent's call as it starts and ends. */
 export function agentLog(trace: Trace, what = "POST /reports"): NonNullable<FileReportOptions["onAttempt"]> {
@@ -55,10 +47,4 @@ export function agentLogAfter(
     },
     settled: () => pending,
   };
-}
-
-/** A temporary folder for SQLite files, removed by `remove()` or, on any exit or Ctrl-C, by lib/core/scratch.ts. */
-export function scratchDir(): { path: (name: string) => string; remove: () => void } {
-  const { dir, remove } = tempFolder("retry-workbook-");
-  return { path: (name) => join(dir, name), remove };
 }

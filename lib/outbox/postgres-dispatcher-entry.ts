@@ -1,5 +1,5 @@
 /**
- * The child side of outbox-dispatcher.ts: one connection to PostgreSQL, and the steps its parent
+ * The child side of postgres-dispatcher.ts: one connection to PostgreSQL, and the steps its parent
  * asks for: take a batch (a transaction locking rows with FOR UPDATE SKIP LOCKED), deliver it and
  * commit, or stop. Asked to, it kills itself with SIGKILL right after the notifier accepted a given
  * row, before marking it sent: its transaction is then rolled back by the server when the connection
@@ -7,8 +7,8 @@
  */
 import pg from "pg";
 import { tellParent } from "../core/child-pipe.ts";
-import { deliverBatch, takeBatch, type PgOutboxRow } from "./outbox.ts";
-import type { FromPgDispatcher, PgDispatcherConfig, ToPgDispatcher } from "./outbox-dispatcher.ts";
+import { deliverBatch, takeBatch, type PgOutboxRow } from "./postgres-outbox.ts";
+import type { FromPgDispatcher, PgDispatcherConfig, ToPgDispatcher } from "./postgres-dispatcher-messages.ts";
 
 const tell = (message: FromPgDispatcher): void => tellParent(message);
 

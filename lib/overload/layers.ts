@@ -7,9 +7,9 @@
  * A layer retries at once (no backoff) on anything but a 2xx: the database's worst case. Backoff
  * changes when the retries arrive, not how many.
  */
-import { httpCall, type Outcome } from "./client.ts";
-import { startCountingServer, type CountingServer, type Reply } from "../overload/counting-server.ts";
-import { retryLoop } from "./retry-loop.ts";
+import { httpCall, type Outcome } from "../client/client.ts";
+import { startCountingServer, type CountingServer, type Reply } from "./counting-server.ts";
+import { retryLoop } from "../client/retry-loop.ts";
 
 export interface Hop {
   /** "layer 1" … "layer N", or "database". */

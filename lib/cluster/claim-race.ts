@@ -25,8 +25,8 @@
  * loser, as above, gets 40001 too, and its rerun answers 409.
  */
 import pg from "pg";
-import { decideKey, type KeyRow } from "../tracker/key-decision.ts";
-import { CLAIM_SQL, createKeyTable, readKey, type Claim } from "./claim.ts";
+import { decideKey, type KeyRow } from "../protocol/key-decision.ts";
+import { CLAIM_SQL, createKeyTable, readKey, type Claim } from "../postgres/claim.ts";
 
 export type ClaimDesign = "constraint" | "check-then-insert";
 

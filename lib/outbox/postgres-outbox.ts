@@ -18,8 +18,8 @@
  */
 import type { ClientBase } from "pg";
 import { httpCall } from "../client/client.ts";
-import { describeDelivery, type NotificationRequest } from "../outbox/notifier.ts";
-import { TRACKER_CALLER, downstreamKey, notificationFor } from "../outbox/outbox.ts";
+import { describeDelivery, type NotificationRequest } from "./notifier.ts";
+import { TRACKER_CALLER, downstreamKey, notificationFor } from "./outbox.ts";
 
 /** One outbox row as a dispatcher takes it. */
 export interface PgOutboxRow {

@@ -1,36 +1,30 @@
 /**
- * The pieces the keyed variants (key-after, keyed, fenced) share: reading the request's key and fingerprint,
- * and the answers they give that the naive variant never does (replay, 409, 422).
+ * The answers a keyed server gives that a server without keys never does: replay, 409, 422, from the
+ * decision on what the key holds (key-decision.ts), and the 400 for a missing or malformed key. The
+ * tracker's keyed variants answer so on either store, and the notifier of lesson 07 answers so too.
  */
 import { HttpError, type Answer } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
-import { normalisedReport, requestFingerprint } from "./fingerprint.ts";
-import { decideKey, type KeyDecision } from "./key-decision.ts";
-import { keyStoreOf, type KeyStore, type StoredKey } from "./key-store.ts";
-import type { Report } from "./store.ts";
-import type { CreateContext } from "./variant.ts";
+import { decideKey, type KeyDecision, type KeyRow } from "./key-decision.ts";
 
-/** What a keyed variant needs first: the key (400 if bad), the fingerprint, the key table, a label. */
-export function keyedRequest(ctx: CreateContext): { key: string; fingerprint: string; keys: KeyStore; label: string } {
-  const key = requestKey(ctx);
-  return { key, fingerprint: fingerprintOf(ctx), keys: keyStoreOf(ctx.store), label: `key ${shortKey(key)}` };
+/** What a keyed server keeps for one (caller, key): the decision's view plus the stored response. */
+export interface StoredKey extends KeyRow {
+  caller: string;
+  key: string;
+  /** The response to replay, once completed. */
+  response: Answer | undefined;
 }
 
-/** The request's idempotency key; a missing or malformed one is a 400 (nothing is stored). */
-export function requestKey(ctx: Pick<CreateContext<unknown>, "rawHeaders">): string {
-  const parsed = parseIdempotencyKey(keyHeaderValues(ctx.rawHeaders));
+/** Who hears what the answers decided: a line of the server's story, for the trace. */
+export interface ServerSays {
+  server(text: string, mark?: "ok" | "bad" | "warn"): void;
+}
+
+/** The request's idempotency key, from its raw header lines; a missing or malformed one is a 400 (nothing is stored). */
+export function requestKey(request: { rawHeaders: readonly string[] }): string {
+  const parsed = parseIdempotencyKey(keyHeaderValues(request.rawHeaders));
   if (!parsed.ok) throw new HttpError(400, "Bad Request", parsed.detail);
   return parsed.key;
-}
-
-/** The fingerprint of the report as the tracker understands it (fingerprint.ts), not of the raw bytes. */
-export function fingerprintOf(ctx: Pick<CreateContext<unknown>, "method" | "path" | "report">): string {
-  return requestFingerprint(ctx.method, ctx.path, normalisedReport(ctx.report));
-}
-
-/** The answer to a stored report: 201, the report, its Location. */
-export function created(report: Report): Answer {
-  return { status: 201, body: report, headers: { location: `/reports/${report.id}` } };
 }
 
 /** The stored response again, marked as a replay (errors included, as Stripe's API v1 does). */
@@ -68,9 +62,8 @@ export function shortKey(key: string): string {
 
 /**
  * The answer when the key was not free: replay, 422 or 409, from the decision on the stored row.
- * Every store answers so (SQLite's keyed.ts, PostgreSQL's postgres-variants.ts).
  */
-export function answerFromKey(ctx: Pick<CreateContext<unknown>, "server">, key: string, label: string, row: StoredKey | undefined, decision: KeyDecision): Answer {
+export function answerFromKey(ctx: ServerSays, key: string, label: string, row: StoredKey | undefined, decision: KeyDecision): Answer {
   switch (decision.kind) {
     case "replay":
       ctx.server(`${label} completed before: replaying the stored ${row!.response!.status}`, "ok");
@@ -93,7 +86,7 @@ export function answerFromKey(ctx: Pick<CreateContext<unknown>, "server">, key: 
  * key-after's look before the work, on either store: a recorded key replays its stored response, a
  * different request under it is 422 (thrown); otherwise undefined, and the request goes ahead.
  */
-export function answerFromRecorded(ctx: Pick<CreateContext<unknown>, "server" | "now">, key: string, label: string, fingerprint: string, row: StoredKey | undefined): Answer | undefined {
+export function answerFromRecorded(ctx: ServerSays & { now(): number }, key: string, label: string, fingerprint: string, row: StoredKey | undefined): Answer | undefined {
   const decision = decideKey(row, fingerprint, ctx.now());
   if (decision.kind === "replay") {
     ctx.server(`${label} recorded before: replaying the stored ${row!.response!.status}`, "ok");

@@ -2,12 +2,12 @@
  * Several tracker processes over one SQLite file (WAL), or one PostgreSQL schema, each on its own
  * port of 127.0.0.1, and a supervisor for each: a process that dies (a crash fault, a kill -9) is
  * started again on the same port and the same database, as a service manager would. Unlike lib/tracker/supervisor.ts, which waits
- * for one restart a lesson asks for, this keeps every process alive until the cluster is closed.
+ * for one restart a lesson asks for, this keeps every process alive until the fleet is closed.
  */
 import { startChildTracker, type ChildTracker } from "../tracker/child.ts";
 import type { VariantName } from "../tracker/variant.ts";
 
-export interface ClusterOptions {
+export interface FleetOptions {
   variant: VariantName;
   /** The SQLite file every process opens (or, with `postgres`, none). */
   db?: string;
@@ -19,7 +19,7 @@ export interface ClusterOptions {
   entry?: string;
 }
 
-/** One supervised place in the cluster: a port, and whichever process serves it now. */
+/** One supervised place in the fleet: a port, and whichever process serves it now. */
 export interface Backend {
   readonly index: number;
   readonly port: number;
@@ -29,7 +29,7 @@ export interface Backend {
   readonly generation: number;
 }
 
-export interface Cluster {
+export interface Fleet {
   readonly backends: readonly Backend[];
   /** How many processes died and were started again. */
   readonly restarts: number;
@@ -50,11 +50,11 @@ interface Slot {
   port: number;
   current: ChildTracker | undefined;
   generation: number;
-  /** The supervising loop; ends when the cluster closes. */
+  /** The supervising loop; ends when the fleet closes. */
   loop: Promise<void>;
 }
 
-export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const start = (port: number): Promise<ChildTracker> =>
     startChildTracker({
       variant: options.variant,

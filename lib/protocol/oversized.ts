@@ -16,7 +16,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 
-/** How much of an oversized body the tracker reads and throws away before it closes, bytes. */
+/** How much of an oversized body a server reads and throws away before it closes, bytes. */
 export const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
 /** How long it keeps reading and discarding, ms, at most. */
 export const MAX_DISCARD_MS = 30_000;

@@ -1,0 +1,208 @@
+/**
+ * The tracker's routes: which request goes where, and what each route does, down to its answer.
+ * POST /reports hands the parsed report to the variant (variants/), with the faults that act inside
+ * the handler (a held work, an injected failure, a crash point) and the side effects; GET and PUT go
+ * to the database. The life of the request around this (numbering, the faults on the wire,
+ * answering) is request.ts's.
+ *
+ *   POST /reports          file a report (what the variant decides)          → 201 + Location
+ *   GET  /reports          a page of reports; `?title=` by normalised title  → 200
+ *   GET  /reports/<id>     one report                                        → 200 or 404
+ *   PUT  /reports/<id>     create or replace the report with this id         → 201 or 200
+ */
+import type { IncomingMessage } from "node:http";
+import { callerOf } from "../protocol/caller.ts";
+import { HttpError, readBody, type Answer } from "../protocol/http.ts";
+import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
+import type { TrackerDatabase } from "./database.ts";
+import type { TrackerEvent } from "./narrate.ts";
+import type { FaultName, Faults, Stage, Wake } from "./faults.ts";
+import { parseReport } from "./report-body.ts";
+import type { SideEffectCall, SideEffects } from "./side-effects.ts";
+import { MAX_REPORT_ID, type Report } from "./store.ts";
+import type { CrashPoint, CreateContext, Variant } from "./variant.ts";
+
+/** The most reports GET /reports returns at once (and its default). */
+export const MAX_PAGE = 100;
+
+/** What the routes work with: the tracker's database and variant, its faults, clock and settings. */
+export interface RouterOptions {
+  db: TrackerDatabase;
+  variant: Variant;
+  faults: Faults;
+  /** Records that a request reached a stage (a no-op when nobody waits on the stages). */
+  mark: (requestNo: number, stage: Stage) => void;
+  emit: (event: TrackerEvent) => void;
+  /** Tells the faults that a request claimed a key (for pause-past-lease); absent: nobody asks. */
+  claimed?: (requestNo: number, fence: number, takenFrom?: number) => void;
+  /** What a crash fault does at its point. */
+  crash: (point: CrashPoint, requestNo: number) => void;
+  sideEffects: SideEffects | undefined;
+  now: () => number;
+  leaseMs: number;
+  ttlMs: number;
+}
+
+/** One request, as the router gets it: its number and fault, and its method and target, split. */
+export interface RoutedRequest {
+  requestNo: number;
+  fault: FaultName;
+  method: string;
+  /** "/reports/7" */
+  path: string;
+  /** The query with its "?", or "". */
+  search: string;
+  req: IncomingMessage;
+}
+
+/** The router: a request's answer, or a refusal thrown (an HttpError, or the store's NoReportIdLeft). */
+export function router(options: RouterOptions): (request: RoutedRequest) => Promise<Answer> {
+  const { db, variant, faults, mark, emit, crash, sideEffects } = options;
+
+  /** POST /reports goes straight to its handler (its answer is the handler's promise); the rest below. */
+  function route(request: RoutedRequest): Promise<Answer> {
+    return request.method === "POST" && request.path === "/reports" && !lacksHost(request.req) ? postReport(request) : routeOther(request);
+  }
+
+  async function routeOther({ requestNo, fault, method, path, search, req }: RoutedRequest): Promise<Answer> {
+    // RFC 9110 §7.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
+    // request message that lacks a Host header field".
+    if (lacksHost(req)) throw new HttpError(400, "Bad Request", "an HTTP/1.1 request needs a Host header", { connection: "close" });
+    if (path === "/reports") {
+      if (method === "GET" || method === "HEAD") return listPage(new URLSearchParams(search));
+      throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports`, { allow: "GET, HEAD, POST" });
+    }
+    const m = /^\/reports\/([^/]+)$/.exec(path);
+    if (m) {
+      const id = parseId(m[1]!);
+      if (method === "GET" || method === "HEAD") {
+        const report = await db.getReport(id);
+        if (!report) throw new HttpError(404, "Not Found", `there is no report ${id}`);
+        return { status: 200, body: report };
+      }
+      if (method === "PUT") {
+        const report = parseReport(req.headers["content-type"], await readBody(req));
+        if (fault === "slow" || fault === "pause-past-lease") await faults.hold(requestNo);
+        const result = await db.putReport(id, report);
+        emit({ actor: "database", requestNo, text: `${result.created ? "INSERT" : "REPLACE"} report ${id} · COMMIT` });
+        mark(requestNo, "committed");
+        return { status: result.created ? 201 : 200, body: result.report, headers: { location: `/reports/${id}` } };
+      }
+      throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports/${id}`, { allow: "GET, HEAD, PUT" });
+    }
+    throw new HttpError(404, "Not Found", `no route for ${path} (try /reports)`);
+  }
+
+  /** POST /reports: the report parsed, then what the variant does with it, with the side effects around it. */
+  async function postReport({ requestNo, fault, method, path, req }: RoutedRequest): Promise<Answer> {
+    const rawBody = await readBody(req);
+    const report = parseReport(req.headers["content-type"], rawBody);
+    const call: SideEffectCall | undefined = sideEffects && {
+      requestNo,
+      report,
+      caller: callerOf(req),
+      key: requestKeyIfAny(req.rawHeaders),
+      say: (text, mark) => emit({ actor: "server", requestNo, text, ...(mark ? { mark } : {}) }),
+    };
+    const ctx: CreateContext = {
+      requestNo,
+      report,
+      rawBody,
+      method,
+      path,
+      headers: req.headers,
+      rawHeaders: req.rawHeaders,
+      caller: callerOf(req),
+      db,
+      leaseMs: options.leaseMs,
+      ttlMs: options.ttlMs,
+      now: options.now,
+      work: async () => {
+        if (fault === "slow" || fault === "pause-past-lease") {
+          emit({ actor: "server", requestNo, text: `handler started, then stalls (fault: ${fault})`, mark: "warn" });
+          const wake = await faults.hold(requestNo);
+          emit({ actor: "server", requestNo, text: WAKE_TEXT[wake], ...(wake === "released" ? {} : { mark: "warn" as const }) });
+          if (wake === "fail") throw new Error("the work failed after the pause (injected)");
+        }
+        if (fault === "internal-error") {
+          emit({ actor: "server", requestNo, text: "the handler's work fails (fault: internal-error)", mark: "bad" });
+          throw new Error("the work failed (injected fault: internal-error)");
+        }
+        if (call && sideEffects?.beforeCommit) await sideEffects.beforeCommit(call);
+        ctx.crashPoint("before-commit");
+      },
+      claimed: (fence, takenFrom) => options.claimed?.(requestNo, fence, takenFrom),
+      crashPoint: (point) => {
+        if (fault === `crash-${point}`) {
+          emit({ actor: "server", requestNo, text: `process killed (SIGKILL) at "${point}"`, mark: "bad" });
+          crash(point, requestNo);
+        }
+      },
+      database: (text, committed = false) => {
+        emit({ actor: "database", requestNo, text });
+        if (committed) mark(requestNo, "committed");
+      },
+      server: (text, mark) => emit({ actor: "server", requestNo, text, ...(mark ? { mark } : {}) }),
+    };
+    const answer = await variant.create(ctx);
+    if (call && sideEffects?.afterCommit && answer.status === 201 && answer.headers?.["idempotent-replayed"] !== "true") {
+      await sideEffects.afterCommit(answer.body as Report, call);
+    }
+    return answer;
+  }
+
+  /**
+   * GET /reports: one page, oldest first, at most `limit` reports (default and most: 100) with an
+   * id above `after`; when there may be more, a `Link: <…>; rel="next"` header (RFC 8288) names the
+   * next page. Oldest first, so that reports filed while a client pages through come at the end,
+   * never between pages.
+   */
+  async function listPage(query: URLSearchParams): Promise<Answer> {
+    const title = query.get("title") ?? undefined;
+    const limit = wholeParam(query, "limit", 1, MAX_PAGE, MAX_PAGE);
+    const after = wholeParam(query, "after", 0, MAX_REPORT_ID, 0);
+    const rows = await db.page(after, limit + 1, title);
+    if (rows.length <= limit) return { status: 200, body: rows };
+    rows.length = limit;
+    const next = new URLSearchParams({ ...(title === undefined ? {} : { title }), limit: String(limit), after: String(rows[limit - 1]!.id) });
+    return { status: 200, body: rows, headers: { link: `</reports?${next}>; rel="next"` } };
+  }
+
+  return route;
+}
+
+/** An HTTP/1.1 request without a Host header (HTTP/1.0 needs none). */
+function lacksHost(req: IncomingMessage): boolean {
+  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;
+}
+
+/** A whole-number query parameter from `min` to `max`, `fallback` when absent; otherwise 400. */
+function wholeParam(query: URLSearchParams, name: string, min: number, max: number, fallback: number): number {
+  const values = query.getAll(name);
+  if (values.length === 0) return fallback;
+  const n = values.length === 1 && /^[0-9]{1,16}$/.test(values[0]!) ? Number(values[0]) : NaN;
+  if (!(n >= min && n <= max)) throw new HttpError(400, "Bad Request", `?${name}= takes one whole number from ${min} to ${max}`);
+  return n;
+}
+
+/** A report id from a route: the same range on every route, 1 to MAX_REPORT_ID. */
+function parseId(text: string): number {
+  const id = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : NaN;
+  if (!(id <= MAX_REPORT_ID)) throw new HttpError(404, "Not Found", `"${text}" is not a report id (a whole number from 1 to ${MAX_REPORT_ID})`);
+  return id;
+}
+
+/** What the trace says when a held handler goes on. */
+const WAKE_TEXT: Record<Wake, string> = {
+  released: "handler wakes up and carries on",
+  "taken-over": "handler wakes up and carries on, unaware that its key was taken over meanwhile",
+  fail: "handler wakes up, and its work fails",
+};
+
+/** The request's Idempotency-Key for a side effect's use, or undefined when absent or malformed. */
+function requestKeyIfAny(rawHeaders: string[]): string | undefined {
+  const values = keyHeaderValues(rawHeaders);
+  if (values.length === 0) return undefined;
+  const parsed = parseIdempotencyKey(values);
+  return parsed.ok ? parsed.key : undefined;
+}
