@@ -43,7 +43,7 @@ test("exercise 02a says in one line what Codex's sampling layer is", () => {
 });
 
 test("lesson 10 and the claim race cite what says ON CONFLICT's 40001 above READ COMMITTED, not 13.2.2 and 13.2.3", () => {
-  for (const file of ["lessons/10-more-than-one-server.ts", "lib/postgres/claim-race.ts"]) {
+  for (const file of ["lessons/10-more-than-one-server.ts", "lib/cluster/claim-race.ts"]) {
     const text = read(file);
     // 13.2.2 and 13.2.3 describe 40001 for UPDATE, DELETE, MERGE and SELECT FOR UPDATE/SHARE only.
     assert.doesNotMatch(text, /13\.2\.2 and 13\.2\.3/, file);
