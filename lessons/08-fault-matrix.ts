@@ -67,7 +67,8 @@ const only = exitOnUsageError(() => {
   if (p !== undefined && !(POLICY_NAMES as readonly string[]).includes(p)) throw new UsageError(`there is no policy "${p}"; the policies are ${POLICY_NAMES.join(", ")}`);
   return { variant: v as VariantName | undefined, fault: f as StepFault | undefined, policy: p as PolicyName | undefined };
 });
-const cellOptions = { dbPath: scratch.path, seed, color };
+// The cells' kept traces at the trace's width: the one printed in full below wraps as a live trace does.
+const cellOptions = { dbPath: scratch.path, seed, color, width: trace.width };
 
 
 /** The named cells, one after the other, each with its full trace (and, with --step, Enter by Enter). */

@@ -45,6 +45,17 @@ test("lesson 08: the matrix as measured, the fenced row all ones; no process lef
   assert.deepEqual(outlived, [], "no tracker process outlives the lesson");
 });
 
+// The cell's trace is kept as it ran and printed later: a long event goes on under its text (column
+// 20, after the time and the actor), as in a live trace, not under the time, whose width varies.
+test("lesson 08: the key-after cell's trace, printed in full, wraps a long event under its text", () => {
+  const lines = ran.stdout.split("\n");
+  const from = lines.findIndex((l) => l.includes("Its trace, as it ran:"));
+  const to = lines.findIndex((l, i) => i > from && l.includes("The report was committed, the key was not"));
+  const trace = lines.slice(from + 1, to);
+  assert.ok(trace.length > 5 && trace.some((l) => !/^ *\d+ ms {2}\S/.test(l)), "the trace has a wrapped event at 80 columns");
+  for (const l of trace) assert.match(l, /^(?: *\d+ ms {2}\S| {20}\S)/, "an event, or an event going on in column 20");
+});
+
 test("lesson 08 --variant --fault runs one cell with its whole trace", async () => {
   const ran = await runTs([LESSON, "--variant", "keyed", "--fault", "pause-past-lease"]);
   assert.equal(ran.code, 0, ran.stderr);

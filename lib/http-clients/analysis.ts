@@ -160,9 +160,11 @@ export function attemptsCell(obs: Observation): string {
   return obs.stopped === "cap" || obs.stopped === "budget" ? `≥${obs.log.length} (stopped)` : String(obs.log.length);
 }
 
-/** "1.0 s" or "85 ms". */
+/** "85 ms", "1.0 s" or "12 s": rounded first, so that 999.6 ms reads 1.0 s, not 1000 ms. */
 export function ms(value: number): string {
-  return value >= 1000 ? `${(value / 1000).toFixed(value >= 10_000 ? 0 : 1)} s` : `${Math.round(value)} ms`;
+  if (Math.round(value) < 1000) return `${Math.round(value)} ms`;
+  const tenths = Math.round(value / 100) / 10;
+  return tenths < 10 ? `${tenths.toFixed(1)} s` : `${Math.round(value / 1000)} s`;
 }
 
 /** The median gaps in ms, e.g. "51, 101, 202, 403, 808 ms"; a long list keeps its first three and its last. */

@@ -87,6 +87,11 @@ export interface CellOptions {
   trace?: Trace;
   /** Colour in the kept trace (default none). */
   color?: boolean;
+  /**
+   * The kept trace's width, for a caller that prints its lines: a long event wraps there as a live
+   * trace wraps it, its continuation lines under its text (default: every line whole).
+   */
+  width?: number;
   /** The section heading opened on `trace` (default "<variant> × <fault> (the agent: <policy>)"); false: none. */
   heading?: string | false;
   /** The agent's patience, ms, where a timeout is the point (default 150). */
@@ -144,8 +149,8 @@ export function cellDbName(variant: VariantName, fault: CellFault, policy: Polic
 export async function runCell(variant: VariantName, fault: CellFault, options: CellOptions): Promise<CellResult> {
   const started = performance.now();
   const events: string[] = [];
-  // The kept trace is a record, not a screen: its lines stay whole (whoever prints them fits them).
-  const trace = options.trace ?? new Trace({ color: options.color ?? false, step: false, width: Number.MAX_SAFE_INTEGER, write: (line) => events.push(line) });
+  // The kept trace is a record, not a screen: its lines stay whole unless the caller gives the width it prints them at.
+  const trace = options.trace ?? new Trace({ color: options.color ?? false, step: false, width: options.width ?? Number.MAX_SAFE_INTEGER, write: (line) => events.push(line) });
   const policy = options.policy ?? policyFor(variant);
   if (options.trace && options.heading !== false) trace.section(options.heading ?? `${variant} × ${fault} (the agent: ${policy})`);
   let seq = 0;

@@ -12,6 +12,7 @@ import {
   jitter,
   keyUse,
   medianGaps,
+  ms,
   postsProcessed,
   retryAfterSecondsFor,
   retryAfterVerdict,
@@ -165,6 +166,15 @@ test("gaps run from the end of one attempt to the arrival of the next; medians p
   assert.equal(gapsCell([log(0, 101, 302)]), "100, 200 ms");
   assert.equal(gapsCell([log(0, 3, 8, 17, 34, 67, 132)]), "2, 4, 8 … 64 ms");
   assert.equal(gapsCell([log(0)]), "–");
+});
+
+test("a wait reads in ms below a second and in seconds from a second, rounded before the unit is chosen", () => {
+  assert.equal(ms(85.4), "85 ms");
+  assert.equal(ms(999.4), "999 ms");
+  assert.equal(ms(999.6), "1.0 s", "rounds to 1000 ms: a second");
+  assert.equal(ms(1949), "1.9 s");
+  assert.equal(ms(9960), "10 s", "rounds to 10.0 s: ten seconds, written as the longer waits are");
+  assert.equal(ms(12_400), "12 s");
 });
 
 test("jitter: gaps that differ across runs are jitter; one late run is not", () => {

@@ -1,12 +1,13 @@
 // Lesson 10 prints what it measured, on a real PostgreSQL and real tracker processes behind the
-// balancer: each case's count, read from its closing table; the same trace for the same seed; and no
-// tracker, dispatcher or PostgreSQL process outlives it.
+// balancer: each case's count, read from its closing table; its kept output (lessons/output/), twice
+// with the same seed; and no tracker, dispatcher or PostgreSQL process outlives it.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 import pg from "pg";
-import { POSTGRES_URL_ENV } from "./global-postgres.ts";
 import { testServerUrl } from "./postgres-helpers.ts";
+import { listLessons } from "../../lib/runner/catalog.ts";
+import { assertKeptOutput, runForOutput } from "../lesson-output.ts";
 import { processesMarked, runTs, tableRow } from "../run-helpers.ts";
 
 const LESSON = "lessons/10-more-than-one-server.ts";
@@ -94,17 +95,13 @@ test("lesson 10 measures every case: own files 2, shared PostgreSQL 1, ON CONFLI
   assert.deepEqual(processesMarked(marker), [], "no tracker, dispatcher or PostgreSQL process outlives the lesson");
 });
 
-test("lesson 10 prints the same trace for the same seed, times aside", { timeout: 2 * LIMIT_MS + 10_000 }, async () => {
-  const strip = (s: string) => s.replace(/^\s*\d+ ms/gm, "").replace(/\d+ ms\b/g, "N ms");
-  // One after the other: each run starts nine tracker processes. Under npm test both use the run's
-  // one PostgreSQL (as a learner's DATABASE_URL), each in schemas of its own; alone, each starts its own.
-  const shared = process.env[POSTGRES_URL_ENV];
-  const env: Record<string, string> = shared === undefined ? {} : { DATABASE_URL: shared };
-  const a = await runTs([LESSON, "--seed", "4"], { timeoutMs: LIMIT_MS, env });
-  const b = await runTs([LESSON, "--seed", "4"], { timeoutMs: LIMIT_MS, env });
-  assert.equal(a.code, 0, a.stderr);
-  assert.equal(b.code, 0, b.stderr);
-  assert.equal(strip(a.stdout), strip(b.stdout));
+test("lesson 10 prints its file's text at seed 1, twice", { timeout: 2 * LIMIT_MS + 10_000 }, async () => {
+  // One after the other: each run starts nine tracker processes, and its own PostgreSQL, as a
+  // learner's run does (the file is what a learner without DATABASE_URL reads).
+  const lesson = listLessons().find((l) => l.file === LESSON)!;
+  const a = await runForOutput(lesson, { timeoutMs: LIMIT_MS });
+  const b = await runForOutput(lesson, { timeoutMs: LIMIT_MS });
+  for (const ran of [a, b]) assertKeptOutput(lesson, ran);
 });
 
 // A learner's own server may run another default level: there, the constraint's loser in 3a gets 40001
