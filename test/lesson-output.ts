@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { wrapText } from "../lib/core/width.ts";
+import { wrap } from "../lib/core/text.ts";
 import { ROOT, type Lesson } from "../lib/runner/catalog.ts";
 import { runLesson, type LessonRun } from "./lesson-run.ts";
 
@@ -150,7 +150,7 @@ function wrapEvents(text: string): string {
     .split("\n")
     .flatMap((line) => {
       if (!isEvent(line) || line.length <= OUTPUT_COLUMNS) return [line];
-      const [first = "", ...rest] = wrapText(line.slice(EVENT_TEXT_COLUMN), room);
+      const [first = "", ...rest] = wrap(line.slice(EVENT_TEXT_COLUMN), room);
       return [line.slice(0, EVENT_TEXT_COLUMN) + first, ...rest.map((l) => " ".repeat(EVENT_TEXT_COLUMN) + l)];
     })
     .join("\n");
