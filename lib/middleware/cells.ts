@@ -66,3 +66,20 @@ export async function runCell(server: ServerName, name: CaseName, options: CellO
     await started.close();
   }
 }
+
+/** Every server's ten cases, the servers side by side (each server's cases one after another). */
+export async function runServers(
+  servers: readonly ServerName[],
+  options: Omit<CellOptions, "onCase">,
+  onServer?: (server: ServerName, runs: CaseRun[], ms: number) => void,
+): Promise<Map<ServerName, CaseRun[]>> {
+  const done = await Promise.all(
+    servers.map(async (server) => {
+      const t0 = performance.now();
+      const runs = await runServerCases(server, options);
+      onServer?.(server, runs, Math.round(performance.now() - t0));
+      return [server, runs] as const;
+    }),
+  );
+  return new Map(done);
+}
