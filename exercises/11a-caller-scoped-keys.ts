@@ -4,9 +4,9 @@
  * Goal: lesson 11 found two gaps in express-idempotency. It looks a key up by its value alone, so a
  * second caller who sends the same key gets the first caller's stored answer (other-caller: leak);
  * and it takes the header's text as the key, so the draft's quoted "k" and Stripe's bare k are two
- * keys (quoted-key: duplicate). Close both around the package, not inside it: write scopedKey, which
- * turns a request's Authorization header and its Idempotency-Key header lines into the key the
- * package should see. The server puts your key in the Idempotency-Key header before the package
+ * keys (quoted-key: duplicate). Close both around the package, not inside it: write scopedKey,
+ * which turns a request's Authorization header and its Idempotency-Key header lines into the key
+ * the package should see. The server puts your key in the Idempotency-Key header before the package
  * runs (lib/middleware/scoping.ts):
  *   no Idempotency-Key line          → undefined (the package does nothing, as before)
  *   a malformed key, or two lines    → { error: "…" } (the server answers 400)
@@ -24,6 +24,6 @@
 import type { Scoped } from "../lib/middleware/scoping.ts";
 
 export function scopedKey(authorization: string | undefined, keyValues: readonly string[]): Scoped {
-  // TODO: no line → undefined; parse the lines; a refusal → { error }; else one key for (caller, key).
+  // TODO: no line → undefined; parse the lines; refused → { error }; else a key per (caller, key).
   throw new Error("TODO: write scopedKey (exercise 11a)");
 }

@@ -1,17 +1,24 @@
 /**
  * @title The idempotency middleware you install
- * @summary express-idempotency, @node-idempotency/core and Powertools' makeIdempotent behind one bug-report handler, against the workbook's faults and the fenced tracker: which file a report twice, which get stuck, which hand one caller another's answer, and why, from their source. Then `npm run probe` for your own service.
+ * @summary express-idempotency, @node-idempotency/core and Powertools' makeIdempotent behind one
+ *   bug-report handler, against the workbook's faults and the fenced tracker: which file a report
+ *   twice, which get stuck, which hand one caller another's answer, and why, from their source.
+ *   Then `npm run probe` for your own service.
  * @run npm run lesson idempotency-middleware
- * @resource express-idempotency dist/services/idempotencyService.js, @node-idempotency/core dist/idempotency.js, @aws-lambda-powertools/idempotency lib/esm/IdempotencyHandler.js and persistence/ (all in node_modules)
- * @resource draft-ietf-httpapi-idempotency-key-header: the key as a Structured Field string, 409, 422
- * @resource VilledeMontreal/express-idempotency issue #32; aws-powertools/powertools-lambda issue #53
+ * @resource express-idempotency dist/services/idempotencyService.js, @node-idempotency/core
+ *   dist/idempotency.js, @aws-lambda-powertools/idempotency lib/esm/IdempotencyHandler.js and
+ *   persistence/ (all in node_modules)
+ * @resource draft-ietf-httpapi-idempotency-key-header: the key as a Structured Field string,
+ *   409, 422
+ * @resource VilledeMontreal/express-idempotency issue #32;
+ *   aws-powertools/powertools-lambda issue #53
  *
  * What you will see: the same handler (insert one row into a SQLite file, answer 201) behind three
  * packages from npm, wired as their READMEs say, and behind the workbook's own `fenced` tracker.
- * Ten cases against each, live: a same-key client, the fault proxy, a handler held at a gate or made
- * to fail, a real process killed with SIGKILL and restarted on the same file. One table, every cell
- * from the run; then each surprising cell explained from the package's installed source, file and
- * line. Takes about 15 seconds. `--only <server>` runs one; `--json` prints the table as JSON.
+ * Ten cases against each, live: a same-key client, the fault proxy, a handler held at a gate or
+ * made to fail, a real process killed with SIGKILL and restarted on the same file. One table, every
+ * cell from the run; then each surprising cell explained from the package's installed source, file
+ * and line. Takes about 15 seconds. `--only <server>` runs one; `--json` prints the table as JSON.
  */
 import { exitWithUsage, lessonSetup } from "../lib/core/cli.ts";
 import { nowMs } from "../lib/core/clock.ts";
@@ -20,9 +27,23 @@ import { Trace } from "../lib/core/trace.ts";
 import { hangingWrap } from "../lib/core/width.ts";
 import { CALLERS, runServers } from "../lib/middleware/cells.ts";
 import { noteFor } from "../lib/middleware/explain.ts";
-import { isServerName, PACKAGES, SERVER_NAMES, type ServerName } from "../lib/middleware/servers.ts";
+import {
+  isServerName,
+  PACKAGES,
+  SERVER_NAMES,
+  type ServerName,
+} from "../lib/middleware/servers.ts";
 import { installedVersion } from "../lib/middleware/sources.ts";
-import { notSafe, statusesCell, tableJson, tableRows, VERDICT_MEANING, verdictCell, verdictGrid, type TableRow } from "../lib/middleware/table.ts";
+import {
+  notSafe,
+  statusesCell,
+  tableJson,
+  tableRows,
+  VERDICT_MEANING,
+  verdictCell,
+  verdictGrid,
+  type TableRow,
+} from "../lib/middleware/table.ts";
 import { TRACKER_RULE, WIRING } from "../lib/middleware/wiring.ts";
 import { CASE_HELP } from "../lib/probe/texts.ts";
 import { CASES, VERDICTS } from "../lib/probe/verdict.ts";
@@ -37,7 +58,9 @@ const setup = lessonSetup(
     options: { only: { type: "string" }, json: { type: "boolean" } },
     optionHelp: {
       only: `run one server only: ${SERVER_NAMES.join(", ")}`,
-      json: 'print only the table, as JSON: {"rows":[{"server","case","statuses","rows","verdict"}]}',
+      json:
+        "print only the table, as JSON: " +
+        '{"rows":[{"server","case","statuses","rows","verdict"}]}',
     },
   },
 );
@@ -48,16 +71,17 @@ if (only !== undefined && !isServerName(only)) {
 }
 const servers: readonly ServerName[] = only === undefined ? SERVER_NAMES : [only];
 const json = values.json === true;
-// With --json the chapter runs all the same, into a trace that keeps nothing; only the JSON is printed.
+// With --json the chapter runs all the same, into a trace that keeps nothing; only the JSON is
+// printed.
 const trace = json ? new Trace({ color: false, step: false, write: () => {} }) : setup.trace;
 const started = nowMs();
 
 trace.title("Lesson 11 · The idempotency middleware you install");
-trace.prose(`Lessons 04 and 05 built a keyed tracker by hand. At work the question comes the other way
-  round: "we added an idempotency middleware from npm; are we safe now?" Here three of them stand in
-  front of the same handler, which files one bug report per call: one INSERT into a SQLite file, then
-  201. The workbook's fenced tracker stands beside them as the reference. Nothing in the tables below
-  is written by hand: every status, row count and verdict comes from this run.`);
+trace.prose(`Lessons 04 and 05 built a keyed tracker by hand. At work the question comes the other
+  way round: "we added an idempotency middleware from npm; are we safe now?" Here three of them
+  stand in front of the same handler, which files one bug report per call: one INSERT into a SQLite
+  file, then 201. The workbook's fenced tracker stands beside them as the reference. Nothing in the
+  tables below is written by hand: every status, row count and verdict comes from this run.`);
 
 // ## The four servers
 // Each wired the way its own README says; where that was not possible, the lines that are ours are
@@ -66,7 +90,10 @@ trace.prose(`Lessons 04 and 05 built a keyed tracker by hand. At work the questi
 trace.section("The four servers, and which lines are ours");
 for (const server of servers) {
   const versions = PACKAGES[server].map((p) => `${p} ${installedVersion(p)}`).join(", ");
-  trace.line(`  ${trace.style("bold", server)}  ${trace.style("gray", versions || "lib/tracker, variant fenced")}`);
+  trace.line(
+    `  ${trace.style("bold", server)}  ` +
+      `${trace.style("gray", versions || "lib/tracker, variant fenced")}`,
+  );
   item("    README: ", WIRING[server].readme);
   for (const line of WIRING[server].ours) item("    ours:   ", line);
 }
@@ -82,9 +109,12 @@ function item(label: string, text: string): void {
 // callers are two Authorization headers. Ordering is by gates: the held handler lets go when the
 // second request has its answer, the crash comes from the handler itself, right after its INSERT.
 trace.section("The ten cases");
-trace.table(["case", "what is sent"], CASES.map((c) => [c, CASE_HELP[c]]));
-trace.prose(`The first caller is "${CALLERS.first}", the second "${CALLERS.second}". A fresh server and
-  SQLite file for every case; rows are counted in the file afterwards.`);
+trace.table(
+  ["case", "what is sent"],
+  CASES.map((c) => [c, CASE_HELP[c]]),
+);
+trace.prose(`The first caller is "${CALLERS.first}", the second "${CALLERS.second}". A fresh server
+  and SQLite file for every case; rows are counted in the file afterwards.`);
 
 // ## Measuring
 // The servers run side by side, each through its ten cases in turn. The crash case starts the
@@ -93,9 +123,13 @@ trace.section("Measuring");
 const scratch = tempFolder("lesson-11-");
 let runs;
 try {
-  runs = await runServers(servers, { scratch: (name) => `${scratch.dir}/${name}`, seed }, (server, done, ms) => {
-    trace.event("lesson", `${server}: ${done.length} cases in ${(ms / 1000).toFixed(1)} s`, "ok");
-  });
+  runs = await runServers(
+    servers,
+    { scratch: (name) => `${scratch.dir}/${name}`, seed },
+    (server, done, ms) => {
+      trace.event("lesson", `${server}: ${done.length} cases in ${(ms / 1000).toFixed(1)} s`, "ok");
+    },
+  );
 } finally {
   scratch.remove();
 }
@@ -107,7 +141,10 @@ const rows: TableRow[] = servers.flatMap((s) => tableRows(s, runs.get(s) ?? []))
 for (const server of servers) {
   trace.section(`${server}: what the client saw, what was stored`);
   const mine = rows.filter((r) => r.server === server);
-  trace.table(["case", "statuses", "rows", "verdict"], mine.map((r) => [r.case, statusesCell(r.statuses), String(r.rows), verdictCell(r)]));
+  trace.table(
+    ["case", "statuses", "rows", "verdict"],
+    mine.map((r) => [r.case, statusesCell(r.statuses), String(r.rows), verdictCell(r)]),
+  );
 }
 trace.section("The verdicts side by side");
 const grid = verdictGrid(servers, rows);
@@ -129,16 +166,23 @@ for (const server of servers) {
   for (const { row, note } of notes) {
     trace.line(`    ${row.case}: ${verdictCell(row)}`);
     if (note.kind === "explained") item("      ", note.text);
-    else if (note.kind === "changed") item("      ", changedNote(note.expected, row.verdict, note.text));
+    else if (note.kind === "changed")
+      item("      ", changedNote(note.expected, row.verdict, note.text));
     else item("      ", unexplained());
   }
 }
 
 function changedNote(expected: string, found: string, text: string): string {
-  return `This explanation was written for "${expected}", and this run found "${found}": the package may have changed. ${text}`;
+  return (
+    `This explanation was written for "${expected}", and this run found "${found}": the ` +
+    `package may have changed. ${text}`
+  );
 }
 function unexplained(): string {
-  return "No explanation was written for this result: the package may have changed since this lesson.";
+  return (
+    "No explanation was written for this result: the package may have changed since this " +
+    "lesson."
+  );
 }
 
 // ## What follows
@@ -146,24 +190,35 @@ trace.section("What follows");
 for (const server of servers) {
   const bad = notSafe(server, rows);
   const list = bad.map((r) => `${r.case} (${r.verdict})`).join(", ");
-  item(`  ${server.padEnd(20)} `, bad.length === 0 ? "every case safe" : `${bad.length} of ${CASES.length} cases not safe: ${list}`);
+  item(
+    `  ${server.padEnd(20)} `,
+    bad.length === 0
+      ? "every case safe"
+      : `${bad.length} of ${CASES.length} cases not safe: ${list}`,
+  );
 }
-// The tracker's rules that kept its cell safe where a package's was not, for the cases this run found.
+// The tracker's rules that kept its cell safe where a package's was not, for the cases this run
+// found.
 const fenced = rows.filter((r) => r.server === "fenced" && r.verdict === "safe").map((r) => r.case);
-const beaten = fenced.filter((c) => rows.some((r) => r.case === c && r.server !== "fenced" && r.verdict !== "safe"));
+const beaten = fenced.filter((c) =>
+  rows.some((r) => r.case === c && r.server !== "fenced" && r.verdict !== "safe"),
+);
 if (beaten.length > 0) {
-  trace.prose("Where the fenced tracker was safe and a package was not, this is the rule that made the difference:");
+  trace.prose(
+    "Where the fenced tracker was safe and a package was not, this is the rule that made the " +
+      "difference:",
+  );
   for (const c of beaten) item(`    ${c}: `, TRACKER_RULE[c] ?? "");
 }
-trace.prose(`A package is a start; the rules it lacks are what a few lines around it must add. Exercise
-  11a adds one: scope express-idempotency's keys to the caller, around the package, checked by the
-  probe's own other-caller check (npm run check 11a).`);
+trace.prose(`A package is a start; the rules it lacks are what a few lines around it must add.
+  Exercise 11a adds one: scope express-idempotency's keys to the caller, around the package, checked
+  by the probe's own other-caller check (npm run check 11a).`);
 trace.prose(`Your own service: npm run probe -- --url http://127.0.0.1:3000/orders --count-url
   http://127.0.0.1:3000/orders runs the same cases from outside, through the same fault proxy, and
   says which it could not run and why (no count, no second caller, no restart command). It exits
-  non-zero when a check fails, so a CI job can run it. It sends duplicates on purpose: loopback only,
-  unless --allow-remote.`);
-trace.prose(`Measured in ${((nowMs() - started) / 1000).toFixed(1)} s. The statuses and rows are the same on every run; the
-  seconds a stuck key was refused vary with the machine.`);
+  non-zero when a check fails, so a CI job can run it. It sends duplicates on purpose: loopback
+  only, unless --allow-remote.`);
+trace.prose(`Measured in ${((nowMs() - started) / 1000).toFixed(1)} s. The statuses and rows are the
+  same on every run; the seconds a stuck key was refused vary with the machine.`);
 
 if (json) process.stdout.write(`${tableJson(rows)}\n`);

@@ -13,5 +13,9 @@ export function scopedKey(authorization: string | undefined, keyValues: readonly
   const parsed = parseIdempotencyKey(keyValues);
   if (!parsed.ok) return { error: parsed.detail };
   const caller = authorization ?? "";
-  return { key: createHash("sha256").update(JSON.stringify([caller, parsed.key])).digest("hex") };
+  return {
+    key: createHash("sha256")
+      .update(JSON.stringify([caller, parsed.key]))
+      .digest("hex"),
+  };
 }

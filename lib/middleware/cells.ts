@@ -1,7 +1,7 @@
 /**
  * One server against the ten cases: for each case a fresh server on its own SQLite file, the fault
- * proxy in front of it, the same-key client of lib/probe/checks.ts, and the rows counted in the file.
- * The cells of lesson 11's table, every one from this run.
+ * proxy in front of it, the same-key client of lib/probe/checks.ts, and the rows counted in the
+ * file. The cells of lesson 11's table, every one from this run.
  */
 import { seeded } from "../core/random.ts";
 import { runCase, type CaseRun, type Endpoint } from "../probe/checks.ts";
@@ -15,7 +15,10 @@ export const CALLERS = { first: "Bearer alice", second: "Bearer bob" } as const;
 
 /** The report every case files (`unique` tells the operations of a case apart). */
 export function reportBody(unique: string): { title: string; body: string } {
-  return { title: `Login button does nothing (${unique})`, body: "Clicking 'Log in' on /login has no effect." };
+  return {
+    title: `Login button does nothing (${unique})`,
+    body: "Clicking 'Log in' on /login has no effect.",
+  };
 }
 
 export interface CellOptions {
@@ -42,9 +45,15 @@ export async function runServerCases(server: ServerName, options: CellOptions): 
 }
 
 /** One cell: one server, one case. */
-export async function runCell(server: ServerName, name: CaseName, options: CellOptions): Promise<CaseRun> {
+export async function runCell(
+  server: ServerName,
+  name: CaseName,
+  options: CellOptions,
+): Promise<CaseRun> {
   const db = options.scratch(`${server}-${name}.sqlite`);
-  const random = seeded(options.seed * 1000 + SERVER_NAMES.indexOf(server) * 100 + CASES.indexOf(name));
+  const random = seeded(
+    options.seed * 1000 + SERVER_NAMES.indexOf(server) * 100 + CASES.indexOf(name),
+  );
   const started =
     name === "crash"
       ? await startCrashingServer(server, db).then((s) => ({ ...s, hooks: { crash: s.crasher } }))

@@ -25,7 +25,11 @@ async function start(): Promise<void> {
   const db = new ReportsDb(config.db);
   const plan = new HandlerPlan();
   if (config.crashFirst) plan.crashNext();
-  const server = await startMiddlewareServer(config.server, { db, plan, dbPath: config.db, crash: () => process.kill(process.pid, "SIGKILL") }, config.port);
+  const server = await startMiddlewareServer(
+    config.server,
+    { db, plan, dbPath: config.db, crash: () => process.kill(process.pid, "SIGKILL") },
+    config.port,
+  );
   tellParent({ type: "listening", url: server.url, port: server.port });
 }
 

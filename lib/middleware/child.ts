@@ -9,7 +9,9 @@ import type { MiddlewareChildConfig } from "./child-entry.ts";
 const ENTRY = fileURLToPath(new URL("./child-entry.ts", import.meta.url));
 const START_TIMEOUT_MS = 15_000;
 
-type FromChild = { type: "listening"; url: string; port: number } | { type: "failed"; message: string };
+type FromChild =
+  | { type: "listening"; url: string; port: number }
+  | { type: "failed"; message: string };
 
 export interface ServerProcess {
   readonly url: string;
@@ -27,7 +29,8 @@ export async function startServerProcess(config: MiddlewareChildConfig): Promise
   let failed: ((message: string) => void) | undefined;
   const started = new Promise<{ url: string; port: number }>((resolve, reject) => {
     listening = resolve;
-    failed = (message) => reject(new Error(`the ${config.server} process did not start: ${message}`));
+    failed = (message) =>
+      reject(new Error(`the ${config.server} process did not start: ${message}`));
   });
   const { child, exited } = spawnEntry<FromChild>(ENTRY, JSON.stringify(config), (m) => {
     if (m.type === "listening") listening?.(m);
@@ -40,7 +43,13 @@ export async function startServerProcess(config: MiddlewareChildConfig): Promise
     address = await Promise.race([
       started,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the ${config.server} process did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(`the ${config.server} process did not start within ${START_TIMEOUT_MS} ms`),
+            ),
+          START_TIMEOUT_MS,
+        );
       }),
     ]);
   } catch (err) {

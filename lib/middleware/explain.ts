@@ -1,9 +1,10 @@
 /**
- * Why a cell came out as it did, from the package's own source: one explanation per surprising cell,
- * each a few complete sentences with the places in the installed source filled in (found at run
- * time, sources.ts), written for the verdict it explains. The lesson prints the explanation of every
- * cell that is not safe, and of the safe cells whose statuses need one; a cell whose verdict differs
- * from the one its explanation was written for says so, instead of explaining the wrong thing.
+ * Why a cell came out as it did, from the package's own source: one explanation per surprising
+ * cell, each a few complete sentences with the places in the installed source filled in (found at
+ * run time, sources.ts), written for the verdict it explains. The lesson prints the explanation of
+ * every cell that is not safe, and of the safe cells whose statuses need one; a cell whose verdict
+ * differs from the one its explanation was written for says so, instead of explaining the wrong
+ * thing.
  */
 import type { CaseName, Verdict } from "../probe/verdict.ts";
 import { FUNCTION_TIMEOUT_MS } from "./powertools-server.ts";
@@ -21,35 +22,83 @@ interface Explanation {
 }
 
 const EXPRESS_SERVICE = "express-idempotency";
-const service = (pattern: RegExp): SourceRef => ({ pkg: EXPRESS_SERVICE, file: "dist/services/idempotencyService.js", pattern });
-const core = (pattern: RegExp): SourceRef => ({ pkg: "@node-idempotency/core", file: "dist/idempotency.js", pattern });
-const powertools = (file: string, pattern: RegExp): SourceRef => ({ pkg: "@aws-lambda-powertools/idempotency", file: `lib/esm/${file}`, pattern });
-const tracker = (file: string, pattern: RegExp): SourceRef => ({ pkg: "", file: `lib/tracker/${file}`, pattern });
+const service = (pattern: RegExp): SourceRef => ({
+  pkg: EXPRESS_SERVICE,
+  file: "dist/services/idempotencyService.js",
+  pattern,
+});
+const core = (pattern: RegExp): SourceRef => ({
+  pkg: "@node-idempotency/core",
+  file: "dist/idempotency.js",
+  pattern,
+});
+const powertools = (file: string, pattern: RegExp): SourceRef => ({
+  pkg: "@aws-lambda-powertools/idempotency",
+  file: `lib/esm/${file}`,
+  pattern,
+});
+const tracker = (file: string, pattern: RegExp): SourceRef => ({
+  pkg: "",
+  file: `lib/tracker/${file}`,
+  pattern,
+});
 
 const EXPLANATIONS: Explanation[] = [
   {
     server: "express-idempotency",
     case: "handler-throws",
     verdict: "stuck",
-    refs: { hook: service(/res\.send = \(body\) =>/), conflict: service(/res\.status\(HttpStatus\.CONFLICT\)/), memory: { pkg: EXPRESS_SERVICE, file: "dist/defaults/inMemoryDataAdapter.js", pattern: /this\.idempotencyResources = \[\]/ } },
+    refs: {
+      hook: service(/res\.send = \(body\) =>/),
+      conflict: service(/res\.status\(HttpStatus\.CONFLICT\)/),
+      memory: {
+        pkg: EXPRESS_SERVICE,
+        file: "dist/defaults/inMemoryDataAdapter.js",
+        pattern: /this\.idempotencyResources = \[\]/,
+      },
+    },
     text: (at) =>
-      `The middleware stores the key as "in progress" before the handler runs, and learns the answer only by wrapping res.send (${at.hook}). The handler threw, and the error handler answered with res.end, as Express's own does: res.send was never called, so the key stayed in progress with no answer, and every retry got 409 (${at.conflict}). The in-memory adapter never expires a key (${at.memory}): the key is stuck until the process restarts. This is issue #32 of VilledeMontreal/express-idempotency, "Orphaned 'in progress' resources cause permanent 409".`,
+      `The middleware stores the key as "in progress" before the handler runs, and learns the ` +
+      `answer only by wrapping res.send (${at.hook}). The handler threw, and the error ` +
+      `handler answered with res.end, as Express's own does: res.send was never called, so ` +
+      `the key stayed in progress with no answer, and every retry got 409 (${at.conflict}). ` +
+      `The in-memory adapter never expires a key (${at.memory}): the key is stuck until the ` +
+      `process restarts. This is issue #32 of VilledeMontreal/express-idempotency, "Orphaned ` +
+      `'in progress' resources cause permanent 409".`,
   },
   {
     server: "express-idempotency",
     case: "crash",
     verdict: "duplicate",
-    refs: { memory: { pkg: EXPRESS_SERVICE, file: "dist/defaults/inMemoryDataAdapter.js", pattern: /this\.idempotencyResources = \[\]/ } },
+    refs: {
+      memory: {
+        pkg: EXPRESS_SERVICE,
+        file: "dist/defaults/inMemoryDataAdapter.js",
+        pattern: /this\.idempotencyResources = \[\]/,
+      },
+    },
     text: (at) =>
-      `The keys live in an array in the process's memory (${at.memory}); its README says this default "is not recommended for production". The process died after the INSERT, the restarted one knew no key, and the retry filed the report again.`,
+      `The keys live in an array in the process's memory (${at.memory}); its README says this ` +
+      `default "is not recommended for production". The process died after the INSERT, the ` +
+      `restarted one knew no key, and the retry filed the report again.`,
   },
   {
     server: "express-idempotency",
     case: "other-caller",
     verdict: "leak",
-    refs: { find: service(/findByIdempotencyKey\(idempotencyKey\)/), intent: { pkg: EXPRESS_SERVICE, file: "dist/defaults/defaultIntentValidator.js", pattern: /req\.url === idempotencyRequest\.url/ } },
+    refs: {
+      find: service(/findByIdempotencyKey\(idempotencyKey\)/),
+      intent: {
+        pkg: EXPRESS_SERVICE,
+        file: "dist/defaults/defaultIntentValidator.js",
+        pattern: /req\.url === idempotencyRequest\.url/,
+      },
+    },
     text: (at) =>
-      `A key is looked up by its value alone (${at.find}), and the intent check compares the URL, the method, the query and the body (${at.intent}), never who is asking. The second caller sent the same key and the same report, and got the first caller's stored answer, report id included.`,
+      `A key is looked up by its value alone (${at.find}), and the intent check compares the ` +
+      `URL, the method, the query and the body (${at.intent}), never who is asking. The ` +
+      `second caller sent the same key and the same report, and got the first caller's ` +
+      `stored answer, report id included.`,
   },
   {
     server: "express-idempotency",
@@ -57,62 +106,116 @@ const EXPLANATIONS: Explanation[] = [
     verdict: "duplicate",
     refs: { key: service(/return req\.get\(this\._options\.idempotencyKeyHeader\)/) },
     text: (at) =>
-      `The key is the header's text as sent (${at.key}). The draft's form "k" (a Structured Field string, quotes included) and Stripe's bare k are two different keys to it, so the same operation ran twice.`,
+      `The key is the header's text as sent (${at.key}). The draft's form "k" (a Structured ` +
+      `Field string, quotes included) and Stripe's bare k are two different keys to it, so ` +
+      `the same operation ran twice.`,
   },
   {
     server: "node-idempotency",
     case: "handler-500",
     verdict: "stuck",
-    refs: { complete: core(/status: types_1\.RequestStatusEnum\.COMPLETE/), replay: core(/return data\.response;/) },
+    refs: {
+      complete: core(/status: types_1\.RequestStatusEnum\.COMPLETE/),
+      replay: core(/return data\.response;/),
+    },
     text: (at) =>
-      `onResponse stores whatever answer it is given as the key's result (${at.complete}), and our glue gives it the 500, as the README's "error: your_error" invites. Every retry got the stored 500 back (${at.replay}) for the key's 24 hours, though nothing was stored by the failed call.`,
+      `onResponse stores whatever answer it is given as the key's result (${at.complete}), and ` +
+      `our glue gives it the 500, as the README's "error: your_error" invites. Every retry ` +
+      `got the stored 500 back (${at.replay}) for the key's 24 hours, though nothing was ` +
+      `stored by the failed call.`,
   },
   {
     server: "node-idempotency",
     case: "handler-throws",
     verdict: "stuck",
-    refs: { claim: core(/ttl: reqInternal\.options\.cacheTTLMS \}\);/), outstanding: core(/A request is outstanding/), ttl: { pkg: "@node-idempotency/core", file: "dist/constants.js", pattern: /IDEMPOTENCY_CACHE_TTL_MS = 1000/ } },
+    refs: {
+      claim: core(/ttl: reqInternal\.options\.cacheTTLMS \}\);/),
+      outstanding: core(/A request is outstanding/),
+      ttl: {
+        pkg: "@node-idempotency/core",
+        file: "dist/constants.js",
+        pattern: /IDEMPOTENCY_CACHE_TTL_MS = 1000/,
+      },
+    },
     text: (at) =>
-      `onRequest marks the key IN_PROGRESS with the cache's whole TTL (${at.claim}; 24 hours by default, ${at.ttl}), not with a shorter lease. The handler threw, onResponse was never called, and every retry was refused as outstanding (${at.outstanding}), answered 409 by our glue: the key is stuck for a day, or until the process restarts.`,
+      `onRequest marks the key IN_PROGRESS with the cache's whole TTL (${at.claim}; 24 hours by ` +
+      `default, ${at.ttl}), not with a shorter lease. The handler threw, onResponse was ` +
+      `never called, and every retry was refused as outstanding (${at.outstanding}), ` +
+      `answered 409 by our glue: the key is stuck for a day, or until the process restarts.`,
   },
   {
     server: "node-idempotency",
     case: "crash",
     verdict: "duplicate",
-    refs: { memory: { pkg: "@node-idempotency/storage-adapter-memory", file: "dist/adapter-memory.js", pattern: /this\.cache = new Map\(\)/ } },
+    refs: {
+      memory: {
+        pkg: "@node-idempotency/storage-adapter-memory",
+        file: "dist/adapter-memory.js",
+        pattern: /this\.cache = new Map\(\)/,
+      },
+    },
     text: (at) =>
-      `The memory storage is a Map in the process (${at.memory}). After the restart the key was unknown and the retry filed the report again. A store outside the process (its Redis adapter, for one) would have kept the key.`,
+      `The memory storage is a Map in the process (${at.memory}). After the restart the key was ` +
+      `unknown and the retry filed the report again. A store outside the process (its Redis ` +
+      `adapter, for one) would have kept the key.`,
   },
   {
     server: "node-idempotency",
     case: "other-caller",
     verdict: "leak",
-    refs: { key: core(/return `\$\{req\.options\.cacheKeyPrefix\}:\$\{method\}:\$\{path\}:\$\{idempotencyKey\}`/) },
+    refs: {
+      key: core(
+        /return `\$\{req\.options\.cacheKeyPrefix\}:\$\{method\}:\$\{path\}:\$\{idempotencyKey\}`/,
+      ),
+    },
     text: (at) =>
-      `The cache key is prefix, method, path and the key (${at.key}): no caller. The second caller's request matched the first's fingerprint (same body) and got the first caller's answer.`,
+      `The cache key is prefix, method, path and the key (${at.key}): no caller. The second ` +
+      `caller's request matched the first's fingerprint (same body) and got the first ` +
+      `caller's answer.`,
   },
   {
     server: "node-idempotency",
     case: "quoted-key",
     verdict: "duplicate",
     refs: { key: core(/return key \? req\.headers\[key\] : undefined/) },
-    text: (at) => `The key is the header's value as sent (${at.key}): "k" and k are two keys, and the report was filed twice.`,
+    text: (at) =>
+      `The key is the header's value as sent (${at.key}): "k" and k are two keys, and the ` +
+      `report was filed twice.`,
   },
   {
     server: "node-idempotency",
     case: "different-path",
     verdict: "safe",
-    refs: { key: core(/return `\$\{req\.options\.cacheKeyPrefix\}:\$\{method\}:\$\{path\}:\$\{idempotencyKey\}`/) },
+    refs: {
+      key: core(
+        /return `\$\{req\.options\.cacheKeyPrefix\}:\$\{method\}:\$\{path\}:\$\{idempotencyKey\}`/,
+      ),
+    },
     text: (at) =>
-      `Two rows, and safe: the path is part of the cache key (${at.key}), so the key on another route is another operation, done once.`,
+      `Two rows, and safe: the path is part of the cache key (${at.key}), so the key on another ` +
+      `route is another operation, done once.`,
   },
   {
     server: "powertools",
     case: "different-body",
     verdict: "error",
-    refs: { enabled: powertools("persistence/BasePersistenceLayer.js", /this\.payloadValidationEnabled =$/), response: powertools("IdempotencyHandler.js", /const response = idempotencyRecord\.getResponse\(\);/) },
+    refs: {
+      enabled: powertools(
+        "persistence/BasePersistenceLayer.js",
+        /this\.payloadValidationEnabled =$/,
+      ),
+      response: powertools(
+        "IdempotencyHandler.js",
+        /const response = idempotencyRecord\.getResponse\(\);/,
+      ),
+    },
     text: (at) =>
-      `The key is made from the Idempotency-Key header alone, and the payload is compared only when payloadValidationJmesPath is set (${at.enabled}), which it is not by default. The second report, another title under the same key, got the first report's stored answer (${at.response}): 201 for a report that was never filed. With payloadValidationJmesPath set to the body, it would be refused (IdempotencyValidationError) instead.`,
+      `The key is made from the Idempotency-Key header alone, and the payload is compared only ` +
+      `when payloadValidationJmesPath is set (${at.enabled}), which it is not by default. ` +
+      `The second report, another title under the same key, got the first report's stored ` +
+      `answer (${at.response}): 201 for a report that was never filed. With ` +
+      `payloadValidationJmesPath set to the body, it would be refused ` +
+      `(IdempotencyValidationError) instead.`,
   },
   {
     server: "powertools",
@@ -120,34 +223,63 @@ const EXPLANATIONS: Explanation[] = [
     verdict: "error",
     refs: { key: powertools("persistence/BasePersistenceLayer.js", /idempotencyKeyPrefix\}#/) },
     text: (at) =>
-      `The record's key is a prefix and a hash of what eventKeyJmesPath selects (${at.key}); the prefix names the function, and one function serves both routes here. So the request to /triage got the /reports answer, and nothing was filed for it.`,
+      `The record's key is a prefix and a hash of what eventKeyJmesPath selects (${at.key}); ` +
+      `the prefix names the function, and one function serves both routes here. So the ` +
+      `request to /triage got the /reports answer, and nothing was filed for it.`,
   },
   {
     server: "powertools",
     case: "handler-500",
     verdict: "stuck",
-    refs: { save: powertools("IdempotencyHandler.js", /await this\.#saveSuccessfulResult\(result\);/), hour: powertools("IdempotencyConfig.js", /expiresAfterSeconds = config\.expiresAfterSeconds \?\? 3600/) },
+    refs: {
+      save: powertools("IdempotencyHandler.js", /await this\.#saveSuccessfulResult\(result\);/),
+      hour: powertools(
+        "IdempotencyConfig.js",
+        /expiresAfterSeconds = config\.expiresAfterSeconds \?\? 3600/,
+      ),
+    },
     text: (at) =>
-      `A handler that returns is a success to the package, whatever statusCode it returns (${at.save}). The 500 was stored and replayed to every retry, for the record's hour (${at.hour}).`,
+      `A handler that returns is a success to the package, whatever statusCode it returns ` +
+      `(${at.save}). The 500 was stored and replayed to every retry, for the record's hour ` +
+      `(${at.hour}).`,
   },
   {
     server: "powertools",
     case: "handler-throws",
     verdict: "safe",
-    refs: { remove: powertools("IdempotencyHandler.js", /await this\.#deleteInProgressRecord\(\);/) },
-    text: (at) => `A handler that throws is a failure: the in-progress record is deleted (${at.remove}) and the retry runs the handler again. Nothing was stored by the failed call, so that is right here.`,
+    refs: {
+      remove: powertools("IdempotencyHandler.js", /await this\.#deleteInProgressRecord\(\);/),
+    },
+    text: (at) =>
+      `A handler that throws is a failure: the in-progress record is deleted (${at.remove}) and ` +
+      `the retry runs the handler again. Nothing was stored by the failed call, so that is ` +
+      `right here.`,
   },
   {
     server: "powertools",
     case: "crash",
     verdict: "stuck",
     refs: {
-      expiry: powertools("persistence/BasePersistenceLayer.js", /Date\.now\(\) \+ remainingTimeInMillis/),
-      condition: powertools("persistence/DynamoDBPersistenceLayer.js", /const inProgressExpiryExpired = \[/),
+      expiry: powertools(
+        "persistence/BasePersistenceLayer.js",
+        /Date\.now\(\) \+ remainingTimeInMillis/,
+      ),
+      condition: powertools(
+        "persistence/DynamoDBPersistenceLayer.js",
+        /const inProgressExpiryExpired = \[/,
+      ),
       millis: powertools("IdempotencyHandler.js", /new Date\(\)\.getUTCMilliseconds\(\)\) \{/),
     },
     text: (at) =>
-      `The record survived the crash as INPROGRESS, with an in-progress expiry at the claim plus the invocation's remaining time (${at.expiry}), ${FUNCTION_TIMEOUT_MS / 1000} s in our runtime. Until then the conditional put refuses every retry (${at.condition}); the package's own check of that expiry compares it with new Date().getUTCMilliseconds(), a number from 0 to 999 (${at.millis}), so it never fires. After it, by the same condition, the next retry takes the record over and runs the handler again: a second report, stuck first and then a duplicate. The in-progress expiry was added for a Lambda that times out mid-work (aws-powertools/powertools-lambda issue #53, "Idempotency and Lambda timeouts").`,
+      `The record survived the crash as INPROGRESS, with an in-progress expiry at the claim ` +
+      `plus the invocation's remaining time (${at.expiry}), ${FUNCTION_TIMEOUT_MS / 1000} s ` +
+      `in our runtime. Until then the conditional put refuses every retry (${at.condition}); ` +
+      `the package's own check of that expiry compares it with new ` +
+      `Date().getUTCMilliseconds(), a number from 0 to 999 (${at.millis}), so it never ` +
+      `fires. After it, by the same condition, the next retry takes the record over and runs ` +
+      `the handler again: a second report, stuck first and then a duplicate. The in-progress ` +
+      `expiry was added for a Lambda that times out mid-work ` +
+      `(aws-powertools/powertools-lambda issue #53, "Idempotency and Lambda timeouts").`,
   },
   {
     server: "powertools",
@@ -155,36 +287,52 @@ const EXPLANATIONS: Explanation[] = [
     verdict: "leak",
     refs: { key: powertools("persistence/BasePersistenceLayer.js", /idempotencyKeyPrefix\}#/) },
     text: (at) =>
-      `The record's key hashes only what eventKeyJmesPath selects (${at.key}), here the header. Selecting the caller too, [headers.authorization, headers."idempotency-key"], would scope it.`,
+      `The record's key hashes only what eventKeyJmesPath selects (${at.key}), here the header. ` +
+      `Selecting the caller too, [headers.authorization, headers."idempotency-key"], would ` +
+      `scope it.`,
   },
   {
     server: "powertools",
     case: "quoted-key",
     verdict: "duplicate",
     refs: { key: powertools("persistence/BasePersistenceLayer.js", /idempotencyKeyPrefix\}#/) },
-    text: (at) => `The hash is of the header's text (${at.key}): "k" and k hash apart, and the report was filed twice.`,
+    text: (at) =>
+      `The hash is of the header's text (${at.key}): "k" and k hash apart, and the report was ` +
+      `filed twice.`,
   },
   {
     server: "powertools",
     case: "concurrent",
     verdict: "safe",
-    refs: { busy: powertools("IdempotencyHandler.js", /throw new IdempotencyAlreadyInProgressError/) },
+    refs: {
+      busy: powertools("IdempotencyHandler.js", /throw new IdempotencyAlreadyInProgressError/),
+    },
     text: (at) =>
-      `Safe, but the second request was told 500: the package throws IdempotencyAlreadyInProgressError (${at.busy}), and a Lambda error reaches the client as a 5xx unless the handler catches it and answers 409 itself.`,
+      `Safe, but the second request was told 500: the package throws ` +
+      `IdempotencyAlreadyInProgressError (${at.busy}), and a Lambda error reaches the client ` +
+      `as a 5xx unless the handler catches it and answers 409 itself.`,
   },
   {
     server: "fenced",
     case: "handler-500",
     verdict: "stuck",
-    refs: { saved: tracker("variants/keyed.ts", /Execution began, so the failure is the key's result/) },
+    refs: {
+      saved: tracker("variants/keyed.ts", /Execution began, so the failure is the key's result/),
+    },
     text: (at) =>
-      `The reference is stuck too, on purpose: once the work began, a failure is the key's result and is replayed, as Stripe's API v1 does (${at.saved}). A failure after a partial effect is never run twice; the price is that the caller needs a new key to try again. The tracker has one failure, its work throwing, so its two failure cells are the same run.`,
+      `The reference is stuck too, on purpose: once the work began, a failure is the key's ` +
+      `result and is replayed, as Stripe's API v1 does (${at.saved}). A failure after a ` +
+      `partial effect is never run twice; the price is that the caller needs a new key to ` +
+      `try again. The tracker has one failure, its work throwing, so its two failure cells ` +
+      `are the same run.`,
   },
   {
     server: "fenced",
     case: "handler-throws",
     verdict: "stuck",
-    refs: { saved: tracker("variants/keyed.ts", /Execution began, so the failure is the key's result/) },
+    refs: {
+      saved: tracker("variants/keyed.ts", /Execution began, so the failure is the key's result/),
+    },
     text: (at) => `The same rule as the 500 above (${at.saved}).`,
   },
   {
@@ -193,7 +341,9 @@ const EXPLANATIONS: Explanation[] = [
     verdict: "safe",
     refs: { route: tracker("fingerprint.ts", /createHash\("sha256"\)/) },
     text: (at) =>
-      `The tracker has no /triage route: 404, nothing stored. Its fingerprint covers the method and the route (${at.route}), so the key on a second route of its own would be refused with 422.`,
+      `The tracker has no /triage route: 404, nothing stored. Its fingerprint covers the method ` +
+      `and the route (${at.route}), so the key on a second route of its own would be refused ` +
+      `with 422.`,
   },
 ];
 
@@ -204,7 +354,11 @@ export type CellNote =
   | { kind: "unexplained" };
 
 /** The note for one cell, or undefined for a safe cell that needs none. */
-export function noteFor(server: ServerName, name: CaseName, verdict: Verdict): CellNote | undefined {
+export function noteFor(
+  server: ServerName,
+  name: CaseName,
+  verdict: Verdict,
+): CellNote | undefined {
   const e = EXPLANATIONS.find((x) => x.server === server && x.case === name);
   if (!e) return verdict === "safe" ? undefined : { kind: "unexplained" };
   const at = Object.fromEntries(Object.entries(e.refs).map(([k, ref]) => [k, locate(ref)]));

@@ -11,7 +11,16 @@
 import express from "express";
 import { getSharedIdempotencyService, idempotency } from "express-idempotency";
 import { fileReport } from "./handler.ts";
-import { callerOf, endWithProblem, expressErrorHandler, OTHER_ROUTE, REPORT_ROUTE, serve, type Listening, type ServerSetup } from "./server-kit.ts";
+import {
+  callerOf,
+  endWithProblem,
+  expressErrorHandler,
+  OTHER_ROUTE,
+  REPORT_ROUTE,
+  serve,
+  type Listening,
+  type ServerSetup,
+} from "./server-kit.ts";
 
 export function expressIdempotencyApp(setup: ServerSetup): express.Express {
   const { db, plan } = setup;
@@ -28,7 +37,12 @@ export function expressIdempotencyApp(setup: ServerSetup): express.Express {
   app.post("/{*path}", idempotency()); // README: app.post('*', idempotency());
   app.post([REPORT_ROUTE, OTHER_ROUTE], async (req, res) => {
     if (getSharedIdempotencyService().isHit(req)) return; // README: "Check if there was a hit!"
-    const answer = await fileReport(db, plan, { caller: callerOf(req), route: req.path, body: req.body }, setup.crash);
+    const answer = await fileReport(
+      db,
+      plan,
+      { caller: callerOf(req), route: req.path, body: req.body },
+      setup.crash,
+    );
     res.status(answer.status).json(answer.body);
   });
   app.get(REPORT_ROUTE, (_req, res) => {

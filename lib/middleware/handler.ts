@@ -68,18 +68,42 @@ export interface ReportRequest {
  * Files the report: validates the body, does the misstep planned for this call, INSERTs one row and
  * answers 201 with it. `crash` kills the process (only a server in a child process is given one).
  */
-export async function fileReport(db: ReportsDb, plan: HandlerPlan, req: ReportRequest, crash?: () => void): Promise<HandlerAnswer> {
-  const input = (typeof req.body === "object" && req.body !== null ? req.body : {}) as { title?: unknown; body?: unknown };
+export async function fileReport(
+  db: ReportsDb,
+  plan: HandlerPlan,
+  req: ReportRequest,
+  crash?: () => void,
+): Promise<HandlerAnswer> {
+  const input = (typeof req.body === "object" && req.body !== null ? req.body : {}) as {
+    title?: unknown;
+    body?: unknown;
+  };
   if (typeof input.title !== "string" || input.title.trim() === "") {
-    return { status: 400, body: { title: "Bad Request", status: 400, detail: "a report needs a title" } };
+    return {
+      status: 400,
+      body: { title: "Bad Request", status: 400, detail: "a report needs a title" },
+    };
   }
   const misstep = plan.take();
   if (misstep === "hold") await plan.hold();
   if (misstep === "500") {
-    return { status: 500, body: { title: "Internal Server Error", status: 500, detail: "the database was busy (injected); nothing was stored" } };
+    return {
+      status: 500,
+      body: {
+        title: "Internal Server Error",
+        status: 500,
+        detail: "the database was busy (injected); nothing was stored",
+      },
+    };
   }
-  if (misstep === "throw") throw new HandlerFailure("the handler threw before its work (injected); nothing was stored");
-  const row = db.insert({ title: input.title, body: typeof input.body === "string" ? input.body : "", caller: req.caller, route: req.route });
+  if (misstep === "throw")
+    throw new HandlerFailure("the handler threw before its work (injected); nothing was stored");
+  const row = db.insert({
+    title: input.title,
+    body: typeof input.body === "string" ? input.body : "",
+    caller: req.caller,
+    route: req.route,
+  });
   if (misstep === "crash") crash?.();
   return { status: 201, body: row };
 }

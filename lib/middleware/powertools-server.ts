@@ -2,8 +2,8 @@
  * @aws-lambda-powertools/idempotency 2.35.0's `makeIdempotent` around a Lambda handler, as its
  * README shows it for an API Gateway event, with the key taken from the Idempotency-Key header
  * (`eventKeyJmesPath`, the README's own example in its Middy section) and a persistence layer that
- * runs here: SQLite through its `BasePersistenceLayer` (powertools-sqlite.ts). Everything else is the
- * package's default: no payload validation, records kept one hour, no local cache.
+ * runs here: SQLite through its `BasePersistenceLayer` (powertools-sqlite.ts). Everything else is
+ * the package's default: no payload validation, records kept one hour, no local cache.
  *
  * Ours: the smallest Lambda runtime, a `node:http` server that turns each request into an API
  * Gateway (HTTP API, payload 2.0) event, calls the handler with a context whose
@@ -21,9 +21,19 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { IdempotencyConfig, makeIdempotent } from "@aws-lambda-powertools/idempotency";
 import { fileReport } from "./handler.ts";
 import { SqlitePersistenceLayer } from "./powertools-sqlite.ts";
-import { endWithProblem, OTHER_ROUTE, REPORT_ROUTE, serve, type Listening, type ServerSetup } from "./server-kit.ts";
+import {
+  endWithProblem,
+  OTHER_ROUTE,
+  REPORT_ROUTE,
+  serve,
+  type Listening,
+  type ServerSetup,
+} from "./server-kit.ts";
 
-/** The function timeout our runtime gives each invocation (Lambda's default is 3 s; 30 s outlasts every case). */
+/**
+ * The function timeout our runtime gives each invocation (Lambda's default is 3 s; 30 s outlasts
+ * every case).
+ */
 export const FUNCTION_TIMEOUT_MS = 30_000;
 
 /** The part of API Gateway's payload 2.0 event the handler reads. */
@@ -54,7 +64,10 @@ export interface PowertoolsServer extends Listening {
   readonly persistence: SqlitePersistenceLayer;
 }
 
-export async function startPowertools(setup: ServerSetup & { dbPath: string }, port = 0): Promise<PowertoolsServer> {
+export async function startPowertools(
+  setup: ServerSetup & { dbPath: string },
+  port = 0,
+): Promise<PowertoolsServer> {
   const { db, plan } = setup;
   const persistence = new SqlitePersistenceLayer(setup.dbPath);
 
@@ -65,8 +78,17 @@ export async function startPowertools(setup: ServerSetup & { dbPath: string }, p
     } catch {
       body = undefined;
     }
-    const answer = await fileReport(db, plan, { caller: event.headers.authorization ?? "", route: event.rawPath, body }, setup.crash);
-    return { statusCode: answer.status, headers: { "content-type": "application/json" }, body: JSON.stringify(answer.body) };
+    const answer = await fileReport(
+      db,
+      plan,
+      { caller: event.headers.authorization ?? "", route: event.rawPath, body },
+      setup.crash,
+    );
+    return {
+      statusCode: answer.status,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(answer.body),
+    };
   };
   const idempotentHandler = makeIdempotent(handler, {
     persistenceStore: persistence,
@@ -96,18 +118,31 @@ export async function startPowertools(setup: ServerSetup & { dbPath: string }, p
     const event: HttpApiEvent = {
       version: "2.0",
       rawPath: path,
-      headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : (v ?? "")])),
+      headers: Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [
+          k,
+          Array.isArray(v) ? v.join(",") : (v ?? ""),
+        ]),
+      ),
       body: text,
       isBase64Encoded: false,
       requestContext: { requestId, http: { method: req.method, path } },
     };
-    const context: LambdaContext = { functionName: "file-report", awsRequestId: requestId, getRemainingTimeInMillis: () => deadline - Date.now() };
+    const context: LambdaContext = {
+      functionName: "file-report",
+      awsRequestId: requestId,
+      getRemainingTimeInMillis: () => deadline - Date.now(),
+    };
     try {
       const result = await idempotentHandler(event, context);
       res.writeHead(result.statusCode, result.headers);
       res.end(result.body);
     } catch (err) {
-      endWithProblem(res, 500, err instanceof Error ? `${err.name}: ${err.message}` : "the function failed");
+      endWithProblem(
+        res,
+        500,
+        err instanceof Error ? `${err.name}: ${err.message}` : "the function failed",
+      );
     }
   }
 

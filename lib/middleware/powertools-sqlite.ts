@@ -5,7 +5,8 @@
  *
  * - the record for a new key is written only if the key is absent, or its record has expired
  *   (`expiration < now`, in seconds), or it is INPROGRESS with an `in_progress_expiration` that has
- *   passed (in ms): DynamoDB's conditional PutItem, here one INSERT … ON CONFLICT DO UPDATE … WHERE,
+ *   passed (in ms): DynamoDB's conditional PutItem, here one INSERT … ON CONFLICT DO UPDATE …
+ * WHERE,
  *   atomic in SQLite as the condition is in DynamoDB;
  * - when the condition fails, the record that is there is handed back inside
  *   IdempotencyItemAlreadyExistsError (DynamoDB's ReturnValuesOnConditionCheckFailure: ALL_OLD);
@@ -13,8 +14,14 @@
  * The attribute names are DynamoDB's defaults (constants.js, PERSISTENCE_ATTRIBUTE_KEY_MAPPINGS).
  */
 import { DatabaseSync } from "node:sqlite";
-import { IdempotencyItemAlreadyExistsError, IdempotencyItemNotFoundError } from "@aws-lambda-powertools/idempotency";
-import { BasePersistenceLayer, IdempotencyRecord } from "@aws-lambda-powertools/idempotency/persistence";
+import {
+  IdempotencyItemAlreadyExistsError,
+  IdempotencyItemNotFoundError,
+} from "@aws-lambda-powertools/idempotency";
+import {
+  BasePersistenceLayer,
+  IdempotencyRecord,
+} from "@aws-lambda-powertools/idempotency/persistence";
 
 type RecordOptions = ConstructorParameters<typeof IdempotencyRecord>[0];
 
@@ -59,12 +66,21 @@ export class SqlitePersistenceLayer extends BasePersistenceLayer {
         `INSERT INTO idempotency (id, status, expiration, in_progress_expiration, data, validation)
          VALUES (?, ?, ?, ?, NULL, ?)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, expiration = excluded.expiration,
-           in_progress_expiration = excluded.in_progress_expiration, data = NULL, validation = excluded.validation
+           in_progress_expiration = excluded.in_progress_expiration, data = NULL,
+           validation = excluded.validation
          WHERE idempotency.expiration < ?
             OR (idempotency.status = 'INPROGRESS' AND idempotency.in_progress_expiration IS NOT NULL
                 AND idempotency.in_progress_expiration < ?)`,
       )
-      .run(record.idempotencyKey, record.getStatus(), record.expiryTimestamp ?? null, record.inProgressExpiryTimestamp ?? null, validation, now / 1000, now);
+      .run(
+        record.idempotencyKey,
+        record.getStatus(),
+        record.expiryTimestamp ?? null,
+        record.inProgressExpiryTimestamp ?? null,
+        validation,
+        now / 1000,
+        now,
+      );
     if (written.changes === 0) {
       const existing = this.#row(record.idempotencyKey);
       throw new IdempotencyItemAlreadyExistsError(
@@ -81,13 +97,21 @@ export class SqlitePersistenceLayer extends BasePersistenceLayer {
   }
 
   protected async _updateRecord(record: IdempotencyRecord): Promise<void> {
-    const data = record.responseData === undefined ? undefined : JSON.stringify(record.responseData);
+    const data =
+      record.responseData === undefined ? undefined : JSON.stringify(record.responseData);
     this.#db
       .prepare(
         `UPDATE idempotency SET expiration = ?, status = ?, data = coalesce(?, data),
            validation = CASE WHEN ? THEN ? ELSE validation END WHERE id = ?`,
       )
-      .run(record.expiryTimestamp ?? null, record.getStatus(), data ?? null, this.isPayloadValidationEnabled() ? 1 : 0, record.payloadHash ?? null, record.idempotencyKey);
+      .run(
+        record.expiryTimestamp ?? null,
+        record.getStatus(),
+        data ?? null,
+        this.isPayloadValidationEnabled() ? 1 : 0,
+        record.payloadHash ?? null,
+        record.idempotencyKey,
+      );
   }
 
   protected async _deleteRecord(record: IdempotencyRecord): Promise<void> {
@@ -104,8 +128,12 @@ function toRecord(row: Row): IdempotencyRecord {
     idempotencyKey: row.id,
     status: row.status as RecordOptions["status"],
     ...(row.expiration === null ? {} : { expiryTimestamp: row.expiration }),
-    ...(row.in_progress_expiration === null ? {} : { inProgressExpiryTimestamp: row.in_progress_expiration }),
-    ...(row.data === null ? {} : { responseData: JSON.parse(row.data) as RecordOptions["responseData"] }),
+    ...(row.in_progress_expiration === null
+      ? {}
+      : { inProgressExpiryTimestamp: row.in_progress_expiration }),
+    ...(row.data === null
+      ? {}
+      : { responseData: JSON.parse(row.data) as RecordOptions["responseData"] }),
     ...(row.validation === null ? {} : { payloadHash: row.validation }),
   });
 }

@@ -1,8 +1,8 @@
 /**
  * The one thing every middleware server of lesson 11 does: file a bug report, one row in a SQLite
- * file, then answer 201 with it. The row keeps who asked and on which route, so that a reader of the
- * file can tell whose report it is. WAL and synchronous=NORMAL, as the tracker's store: a committed
- * row survives the process being killed (SIGKILL), which the crash case relies on.
+ * file, then answer 201 with it. The row keeps who asked and on which route, so that a reader of
+ * the file can tell whose report it is. WAL and synchronous=NORMAL, as the tracker's store: a
+ * committed row survives the process being killed (SIGKILL), which the crash case relies on.
  */
 import { DatabaseSync } from "node:sqlite";
 
@@ -41,7 +41,9 @@ export class ReportsDb {
   }
 
   list(): FiledReport[] {
-    return this.#db.prepare("SELECT id, title, body, caller, route FROM reports ORDER BY id").all() as unknown as FiledReport[];
+    return this.#db
+      .prepare("SELECT id, title, body, caller, route FROM reports ORDER BY id")
+      .all() as unknown as FiledReport[];
   }
 
   count(): number {

@@ -7,7 +7,9 @@
 import { keyHeaderValues } from "../tracker/idempotency-key.ts";
 import type { HeaderRewrite } from "./server-kit.ts";
 
-/** What a scoping function answers: the key the package should see, why the key is refused, or none. */
+/**
+ * What a scoping function answers: the key the package should see, why the key is refused, or none.
+ */
 export type Scoped = { key: string } | { error: string } | undefined;
 
 export type ScopeKey = (authorization: string | undefined, keyValues: readonly string[]) => Scoped;

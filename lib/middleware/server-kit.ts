@@ -3,7 +3,13 @@
  * started and stopped on 127.0.0.1, what it is told (its SQLite file, its handler's plan, a way to
  * crash), and the Express error handler the two Express servers end with.
  */
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { listenOnLoopback } from "../core/listen.ts";
 import type { HandlerPlan } from "./handler.ts";
 import type { ReportsDb } from "./reports-db.ts";
@@ -13,7 +19,9 @@ export const REPORT_ROUTE = "/reports";
 export const OTHER_ROUTE = "/triage";
 
 /** Changes a request's headers before the package sees them (exercise 11a plugs in here). */
-export type HeaderRewrite = (req: IncomingMessage) => { status: number; detail: string } | undefined;
+export type HeaderRewrite = (
+  req: IncomingMessage,
+) => { status: number; detail: string } | undefined;
 
 export interface ServerSetup {
   db: ReportsDb;
@@ -58,7 +66,14 @@ export function endWithProblem(res: ServerResponse, status: number, detail: stri
 }
 
 function statusTitle(status: number): string {
-  return { 400: "Bad Request", 409: "Conflict", 417: "Expectation Failed", 422: "Unprocessable Content" }[status] ?? "Internal Server Error";
+  return (
+    {
+      400: "Bad Request",
+      409: "Conflict",
+      417: "Expectation Failed",
+      422: "Unprocessable Content",
+    }[status] ?? "Internal Server Error"
+  );
 }
 
 /**
@@ -67,13 +82,20 @@ function statusTitle(status: number): string {
  * error, else 500) and writes with `res.end`, as that handler does, without its log line. A handler
  * that answered with `res.json` instead would go through `res.send`, which both packages watch.
  */
-export function expressErrorHandler(err: unknown, _req: IncomingMessage, res: ServerResponse, _next: (e?: unknown) => void): void {
+export function expressErrorHandler(
+  err: unknown,
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _next: (e?: unknown) => void,
+): void {
   if (res.headersSent) {
     res.socket?.destroy();
     return;
   }
   const e = err as { status?: unknown; statusCode?: unknown; message?: unknown };
-  const own = [e.status, e.statusCode].find((s): s is number => typeof s === "number" && s >= 400 && s < 600);
+  const own = [e.status, e.statusCode].find(
+    (s): s is number => typeof s === "number" && s >= 400 && s < 600,
+  );
   const status = own ?? (res.statusCode >= 400 && res.statusCode < 600 ? res.statusCode : 500);
   endWithProblem(res, status, typeof e.message === "string" ? e.message : "the server failed");
 }

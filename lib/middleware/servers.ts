@@ -18,7 +18,12 @@ import { startPowertools } from "./powertools-server.ts";
 import { countReportsInFile, ReportsDb } from "./reports-db.ts";
 import type { HeaderRewrite, Listening, ServerSetup } from "./server-kit.ts";
 
-export const SERVER_NAMES = ["express-idempotency", "node-idempotency", "powertools", "fenced"] as const;
+export const SERVER_NAMES = [
+  "express-idempotency",
+  "node-idempotency",
+  "powertools",
+  "fenced",
+] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
 export type MiddlewareName = Exclude<ServerName, "fenced">;
 
@@ -29,13 +34,21 @@ export function isServerName(s: string): s is ServerName {
 /** The packages behind each server, whose installed versions the lesson prints. */
 export const PACKAGES: Record<ServerName, readonly string[]> = {
   "express-idempotency": ["express-idempotency", "express"],
-  "node-idempotency": ["@node-idempotency/core", "@node-idempotency/storage-adapter-memory", "express"],
+  "node-idempotency": [
+    "@node-idempotency/core",
+    "@node-idempotency/storage-adapter-memory",
+    "express",
+  ],
   powertools: ["@aws-lambda-powertools/idempotency"],
   fenced: [],
 };
 
 /** Starts one of the three package servers over `setup` (the tracker is started elsewhere). */
-export function startMiddlewareServer(name: MiddlewareName, setup: ServerSetup & { dbPath: string }, port = 0): Promise<Listening> {
+export function startMiddlewareServer(
+  name: MiddlewareName,
+  setup: ServerSetup & { dbPath: string },
+  port = 0,
+): Promise<Listening> {
   switch (name) {
     case "express-idempotency":
       return startExpressIdempotency(setup, port);
@@ -56,7 +69,11 @@ export interface CaseServer {
 }
 
 /** A server in this process, with hooks into its handler. `rewrite`: exercise 11a's wrapper. */
-export async function startCaseServer(name: ServerName, db: string, rewrite?: HeaderRewrite): Promise<CaseServer> {
+export async function startCaseServer(
+  name: ServerName,
+  db: string,
+  rewrite?: HeaderRewrite,
+): Promise<CaseServer> {
   if (name === "fenced") {
     const faults = new Faults();
     const tracker = await startTracker({ variant: "fenced", db, faults });
@@ -78,7 +95,12 @@ export async function startCaseServer(name: ServerName, db: string, rewrite?: He
   }
   const reports = new ReportsDb(db);
   const plan = new HandlerPlan();
-  const server = await startMiddlewareServer(name, { db: reports, plan, dbPath: db, ...(rewrite ? { rewrite } : {}) });
+  const server = await startMiddlewareServer(name, {
+    db: reports,
+    plan,
+    dbPath: db,
+    ...(rewrite ? { rewrite } : {}),
+  });
   return {
     url: server.url,
     hooks: { holdNextHandler: () => plan.holdNext(), failNextHandler: (how) => plan.failNext(how) },
@@ -90,7 +112,10 @@ export async function startCaseServer(name: ServerName, db: string, rewrite?: He
   };
 }
 
-/** A server in a child process whose first handler call kills it after the INSERT; restarted on demand. */
+/**
+ * A server in a child process whose first handler call kills it after the INSERT; restarted on
+ * demand.
+ */
 export interface CrashingServer {
   url: string;
   crasher: Crasher;
@@ -100,16 +125,28 @@ export interface CrashingServer {
 
 export async function startCrashingServer(name: ServerName, db: string): Promise<CrashingServer> {
   if (name === "fenced") {
-    const tracker = await superviseTracker({ variant: "fenced", db, faults: { 1: "crash-between-commits" } });
+    const tracker = await superviseTracker({
+      variant: "fenced",
+      db,
+      faults: { 1: "crash-between-commits" },
+    });
     let restarted: Promise<unknown> | undefined;
     return {
       url: tracker.url,
-      crasher: { arm: async (url) => url, recovered: () => (restarted ??= tracker.restartAfterExit()).then(() => {}) },
+      crasher: {
+        arm: async (url) => url,
+        recovered: () => (restarted ??= tracker.restartAfterExit()).then(() => {}),
+      },
       rows: () => countReportsIn(db),
       close: () => tracker.close().then(() => {}),
     };
   }
-  let current: ServerProcess = await startServerProcess({ server: name, db, port: 0, crashFirst: true });
+  let current: ServerProcess = await startServerProcess({
+    server: name,
+    db,
+    port: 0,
+    crashFirst: true,
+  });
   const first = current;
   let restarted: Promise<void> | undefined;
   const restart = async (): Promise<void> => {

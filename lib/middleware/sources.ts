@@ -1,7 +1,7 @@
 /**
  * File and line of a package's source, found at run time in the installed copy: the lesson names
- * `node_modules/<package>/<file>:<line>` only after finding the line there, so an upgrade that moves
- * or removes it shows as "not found" instead of a stale number.
+ * `node_modules/<package>/<file>:<line>` only after finding the line there, so an upgrade that
+ * moves or removes it shows as "not found" instead of a stale number.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,7 +9,9 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** Where to look: a file under node_modules/<pkg>/ (or, with pkg "", under the project), and what. */
+/**
+ * Where to look: a file under node_modules/<pkg>/ (or, with pkg "", under the project), and what.
+ */
 export interface SourceRef {
   pkg: string;
   file: string;
@@ -36,7 +38,11 @@ export function locate(ref: SourceRef): string {
 /** The installed version of a package ("?" if it is not installed). */
 export function installedVersion(pkg: string): string {
   try {
-    return (JSON.parse(readFileSync(join(ROOT, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(join(ROOT, "node_modules", pkg, "package.json"), "utf8")) as {
+        version: string;
+      }
+    ).version;
   } catch {
     return "?";
   }

@@ -20,7 +20,13 @@ export interface TableRow {
 export function tableRows(server: ServerName, runs: readonly CaseRun[]): TableRow[] {
   return runs.map((r) => {
     if (!r.ran) throw new Error(`${server} × ${r.case} did not run (${r.skip})`);
-    const row: TableRow = { server, case: r.case, statuses: r.facts.attempts.map((a) => a.seen), rows: r.facts.rows, verdict: r.judged.verdict };
+    const row: TableRow = {
+      server,
+      case: r.case,
+      statuses: r.facts.attempts.map((a) => a.seen),
+      rows: r.facts.rows,
+      verdict: r.judged.verdict,
+    };
     if (r.judged.refused) row.stuckForMs = r.judged.refused.forMs;
     return row;
   });
@@ -37,7 +43,8 @@ export function statusesCell(statuses: readonly Seen[]): string {
 
 /** The verdict as the table shows it; a stuck one says for how long its retries were refused. */
 export function verdictCell(row: Pick<TableRow, "verdict" | "stuckForMs">): string {
-  if (row.verdict === "stuck" && row.stuckForMs !== undefined) return `stuck ${(row.stuckForMs / 1000).toFixed(1)} s`;
+  if (row.verdict === "stuck" && row.stuckForMs !== undefined)
+    return `stuck ${(row.stuckForMs / 1000).toFixed(1)} s`;
   return row.verdict;
 }
 
@@ -45,17 +52,24 @@ export function verdictCell(row: Pick<TableRow, "verdict" | "stuckForMs">): stri
 export const VERDICT_MEANING: Record<Verdict, string> = {
   safe: "every operation done once, or a misuse refused",
   duplicate: "more reports stored than operations: something was done twice",
-  stuck: "an operation never done: every retry refused, for as long as shown (then the client gave up)",
+  stuck:
+    "an operation never done: every retry refused, for as long as shown (then the client gave up)",
   leak: "a caller got another caller's stored answer",
   error: "an operation was told it was done (another operation's answer) and was not done",
 };
 
 /** The verdicts side by side: a row per case, a column per server. */
-export function verdictGrid(servers: readonly ServerName[], rows: readonly TableRow[]): { header: string[]; body: string[][] } {
+export function verdictGrid(
+  servers: readonly ServerName[],
+  rows: readonly TableRow[],
+): { header: string[]; body: string[][] } {
   const cases = [...new Set(rows.map((r) => r.case))];
   return {
     header: ["case", ...servers],
-    body: cases.map((c) => [c, ...servers.map((s) => rows.find((r) => r.server === s && r.case === c)?.verdict ?? "")]),
+    body: cases.map((c) => [
+      c,
+      ...servers.map((s) => rows.find((r) => r.server === s && r.case === c)?.verdict ?? ""),
+    ]),
   };
 }
 

@@ -15,30 +15,45 @@ export interface Wiring {
 
 export const WIRING: Record<ServerName, Wiring> = {
   "express-idempotency": {
-    readme: "idempotency() on every POST route; the handler returns at once when isHit(req) says the middleware answered.",
+    readme:
+      "idempotency() on every POST route; the handler returns at once when isHit(req) says the " +
+      "middleware answered.",
     ours: [
-      "the route '/{*path}' for the README's '*', which Express 5 refuses (\"Missing parameter name\")",
-      "an error handler that chooses the status as Express's default one does and ends with res.end, as it does",
+      "the route '/{*path}' for the README's '*', which Express 5 refuses (\"Missing parameter " +
+        'name")',
+      "an error handler that chooses the status as Express's default one does and ends with " +
+        "res.end, as it does",
     ],
   },
   "node-idempotency": {
-    readme: "onRequest before the handler, its stored answer sent back when it has one; onResponse with the handler's answer.",
+    readme:
+      "onRequest before the handler, its stored answer sent back when it has one; onResponse " +
+      "with the handler's answer.",
     ours: [
-      "all of the Express glue: @node-idempotency/express, the adapter the README names, is not on the npm registry (npm view: 404)",
-      "onResponse called from res.send with the status as it stands, errors included (the README: \"or error: your_error\")",
+      "all of the Express glue: @node-idempotency/express, the adapter the README names, is not " +
+        "on the npm registry (npm view: 404)",
+      "onResponse called from res.send with the status as it stands, errors included (the " +
+        'README: "or error: your_error")',
       "its errors answered as the draft says: 409 in progress, 422 another body, 400 a bad key",
     ],
   },
   powertools: {
-    readme: "makeIdempotent(handler, { persistenceStore, config }), the key from the header: eventKeyJmesPath 'headers.\"idempotency-key\"'.",
+    readme:
+      "makeIdempotent(handler, { persistenceStore, config }), the key from the header: " +
+      "eventKeyJmesPath 'headers.\"idempotency-key\"'.",
     ours: [
-      "the persistence layer: BasePersistenceLayer on SQLite, with the DynamoDB layer's conditional put",
-      `a Lambda runtime in node:http: an API Gateway event per request, a ${FUNCTION_TIMEOUT_MS / 1000} s function timeout, a thrown error answered 500`,
-      "left out: the cache layer (Redis or Valkey) needs a server and a client that cannot be installed here",
+      "the persistence layer: BasePersistenceLayer on SQLite, with the DynamoDB layer's " +
+        "conditional put",
+      `a Lambda runtime in node:http: an API Gateway event per request, a ` +
+        `${FUNCTION_TIMEOUT_MS / 1000} s function timeout, a thrown error answered 500`,
+      "left out: the cache layer (Redis or Valkey) needs a server and a client that cannot be " +
+        "installed here",
     ],
   },
   fenced: {
-    readme: "the workbook's tracker, variant fenced (lessons 04 and 05): keys scoped to the caller, claimed with a lease, completed with the report in one transaction.",
+    readme:
+      "the workbook's tracker, variant fenced (lessons 04 and 05): keys scoped to the caller, " +
+      "claimed with a lease, completed with the report in one transaction.",
     ours: ["all of it: the reference row"],
   },
 };
@@ -54,5 +69,6 @@ export const TRACKER_RULE: Partial<Record<CaseName, string>> = {
   "lost-response": "the answer is stored with the key and replayed",
   crash: "keys live in the reports' database, completed in the transaction that stores the report",
   "other-caller": "keys are scoped to the caller the Authorization header names",
-  "quoted-key": "the key is parsed in both forms, the draft's quoted string and Stripe's bare token",
+  "quoted-key":
+    "the key is parsed in both forms, the draft's quoted string and Stripe's bare token",
 };

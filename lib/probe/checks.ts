@@ -7,14 +7,22 @@
  *
  * What a case needs and the probe may not have is said, not guessed: no count of rows, no second
  * caller, no second route, no way to make the handler fail or the process crash. Ordering is done
- * with gates (the held handler, the held answer), never with a sleep; the only waits are the client's
- * own backoff between retries.
+ * with gates (the held handler, the held answer), never with a sleep; the only waits are the
+ * client's own backoff between retries.
  */
 import { sleep } from "../core/clock.ts";
 import { uuid, type Random } from "../core/random.ts";
 import { httpCall, type Outcome } from "../client/client.ts";
 import type { LossyProxy } from "./proxy.ts";
-import { judge, type Attempted, type CaseFacts, type CaseName, type Judged, type Operation, type Seen } from "./verdict.ts";
+import {
+  judge,
+  type Attempted,
+  type CaseFacts,
+  type CaseName,
+  type Judged,
+  type Operation,
+  type Seen,
+} from "./verdict.ts";
 
 /** The service, as the cases see it. */
 export interface Endpoint {
@@ -36,7 +44,9 @@ export interface Endpoint {
 
 /** What a server built for the lesson lets the cases do inside it. The probe has none of these. */
 export interface ServiceHooks {
-  /** The next handler call stops before its work; `held` resolves when it has, `release` lets it go. */
+  /**
+   * The next handler call stops before its work; `held` resolves when it has, `release` lets it go.
+   */
   holdNextHandler?(): { held: Promise<void>; release(): void };
   /** The next handler call answers 500, or throws, before its work. */
   failNextHandler?(how: "500" | "throw"): void;
@@ -52,10 +62,23 @@ export interface Crasher {
 }
 
 /** Why a case was not run. */
-export type Skip = "no-count" | "no-second-caller" | "no-other-url" | "no-placeholder" | "no-handler-hooks" | "no-restart";
+export type Skip =
+  | "no-count"
+  | "no-second-caller"
+  | "no-other-url"
+  | "no-placeholder"
+  | "no-handler-hooks"
+  | "no-restart";
 
 export type CaseRun =
-  | { case: CaseName; ran: true; facts: CaseFacts; judged: Judged; ms: number; note?: "uncontrolled-timing" }
+  | {
+      case: CaseName;
+      ran: true;
+      facts: CaseFacts;
+      judged: Judged;
+      ms: number;
+      note?: "uncontrolled-timing";
+    }
   | { case: CaseName; ran: false; skip: Skip };
 
 export interface CaseContext {
@@ -66,8 +89,12 @@ export interface CaseContext {
   random: Random;
 }
 
-/** The statuses a same-key client sends again: no answer, in progress, too early, too many, server errors. */
-const RETRIED = (s: Seen): boolean => typeof s !== "number" || s === 409 || s === 425 || s === 429 || s >= 500;
+/**
+ * The statuses a same-key client sends again: no answer, in progress, too early, too many, server
+ * errors.
+ */
+const RETRIED = (s: Seen): boolean =>
+  typeof s !== "number" || s === 409 || s === 425 || s === 429 || s >= 500;
 /** Attempts per call: the first and three retries. */
 export const ATTEMPTS = 4;
 /** The wait before retry n (1, 2, 3): 100, 200, 400 ms. */
@@ -77,9 +104,13 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 interface Call {
   op: number;
   url: string;
-  /** The first attempt's URL, when it differs (through the proxy, or to a process that will crash). */
+  /**
+   * The first attempt's URL, when it differs (through the proxy, or to a process that will crash).
+   */
   firstUrl?: string;
-  /** How a first attempt without an answer is named ("lost" through the proxy, "reset" at a crash). */
+  /**
+   * How a first attempt without an answer is named ("lost" through the proxy, "reset" at a crash).
+   */
   firstSilence?: Seen;
   key: string;
   body: unknown;
@@ -115,7 +146,12 @@ class Run {
         timeoutMs: ATTEMPT_TIMEOUT_MS,
       });
       const seen = seenOf(outcome, n === 1 ? c.firstSilence : undefined);
-      this.attempts.push({ op: c.op, seen, body: bodyText(outcome), atMs: performance.now() - this.#t0 });
+      this.attempts.push({
+        op: c.op,
+        seen,
+        body: bodyText(outcome),
+        atMs: performance.now() - this.#t0,
+      });
       c.onAnswer?.(seen);
       if (!RETRIED(seen)) return;
     }
@@ -148,9 +184,13 @@ function callerOf(headers: Record<string, string>): string {
 }
 
 /** Why `name` cannot run here, or undefined when it can. */
-export function skipReason(name: CaseName, ctx: Pick<CaseContext, "endpoint" | "hooks">): Skip | undefined {
+export function skipReason(
+  name: CaseName,
+  ctx: Pick<CaseContext, "endpoint" | "hooks">,
+): Skip | undefined {
   const { endpoint, hooks } = ctx;
-  if (name === "handler-500" || name === "handler-throws") return hooks.failNextHandler ? undefined : "no-handler-hooks";
+  if (name === "handler-500" || name === "handler-throws")
+    return hooks.failNextHandler ? undefined : "no-handler-hooks";
   if (name === "crash" && !hooks.crash) return "no-restart";
   if (name === "other-caller") return endpoint.secondCaller ? undefined : "no-second-caller";
   if (name === "different-path" && !endpoint.otherUrl) return "no-other-url";
@@ -194,7 +234,12 @@ export async function runCase(name: CaseName, ctx: CaseContext): Promise<CaseRun
       break;
     case "lost-response": {
       const lost = ctx.proxy.loseNext();
-      await run.send({ ...base, firstUrl: ctx.proxy.via(endpoint.url), firstSilence: "lost", beforeRetry: () => lost.then(() => {}) });
+      await run.send({
+        ...base,
+        firstUrl: ctx.proxy.via(endpoint.url),
+        firstSilence: "lost",
+        beforeRetry: () => lost.then(() => {}),
+      });
       break;
     }
     case "handler-500":
@@ -232,7 +277,14 @@ export async function runCase(name: CaseName, ctx: CaseContext): Promise<CaseRun
   }
   const rows = (await endpoint.rows!()) - before;
   const facts: CaseFacts = { case: name, operations, attempts: run.attempts, rows };
-  return { case: name, ran: true, facts, judged: judge(facts), ms: run.ms, ...(note ? { note } : {}) };
+  return {
+    case: name,
+    ran: true,
+    facts,
+    judged: judge(facts),
+    ms: run.ms,
+    ...(note ? { note } : {}),
+  };
 }
 
 /**
@@ -241,7 +293,11 @@ export async function runCase(name: CaseName, ctx: CaseContext): Promise<CaseRun
  * retries wait until the first is done. Without one (the probe), both are sent together and the
  * service's speed decides whether they overlap: said so beside the result.
  */
-async function concurrent(run: Run, base: Call, hooks: ServiceHooks): Promise<"uncontrolled-timing" | undefined> {
+async function concurrent(
+  run: Run,
+  base: Call,
+  hooks: ServiceHooks,
+): Promise<"uncontrolled-timing" | undefined> {
   if (!hooks.holdNextHandler) {
     await Promise.all([run.send(base), run.send(base)]);
     return "uncontrolled-timing";

@@ -6,16 +6,24 @@ import { styleText } from "node:util";
 import { intFlag, parseCommand, runMain, UsageError } from "../core/cli.ts";
 import { colorWanted } from "../core/trace.ts";
 import { hangingWrap, terminalWidth } from "../core/width.ts";
-import { DEFAULT_BODY, fillBody, isLoopback, PLACEHOLDER, runProbe, type ProbeOptions } from "./probe.ts";
+import {
+  DEFAULT_BODY,
+  fillBody,
+  isLoopback,
+  PLACEHOLDER,
+  runProbe,
+  type ProbeOptions,
+} from "./probe.ts";
 import { checkLines, closingLine, probeHeading, probeJson, tally } from "./report.ts";
 
 const spec = {
-  usage: 'npm run probe -- --url <endpoint> (--count-url <url> | --count-cmd "<command>") [options]',
-  description: `Sends your endpoint what lesson 11 sends the middleware: the same key twice, with another body,
-on another route, twice at once, after a lost answer (through a fault proxy), across a restart, from two
-callers, quoted and bare. Counts the rows stored before and after each check, prints each check with its
-evidence and a one-line reading, and exits 1 when one fails. It sends duplicates on purpose: it runs
-against loopback addresses only, unless --allow-remote.`,
+  usage:
+    'npm run probe -- --url <endpoint> (--count-url <url> | --count-cmd "<command>") [options]',
+  description: `Sends your endpoint what lesson 11 sends the middleware: the same key twice, with
+another body, on another route, twice at once, after a lost answer (through a fault proxy), across
+a restart, from two callers, quoted and bare. Counts the rows stored before and after each check,
+prints each check with its evidence and a one-line reading, and exits 1 when one fails. It sends
+duplicates on purpose: it runs against loopback addresses only, unless --allow-remote.`,
   options: {
     url: { type: "string" },
     "count-url": { type: "string" },
@@ -31,16 +39,27 @@ against loopback addresses only, unless --allow-remote.`,
   },
   optionHelp: {
     url: "the endpoint that creates something, POSTed to (e.g. http://127.0.0.1:3000/orders)",
-    "count-url": "a URL whose GET answers the rows stored: a number, a JSON array (pages followed by Link: rel=next), or {\"count\": n}",
+    "count-url":
+      "a URL whose GET answers the rows stored: a number, a JSON array (pages followed by Link: " +
+      'rel=next), or {"count": n}',
     "count-cmd": "a shell command that prints the number of rows stored",
     "other-url": "a second route that also creates something, for the different-path check",
     header: '"Name: value" on every request (repeat it), e.g. the first caller\'s Authorization',
-    body: `a JSON file, the request body; ${PLACEHOLDER} in it is replaced to make bodies differ (default ${DEFAULT_BODY})`,
-    "caller-header": '"Name: value" that makes a request the second caller\'s, for the other-caller check',
-    "restart-cmd": "a shell command that kills your service (kill -9) and starts it again, returning once it listens",
-    seed: "seed of the keys (default: a new one each run, printed); a seed used before against the same service reuses its keys",
+    body:
+      `a JSON file, the request body; ${PLACEHOLDER} in it is replaced to make bodies ` +
+      `differ (default ${DEFAULT_BODY})`,
+    "caller-header":
+      '"Name: value" that makes a request the second caller\'s, for the other-caller check',
+    "restart-cmd":
+      "a shell command that kills your service (kill -9) and starts it again, returning once it " +
+      "listens",
+    seed:
+      "seed of the keys (default: a new one each run, printed); a seed used before against " +
+      "the same service reuses its keys",
     json: "print the result as JSON",
-    "allow-remote": "allow a URL that is not on this machine (only for a service you own and may send duplicates to)",
+    "allow-remote":
+      "allow a URL that is not on this machine (only for a service you own and may send " +
+      "duplicates to)",
   },
 } as const;
 
@@ -58,10 +77,14 @@ function httpUrl(flag: string, text: string, allowRemote: boolean): string {
   } catch {
     throw new UsageError(`--${flag} takes an http:// URL, got "${text}"`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--${flag} takes an http:// URL, got "${text}"`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`--${flag} takes an http:// URL, got "${text}"`);
   if (!allowRemote && !isLoopback(text)) {
     throw new UsageError(
-      `refusing --${flag} ${text}: the probe sends duplicates on purpose (the same request again, twice at once, after a lost answer), so it runs against this machine only (127.0.0.1, localhost, ::1); add --allow-remote for a service you own and may send duplicates to`,
+      `refusing --${flag} ${text}: the probe sends duplicates on purpose (the same request ` +
+        `again, twice at once, after a lost answer), so it runs against this machine only ` +
+        `(127.0.0.1, localhost, ::1); add --allow-remote for a service you own and may send ` +
+        `duplicates to`,
     );
   }
   return text;
@@ -71,8 +94,13 @@ function httpUrl(flag: string, text: string, allowRemote: boolean): string {
 export function probeOptions(argv: string[]): { options: ProbeOptions; json: boolean } {
   const { values } = parseCommand(spec, argv);
   const remote = values["allow-remote"] === true;
-  if (values.url === undefined) throw new UsageError("--url is required: the endpoint that creates something, e.g. --url http://127.0.0.1:3000/orders");
-  if (values["count-url"] !== undefined && values["count-cmd"] !== undefined) throw new UsageError("give --count-url or --count-cmd, not both");
+  if (values.url === undefined)
+    throw new UsageError(
+      "--url is required: the endpoint that creates something, e.g. --url " +
+        "http://127.0.0.1:3000/orders",
+    );
+  if (values["count-url"] !== undefined && values["count-cmd"] !== undefined)
+    throw new UsageError("give --count-url or --count-cmd, not both");
   let body = DEFAULT_BODY;
   if (values.body !== undefined) {
     try {
@@ -83,7 +111,10 @@ export function probeOptions(argv: string[]): { options: ProbeOptions; json: boo
     try {
       fillBody(body, "probe");
     } catch (err) {
-      throw new UsageError(`--body: "${values.body}" is not JSON once ${PLACEHOLDER} is filled in (${(err as Error).message})`);
+      throw new UsageError(
+        `--body: "${values.body}" is not JSON once ${PLACEHOLDER} is filled in ` +
+          `(${(err as Error).message})`,
+      );
     }
   }
   const callers = (values["caller-header"] ?? []).map((h) => header("caller-header", h));
@@ -92,9 +123,13 @@ export function probeOptions(argv: string[]): { options: ProbeOptions; json: boo
     headers: Object.fromEntries((values.header ?? []).map((h) => header("header", h))),
     body,
     seed: intFlag("seed", values.seed, Math.floor(Math.random() * 1e9), 0),
-    ...(values["count-url"] !== undefined ? { countUrl: httpUrl("count-url", values["count-url"], remote) } : {}),
+    ...(values["count-url"] !== undefined
+      ? { countUrl: httpUrl("count-url", values["count-url"], remote) }
+      : {}),
     ...(values["count-cmd"] !== undefined ? { countCmd: values["count-cmd"] } : {}),
-    ...(values["other-url"] !== undefined ? { otherUrl: httpUrl("other-url", values["other-url"], remote) } : {}),
+    ...(values["other-url"] !== undefined
+      ? { otherUrl: httpUrl("other-url", values["other-url"], remote) }
+      : {}),
     ...(callers.length > 0 ? { callerHeaders: Object.fromEntries(callers) } : {}),
     ...(values["restart-cmd"] !== undefined ? { restartCmd: values["restart-cmd"] } : {}),
   };
@@ -112,7 +147,8 @@ runMain(async () => {
     const { mark, name, lines } = checkLines(run);
     const painted = paint(mark === "✓" ? "green" : mark === "✗" ? "red" : "gray", mark);
     const [first = "", ...rest] = lines;
-    for (const l of hangingWrap(`  ${painted} ${name.padEnd(15)} `, first, width, " ".repeat(20))) say(l);
+    for (const l of hangingWrap(`  ${painted} ${name.padEnd(15)} `, first, width, " ".repeat(20)))
+      say(l);
     for (const line of rest) for (const l of hangingWrap(" ".repeat(20), line, width)) say(l);
   });
   const t = tally(result.runs);

@@ -39,12 +39,19 @@ export async function countFromUrl(url: string, headers: Record<string, string>)
   let total = 0;
   let page: string | undefined = url;
   for (let n = 0; page !== undefined; n++) {
-    if (n === MAX_PAGES) throw new CountError(`the count URL still had a next page after ${MAX_PAGES} pages`);
+    if (n === MAX_PAGES)
+      throw new CountError(`the count URL still had a next page after ${MAX_PAGES} pages`);
     const o = await httpCall({ method: "GET", url: page, headers, timeoutMs: 10_000 });
-    if (o.kind !== "response") throw new CountError(`GET ${page} got no answer (${o.kind === "timeout" ? "timeout" : o.code})`);
+    if (o.kind !== "response")
+      throw new CountError(
+        `GET ${page} got no answer (${o.kind === "timeout" ? "timeout" : o.code})`,
+      );
     if (o.status !== 200) throw new CountError(`GET ${page} answered ${o.status}, not 200`);
     const rows = rowsInBody(o.body);
-    if (rows === undefined) throw new CountError(`GET ${page} answered neither a number, nor a JSON array, nor {"count": n}`);
+    if (rows === undefined)
+      throw new CountError(
+        `GET ${page} answered neither a number, nor a JSON array, nor {"count": n}`,
+      );
     total += rows;
     page = nextPage(o.headers.link, page);
   }
@@ -55,9 +62,15 @@ export async function countFromUrl(url: string, headers: Record<string, string>)
 export function countFromCommand(command: string): Promise<number> {
   return new Promise((resolve, reject) => {
     exec(command, { timeout: 30_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new CountError(`--count-cmd failed: ${(stderr || err.message).trim().split("\n")[0]}`));
+      if (err)
+        return reject(
+          new CountError(`--count-cmd failed: ${(stderr || err.message).trim().split("\n")[0]}`),
+        );
       const text = stdout.trim();
-      if (!/^\d+$/.test(text)) return reject(new CountError(`--count-cmd printed "${text.slice(0, 40)}", not a whole number`));
+      if (!/^\d+$/.test(text))
+        return reject(
+          new CountError(`--count-cmd printed "${text.slice(0, 40)}", not a whole number`),
+        );
       resolve(Number(text));
     });
   });
@@ -67,7 +80,8 @@ export function countFromCommand(command: string): Promise<number> {
 export function runCommand(command: string, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
     exec(command, { timeout: 60_000 }, (err, _stdout, stderr) => {
-      if (err) reject(new CountError(`${what} failed: ${(stderr || err.message).trim().split("\n")[0]}`));
+      if (err)
+        reject(new CountError(`${what} failed: ${(stderr || err.message).trim().split("\n")[0]}`));
       else resolve();
     });
   });

@@ -52,10 +52,18 @@ export function isLoopback(url: string): boolean {
 }
 
 /** Runs every case against the endpoint, one after another (each counts rows before and after). */
-export async function runProbe(o: ProbeOptions, onCase?: (run: CaseRun) => void): Promise<ProbeResult> {
+export async function runProbe(
+  o: ProbeOptions,
+  onCase?: (run: CaseRun) => void,
+): Promise<ProbeResult> {
   const target = new URL(o.url);
   const proxy = await startLossyProxy(target.origin);
-  const count = o.countUrl !== undefined ? () => countFromUrl(o.countUrl!, o.headers) : o.countCmd !== undefined ? () => countFromCommand(o.countCmd!) : undefined;
+  const count =
+    o.countUrl !== undefined
+      ? () => countFromUrl(o.countUrl!, o.headers)
+      : o.countCmd !== undefined
+        ? () => countFromCommand(o.countCmd!)
+        : undefined;
   const endpoint: Endpoint = {
     url: o.url,
     ...(o.otherUrl !== undefined ? { otherUrl: o.otherUrl } : {}),
@@ -81,9 +89,9 @@ export async function runProbe(o: ProbeOptions, onCase?: (run: CaseRun) => void)
 }
 
 /**
- * The crash from outside: the first attempt goes through the proxy, which holds the service's answer
- * (the work is done); the restart command kills the service and starts it again; then the held
- * answer is dropped, and the client retries against the restarted service.
+ * The crash from outside: the first attempt goes through the proxy, which holds the service's
+ * answer (the work is done); the restart command kills the service and starts it again; then the
+ * held answer is dropped, and the client retries against the restarted service.
  */
 function restarter(proxy: Awaited<ReturnType<typeof startLossyProxy>>, command: string): Crasher {
   let done: Promise<void> | undefined;

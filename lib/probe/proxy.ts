@@ -5,13 +5,17 @@
  * response, seen from the client exactly as a dropped network path would show it. Told to hold
  * instead, it keeps the answer until the caller says what to do (the crash check restarts the
  * service meanwhile). Any service: it knows nothing of the tracker (lib/chaos/proxy.ts is the chaos
- * run's front door to a cluster of trackers, with request numbering; this one is a plain forwarder).
+ * run's front door to a cluster of trackers, with request numbering; this one is a plain
+ * forwarder).
  */
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import { gate, type Gate } from "../core/gate.ts";
 import { listenOnLoopback } from "../core/listen.ts";
 
-/** What the proxy did with a spoiled request: the status it threw away, or none if the service gave none. */
+/**
+ * What the proxy did with a spoiled request: the status it threw away, or none if the service gave
+ * none.
+ */
 export interface Spoiled {
   status: number | undefined;
 }
@@ -33,7 +37,15 @@ export interface LossyProxy {
 }
 
 /** RFC 9110 §7.6.1: hop-by-hop fields, about one connection, never passed on. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+]);
 
 type Plan = { kind: "lose"; done: Gate<Spoiled> } | { kind: "hold"; done: Gate<Held> };
 
@@ -48,17 +60,30 @@ export async function startLossyProxy(origin: string): Promise<LossyProxy> {
     req.on("end", () => forward(req, res, Buffer.concat(chunks), plan));
   });
 
-  function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, plan: Plan | undefined): void {
+  function forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    plan: Plan | undefined,
+  ): void {
     const headers: Record<string, string | string[]> = {};
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i]!;
       if (HOP_BY_HOP.has(name.toLowerCase()) || name.toLowerCase() === "host") continue;
       const had = headers[name];
-      headers[name] = had === undefined ? req.rawHeaders[i + 1]! : [...[had].flat(), req.rawHeaders[i + 1]!];
+      headers[name] =
+        had === undefined ? req.rawHeaders[i + 1]! : [...[had].flat(), req.rawHeaders[i + 1]!];
     }
     headers.host = upstream.host;
     const out = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent: false },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers,
+        agent: false,
+      },
       (answer) => {
         const parts: Buffer[] = [];
         answer.on("data", (c: Buffer) => parts.push(c));
@@ -66,7 +91,8 @@ export async function startLossyProxy(origin: string): Promise<LossyProxy> {
         answer.on("end", () => settle(res, plan, answer, Buffer.concat(parts)));
       },
     );
-    // The service died or refused: the client's connection closes too, as it would without the proxy.
+    // The service died or refused: the client's connection closes too, as it would without the
+    // proxy.
     out.on("error", () => {
       res.socket?.destroy();
       if (plan?.kind === "lose") plan.done.open({ status: undefined });
@@ -75,7 +101,12 @@ export async function startLossyProxy(origin: string): Promise<LossyProxy> {
     out.end(body);
   }
 
-  function settle(res: ServerResponse, plan: Plan | undefined, answer: IncomingMessage, body: Buffer): void {
+  function settle(
+    res: ServerResponse,
+    plan: Plan | undefined,
+    answer: IncomingMessage,
+    body: Buffer,
+  ): void {
     if (plan?.kind === "lose") {
       res.socket?.destroy();
       plan.done.open({ status: answer.statusCode });

@@ -1,7 +1,7 @@
 /**
- * What a service's idempotency is made of, checked from outside: ten cases (fixed names), each a few
- * logical operations sent with one Idempotency-Key, and one function that turns what the client saw
- * and what the database stored into a verdict. Lesson 11 runs the cases against installed
+ * What a service's idempotency is made of, checked from outside: ten cases (fixed names), each a
+ * few logical operations sent with one Idempotency-Key, and one function that turns what the client
+ * saw and what the database stored into a verdict. Lesson 11 runs the cases against installed
  * middleware; `npm run probe` runs the same ones against any endpoint.
  */
 
@@ -33,7 +33,10 @@ export type Seen = number | "lost" | "reset" | "timeout";
 
 /** One answer (or its absence) to one attempt of one logical operation. */
 export interface Attempted {
-  /** Which operation of the case (0, 1): two requests of one operation are one operation retried or doubled. */
+  /**
+   * Which operation of the case (0, 1): two requests of one operation are one operation retried or
+   * doubled.
+   */
   op: number;
   seen: Seen;
   /** The answer's body as text ("" when none). */
@@ -95,7 +98,11 @@ function sameBody(a: string, b: string): boolean {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v !== null && typeof v === "object") {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }
@@ -121,7 +128,8 @@ export function judge(facts: CaseFacts): Judged {
     else wrong ??= { op: a.op, from: earlier.op };
   }
   if (leak) return { verdict: "leak", misdirected: leak };
-  if (facts.rows > facts.operations.length) return { verdict: "duplicate", extraRows: facts.rows - facts.operations.length };
+  if (facts.rows > facts.operations.length)
+    return { verdict: "duplicate", extraRows: facts.rows - facts.operations.length };
   if (wrong) return { verdict: "error", misdirected: wrong };
   for (const [op, operation] of facts.operations.entries()) {
     if (operation.mayRefuse) continue;
@@ -130,7 +138,10 @@ export function judge(facts: CaseFacts): Judged {
     const refusals = mine.filter((a) => typeof a.seen === "number");
     const first = refusals[0]?.atMs ?? 0;
     const last = refusals.at(-1)?.atMs ?? 0;
-    return { verdict: "stuck", refused: { count: refusals.length, forMs: Math.round(last - first) } };
+    return {
+      verdict: "stuck",
+      refused: { count: refusals.length, forMs: Math.round(last - first) },
+    };
   }
   return { verdict: "safe" };
 }

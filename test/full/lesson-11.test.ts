@@ -1,5 +1,6 @@
 // Lesson 11 whole: four servers, ten cases each, and the same run as --json. The statuses, rows and
-// verdicts are the same on every run (the seconds a stuck key was refused are not, and are left out).
+// verdicts are the same on every run (the seconds a stuck key was refused are not, and are left
+// out).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runLesson, testRunsCleanly } from "../lesson-run.ts";
@@ -12,7 +13,10 @@ const ms = performance.now() - started;
 
 testRunsCleanly("lesson 11", ran);
 
-/** The verdicts this lesson found, by case: express-idempotency, node-idempotency, powertools, fenced. */
+/**
+ * The verdicts this lesson found, by case: express-idempotency, node-idempotency, powertools,
+ * fenced.
+ */
 const VERDICTS: Record<string, string[]> = {
   "same-key-twice": ["safe", "safe", "safe", "safe"],
   "different-body": ["safe", "safe", "error", "safe"],
@@ -31,24 +35,55 @@ test("lesson 11 runs in well under a minute", () => {
 });
 
 test("lesson 11: the verdicts side by side, all four servers", () => {
-  const grid = ran.stdout.slice(ran.stdout.indexOf("The verdicts side by side"), ran.stdout.indexOf("Why: each surprising cell"));
+  const grid = ran.stdout.slice(
+    ran.stdout.indexOf("The verdicts side by side"),
+    ran.stdout.indexOf("Why: each surprising cell"),
+  );
   for (const [name, verdicts] of Object.entries(VERDICTS)) {
     const row = grid.split("\n").find((l) => l.trim().startsWith(`${name} `));
-    assert.deepEqual(row?.split("│").map((c) => c.trim()), [name, ...verdicts], `the ${name} row`);
+    assert.deepEqual(
+      row?.split("│").map((c) => c.trim()),
+      [name, ...verdicts],
+      `the ${name} row`,
+    );
   }
-  assert.doesNotMatch(ran.stdout, /not found: the package has changed|No explanation was written|was written for "/, "every cell explained as measured");
+  assert.doesNotMatch(
+    ran.stdout,
+    /not found: the package has changed|No explanation was written|was written for "/,
+    "every cell explained as measured",
+  );
 });
 
 test("lesson 11 --json prints the same verdicts, with statuses and rows", async () => {
   const r = await runTs([LESSON, "--json"], { timeoutMs: 60_000 });
   assert.equal(r.code, 0, r.stderr);
-  const { rows } = JSON.parse(r.stdout) as { rows: Array<{ server: string; case: string; statuses: unknown[]; rows: number; verdict: string }> };
+  const { rows } = JSON.parse(r.stdout) as {
+    rows: Array<{
+      server: string;
+      case: string;
+      statuses: unknown[];
+      rows: number;
+      verdict: string;
+    }>;
+  };
   assert.equal(rows.length, 40, "four servers × ten cases");
   const servers = ["express-idempotency", "node-idempotency", "powertools", "fenced"];
   for (const [name, verdicts] of Object.entries(VERDICTS)) {
-    assert.deepEqual(servers.map((s) => rows.find((x) => x.server === s && x.case === name)?.verdict), verdicts, `${name}`);
+    assert.deepEqual(
+      servers.map((s) => rows.find((x) => x.server === s && x.case === name)?.verdict),
+      verdicts,
+      `${name}`,
+    );
   }
   const crash = rows.find((x) => x.server === "powertools" && x.case === "crash");
-  assert.deepEqual(crash?.statuses, ["reset", 500, 500, 500], "powertools after the crash: every retry refused (in progress)");
-  assert.equal(rows.find((x) => x.server === "express-idempotency" && x.case === "crash")?.rows, 2, "the memory store forgot the key");
+  assert.deepEqual(
+    crash?.statuses,
+    ["reset", 500, 500, 500],
+    "powertools after the crash: every retry refused (in progress)",
+  );
+  assert.equal(
+    rows.find((x) => x.server === "express-idempotency" && x.case === "crash")?.rows,
+    2,
+    "the memory store forgot the key",
+  );
 });
