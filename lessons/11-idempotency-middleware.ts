@@ -18,13 +18,13 @@
  * Ten cases against each, live: a same-key client, the fault proxy, a handler held at a gate or
  * made to fail, a real process killed with SIGKILL and restarted on the same file. One table, every
  * cell from the run; then each surprising cell explained from the package's installed source, file
- * and line. Takes about 15 seconds. `--only <server>` runs one; `--json` prints the table as JSON.
+ * and line. Takes about 10 seconds. `--only <server>` runs one; `--json` prints the table as JSON.
  */
 import { exitWithUsage, lessonSetup } from "../lib/core/cli.ts";
 import { nowMs } from "../lib/core/clock.ts";
 import { tempFolder } from "../lib/core/scratch.ts";
+import { wrapHanging } from "../lib/core/text.ts";
 import { Trace } from "../lib/core/trace.ts";
-import { hangingWrap } from "../lib/core/width.ts";
 import { CALLERS, runServers } from "../lib/middleware/cells.ts";
 import { noteFor } from "../lib/middleware/explain.ts";
 import {
@@ -48,23 +48,14 @@ import { TRACKER_RULE, WIRING } from "../lib/middleware/wiring.ts";
 import { CASE_HELP } from "../lib/probe/texts.ts";
 import { CASES, VERDICTS } from "../lib/probe/verdict.ts";
 
-const setup = lessonSetup(
-  {
-    title: "The idempotency middleware you install",
-    run: "npm run lesson idempotency-middleware",
-    summary: "three idempotency packages and the fenced tracker against ten cases, measured",
+const setup = lessonSetup(import.meta, {
+  options: { only: { type: "string" }, json: { type: "boolean" } },
+  optionHelp: {
+    only: `run one server only: ${SERVER_NAMES.join(", ")}`,
+    json: 'print only the table, as JSON: {"rows":[{"server","case","statuses","rows","verdict"}]}',
   },
-  {
-    options: { only: { type: "string" }, json: { type: "boolean" } },
-    optionHelp: {
-      only: `run one server only: ${SERVER_NAMES.join(", ")}`,
-      json:
-        "print only the table, as JSON: " +
-        '{"rows":[{"server","case","statuses","rows","verdict"}]}',
-    },
-  },
-);
-const { seed, values } = setup;
+});
+const { seed, values, heading } = setup;
 const only = values.only;
 if (only !== undefined && !isServerName(only)) {
   exitWithUsage(`--only takes one of ${SERVER_NAMES.join(", ")}; got "${only}"`);
@@ -76,7 +67,7 @@ const json = values.json === true;
 const trace = json ? new Trace({ color: false, step: false, write: () => {} }) : setup.trace;
 const started = nowMs();
 
-trace.title("Lesson 11 · The idempotency middleware you install");
+trace.title(heading);
 trace.prose(`Lessons 04 and 05 built a keyed tracker by hand. At work the question comes the other
   way round: "we added an idempotency middleware from npm; are we safe now?" Here three of them
   stand in front of the same handler, which files one bug report per call: one INSERT into a SQLite
@@ -100,7 +91,7 @@ for (const server of servers) {
 
 /** A list item, wrapped, its continuation lines under its text. */
 function item(label: string, text: string): void {
-  for (const l of hangingWrap(label, text, trace.width)) trace.line(l);
+  for (const l of wrapHanging(label, text, trace.width)) trace.line(l);
 }
 
 // ## The ten cases

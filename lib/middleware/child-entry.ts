@@ -7,7 +7,7 @@
 import { tellParent } from "../core/child-pipe.ts";
 import { HandlerPlan } from "./handler.ts";
 import { ReportsDb } from "./reports-db.ts";
-import { startMiddlewareServer, type MiddlewareName } from "./servers.ts";
+import { startMiddlewareServer, type MiddlewareName } from "./packages.ts";
 
 export interface MiddlewareChildConfig {
   server: MiddlewareName;

@@ -37,11 +37,11 @@ const powertools = (file: string, pattern: RegExp): SourceRef => ({
   file: `lib/esm/${file}`,
   pattern,
 });
-const tracker = (file: string, pattern: RegExp): SourceRef => ({
-  pkg: "",
-  file: `lib/tracker/${file}`,
-  pattern,
-});
+const workbook = (file: string, pattern: RegExp): SourceRef => ({ pkg: "", file, pattern });
+const failureSaved = workbook(
+  "lib/tracker/variants/keyed.ts",
+  /Execution began, so the failure is the key's result/,
+);
 
 const EXPLANATIONS: Explanation[] = [
   {
@@ -317,7 +317,7 @@ const EXPLANATIONS: Explanation[] = [
     case: "handler-500",
     verdict: "stuck",
     refs: {
-      saved: tracker("variants/keyed.ts", /Execution began, so the failure is the key's result/),
+      saved: failureSaved,
     },
     text: (at) =>
       `The reference is stuck too, on purpose: once the work began, a failure is the key's ` +
@@ -331,7 +331,7 @@ const EXPLANATIONS: Explanation[] = [
     case: "handler-throws",
     verdict: "stuck",
     refs: {
-      saved: tracker("variants/keyed.ts", /Execution began, so the failure is the key's result/),
+      saved: failureSaved,
     },
     text: (at) => `The same rule as the 500 above (${at.saved}).`,
   },
@@ -339,7 +339,7 @@ const EXPLANATIONS: Explanation[] = [
     server: "fenced",
     case: "different-path",
     verdict: "safe",
-    refs: { route: tracker("fingerprint.ts", /createHash\("sha256"\)/) },
+    refs: { route: workbook("lib/protocol/fingerprint.ts", /createHash\("sha256"\)/) },
     text: (at) =>
       `The tracker has no /triage route: 404, nothing stored. Its fingerprint covers the method ` +
       `and the route (${at.route}), so the key on a second route of its own would be refused ` +

@@ -4,7 +4,7 @@
  * (server-kit.ts `HeaderRewrite`). No key: the header is removed and the package does nothing; a
  * malformed one: 400, before the package; otherwise the package sees the scoped key.
  */
-import { keyHeaderValues } from "../tracker/idempotency-key.ts";
+import { keyHeaderValues } from "../protocol/idempotency-key.ts";
 import type { HeaderRewrite } from "./server-kit.ts";
 
 /**

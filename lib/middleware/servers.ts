@@ -11,21 +11,13 @@ import { countReportsIn } from "../tracker/store.ts";
 import { superviseTracker } from "../tracker/supervisor.ts";
 import type { Crasher, ServiceHooks } from "../probe/checks.ts";
 import { startServerProcess, type ServerProcess } from "./child.ts";
-import { startExpressIdempotency } from "./express-idempotency-server.ts";
 import { HandlerPlan } from "./handler.ts";
-import { startNodeIdempotency } from "./node-idempotency-server.ts";
-import { startPowertools } from "./powertools-server.ts";
+import { MIDDLEWARE_NAMES, startMiddlewareServer } from "./packages.ts";
 import { countReportsInFile, ReportsDb } from "./reports-db.ts";
-import type { HeaderRewrite, Listening, ServerSetup } from "./server-kit.ts";
+import type { HeaderRewrite } from "./server-kit.ts";
 
-export const SERVER_NAMES = [
-  "express-idempotency",
-  "node-idempotency",
-  "powertools",
-  "fenced",
-] as const;
+export const SERVER_NAMES = [...MIDDLEWARE_NAMES, "fenced"] as const;
 export type ServerName = (typeof SERVER_NAMES)[number];
-export type MiddlewareName = Exclude<ServerName, "fenced">;
 
 export function isServerName(s: string): s is ServerName {
   return (SERVER_NAMES as readonly string[]).includes(s);
@@ -42,22 +34,6 @@ export const PACKAGES: Record<ServerName, readonly string[]> = {
   powertools: ["@aws-lambda-powertools/idempotency"],
   fenced: [],
 };
-
-/** Starts one of the three package servers over `setup` (the tracker is started elsewhere). */
-export function startMiddlewareServer(
-  name: MiddlewareName,
-  setup: ServerSetup & { dbPath: string },
-  port = 0,
-): Promise<Listening> {
-  switch (name) {
-    case "express-idempotency":
-      return startExpressIdempotency(setup, port);
-    case "node-idempotency":
-      return startNodeIdempotency(setup, port);
-    case "powertools":
-      return startPowertools(setup, port);
-  }
-}
 
 /** A server started for one case. */
 export interface CaseServer {

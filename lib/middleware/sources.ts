@@ -20,19 +20,21 @@ export interface SourceRef {
 
 /**
  * "pkg file:line" for a file under node_modules/pkg/ ("file:line" for one of the project's), or the
- * place with "(line not found: the package has changed)".
+ * place with "(line not found: the package has changed)" ("the workbook's code has moved" for one
+ * of the project's).
  */
 export function locate(ref: SourceRef): string {
   const path = join(ROOT, ref.pkg === "" ? "" : join("node_modules", ref.pkg), ref.file);
   const shown = ref.pkg === "" ? ref.file : `${ref.pkg} ${ref.file}`;
+  const why = ref.pkg === "" ? "the workbook's code has moved" : "the package has changed";
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch {
-    return `${shown} (file not found: the package has changed)`;
+    return `${shown} (file not found: ${why})`;
   }
   const line = text.split("\n").findIndex((l) => ref.pattern.test(l));
-  return line < 0 ? `${shown} (line not found: the package has changed)` : `${shown}:${line + 1}`;
+  return line < 0 ? `${shown} (line not found: ${why})` : `${shown}:${line + 1}`;
 }
 
 /** The installed version of a package ("?" if it is not installed). */

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { styleText } from "node:util";
 import { intFlag, parseCommand, runMain, UsageError } from "../core/cli.ts";
 import { colorWanted } from "../core/trace.ts";
-import { hangingWrap, terminalWidth } from "../core/width.ts";
+import { terminalWidth, wrapHanging } from "../core/text.ts";
 import {
   DEFAULT_BODY,
   fillBody,
@@ -147,9 +147,9 @@ runMain(async () => {
     const { mark, name, lines } = checkLines(run);
     const painted = paint(mark === "✓" ? "green" : mark === "✗" ? "red" : "gray", mark);
     const [first = "", ...rest] = lines;
-    for (const l of hangingWrap(`  ${painted} ${name.padEnd(15)} `, first, width, " ".repeat(20)))
+    for (const l of wrapHanging(`  ${painted} ${name.padEnd(15)} `, first, width, " ".repeat(20)))
       say(l);
-    for (const line of rest) for (const l of hangingWrap(" ".repeat(20), line, width)) say(l);
+    for (const line of rest) for (const l of wrapHanging(" ".repeat(20), line, width)) say(l);
   });
   const t = tally(result.runs);
   if (json) process.stdout.write(`${probeJson(result)}\n`);
