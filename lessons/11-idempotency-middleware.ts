@@ -209,7 +209,8 @@ trace.prose(`Your own service: npm run probe -- --url http://127.0.0.1:3000/orde
   says which it could not run and why (no count, no second caller, no restart command). It exits
   non-zero when a check fails, so a CI job can run it. It sends duplicates on purpose: loopback
   only, unless --allow-remote.`);
-trace.prose(`Measured in ${((nowMs() - started) / 1000).toFixed(1)} s. The statuses and rows are the
-  same on every run; the seconds a stuck key was refused vary with the machine.`);
+trace.prose(`The statuses and rows are the same on every run; the seconds a stuck key was refused
+  vary with the machine.`);
+trace.prose(`Measured in ${((nowMs() - started) / 1000).toFixed(1)} s.`);
 
 if (json) process.stdout.write(`${tableJson(rows)}\n`);

@@ -54,7 +54,7 @@ test(
     );
     assert.doesNotMatch(
       why,
-      /not found: |No explanation was written/,
+      /not\s+found:|No\s+explanation\s+was\s+written/,
       "every place is found and every cell explained",
     );
     assert.match(why, /issue #32/, "the handler-throws cell names the package's public issue");

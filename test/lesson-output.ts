@@ -3,8 +3,9 @@
 // change does to the text learners read. What differs between two runs with the same seed (times,
 // durations, what the real clock and the scheduler decide) is masked here, in one place; every
 // count, verdict, status code and seeded number stays as printed. test/full/ compares its runs of the
-// lessons with these files (lesson-output.test.ts for lessons 01 to 08, lesson-09.test.ts and
-// lesson-10.test.ts for the two long ones); `npm run snapshots` (update-lesson-output.ts) writes them.
+// lessons with these files (lesson-output.test.ts for lessons 01 to 08, lesson-09.test.ts,
+// lesson-10.test.ts and lesson-11.test.ts for the three long ones); `npm run snapshots`
+// (update-lesson-output.ts) writes them.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -252,6 +253,26 @@ const BY_LESSON: Record<string, Mask[]> = {
     {
       why: "how long PostgreSQL took to start",
       apply: (t) => t.replace(/(PostgreSQL started on 127\.0\.0\.1 in )\d+ ms/, `$1${N} ms`),
+    },
+  ],
+  "11": [
+    {
+      why:
+        "the four servers run side by side: which finishes its ten cases first is the scheduler's, and how long each" +
+        " took the real clock's (each server's line stays, with its count of cases; the lines are sorted)",
+      apply: inSection("Measuring", (lines) => {
+        const done = lines.map((l) => l.replace(/(: \d+ cases in )\d+(?:\.\d+)? s$/, "$1<time>"));
+        const ran = done.filter((l) => l.endsWith("<time>")).sort();
+        return [...ran, ...done.filter((l) => !l.endsWith("<time>"))];
+      }),
+    },
+    {
+      why: "how long a stuck key was refused, until the client gave up: its backoff's waits, on the real clock (the lesson says they vary)",
+      apply: (t) => t.replace(/\bstuck \d+(?:\.\d+)? s\b/g, "stuck <time>"),
+    },
+    {
+      why: "how long the measuring took, in its closing sentence",
+      apply: (t) => t.replace(/^( {2}Measured in )\d+(?:\.\d+)? s\.$/m, "$1<time>."),
     },
   ],
 };

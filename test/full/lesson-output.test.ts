@@ -1,8 +1,8 @@
 // Each lesson's output against its committed file (lessons/output/NN-slug.en.txt, test/lesson-output.ts):
 // lessons 01 to 08 run twice at once with seed 1, and the two outputs, masked, must be the same (one
 // seed prints one text, times and what the real clock decides aside) and be the file (a change to
-// what learners read shows in the file's diff). Lessons 09 and 10 take long: their files are compared
-// on the runs their own test files make anyway. npm test runs each lesson once (test/lesson-NN.test.ts).
+// what learners read shows in the file's diff). Lessons 09, 10 and 11 take long: their files are
+// compared on the runs their own test files make anyway. npm test runs each lesson once (test/lesson-NN.test.ts).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import { runLesson } from "../lesson-run.ts";
 const ELSEWHERE: Record<string, string> = {
   "09": "test/full/lesson-09.test.ts",
   "10": "test/full/lesson-10.test.ts",
+  "11": "test/full/lesson-11.test.ts",
 };
 
 /** Lessons where another seed must print another text, and what the seed draws there. */
