@@ -69,7 +69,10 @@ if (config.kind === "bare") {
       return;
     }
     if (m.type === "count") {
-      void tracker.store.countReports().then((n) => tell({ type: "count", reports: (reports = n) }));
+      void tracker.store.countReports().then((n) => {
+        reports = n;
+        tell({ type: "count", reports });
+      });
       return;
     }
     if (!answer(m, () => reports)) {

@@ -126,7 +126,8 @@ export async function startProxy<S>(fleet: Fleet, hooks: ProxyHooks<S>): Promise
     let lane = lanes.get(tracker);
     if (!lane) {
       const agent = new ShortIdleAgent({ keepAlive: true });
-      lanes.set(tracker, (lane = { sent: 0, held: false, waiting: [], failures: 0, onFailure: undefined, agent }));
+      lane = { sent: 0, held: false, waiting: [], failures: 0, onFailure: undefined, agent };
+      lanes.set(tracker, lane);
       void tracker.exited.then(() => agent.destroy());
     }
     return lane;

@@ -122,7 +122,10 @@ function pieces(text: string): Piece[] {
   const out: Piece[] = [];
   const ofText = (t: string): void => {
     if (!COMPOSED.test(t)) for (let i = 0; i < t.length; i++) out.push({ s: t[i]!, w: graphemeWidth(t[i]!), code: false });
-    else for (const { segment } of (graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(t)) out.push({ s: segment, w: graphemeWidth(segment), code: false });
+    else {
+      graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
+      for (const { segment } of graphemes.segment(t)) out.push({ s: segment, w: graphemeWidth(segment), code: false });
+    }
   };
   let last = 0;
   if (ESCAPE_START.test(text)) {

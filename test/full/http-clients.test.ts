@@ -123,7 +123,10 @@ test("faulty server: hang reads the body and never answers; the attempt ends whe
     const run = server.open(() => ({ kind: "hang" }));
     const controller = new AbortController();
     let answered = false;
-    const res = send(`${run.url}/reports`, "POST", "{}", controller.signal).then((r) => ((answered = true), r));
+    const res = send(`${run.url}/reports`, "POST", "{}", controller.signal).then((r) => {
+      answered = true;
+      return r;
+    });
     await run.read(1);
     assert.equal(answered, false);
     assert.equal(run.log[0]!.endedAt, undefined);
