@@ -92,9 +92,13 @@ export function codeOnly(src: string): { code: string; strings: string[] } {
       let inClass = false;
       while (j < src.length && src[j] !== "\n") {
         if (src[j] === "\\") j += 2;
-        else if (src[j] === "[") (inClass = true), j++;
-        else if (src[j] === "]") (inClass = false), j++;
-        else if (src[j] === "/" && !inClass) break;
+        else if (src[j] === "[") {
+          inClass = true;
+          j++;
+        } else if (src[j] === "]") {
+          inClass = false;
+          j++;
+        } else if (src[j] === "/" && !inClass) break;
         else j++;
       }
       out += "/" + blank(src.slice(i + 1, j)) + "/";
