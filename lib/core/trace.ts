@@ -122,7 +122,7 @@ export class Trace {
     const paint = (t: string): string => (mark === "ok" ? this.style("green", t) : mark === "bad" ? this.style("red", t) : mark === "warn" ? this.style("yellow", t) : t);
     const prefix = `${this.style("gray", ms)}  ${who} `;
     const lines = this.#fit(prefix, text);
-    lines.forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + paint(l)));
+    for (const [i, l] of lines.entries()) this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + paint(l));
     if (this.#step) {
       if (this.#pause) this.#pause();
       else waitForEnter(this.style("gray", `          ${t("(Enter for the next event)")}`));
@@ -141,7 +141,7 @@ export class Trace {
       [`          ${this.style("magenta", padEnd(happened, width))} `, reallyHappened],
     ] as const;
     for (const [prefix, text] of pair) {
-      this.#fit(prefix, text).forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + l));
+      for (const [i, l] of this.#fit(prefix, text).entries()) this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + l);
     }
   }
 
