@@ -62,7 +62,7 @@ export function onJsonLines<M>(stream: NodeJS.ReadableStream, onMessage: (messag
  * short pause.
  */
 export function tellParent(message: unknown): void {
-  const bytes = Buffer.from(JSON.stringify(message) + "\n");
+  const bytes = Buffer.from(`${JSON.stringify(message)}\n`);
   let offset = 0;
   while (offset < bytes.length) {
     try {

@@ -416,7 +416,7 @@ export function truncate(line: string, width: number): string {
     out += p.s;
     w += p.w;
   }
-  return out + "…" + (coloured ? "\u001b[0m" : "");
+  return `${out}…${coloured ? "\u001b[0m" : ""}`;
 }
 
 // ## Colour across line breaks
@@ -439,7 +439,7 @@ function carryColour(lines: string[]): string[] {
     // A style closes itself (e.g. 39 after 32); keep only codes after the last full reset. If the
     // line ends with every opened style closed, nothing is carried.
     if (open.length > 0 && closesAll(open)) open = [];
-    return open.length > 0 ? out + "\u001b[0m" : out;
+    return open.length > 0 ? `${out}\u001b[0m` : out;
   });
 }
 

@@ -73,7 +73,7 @@ export class Trace {
     this.#color = options.color;
     this.#step = options.step;
     this.#pause = options.pause;
-    this.#write = options.write ?? ((line) => process.stdout.write(line + "\n"));
+    this.#write = options.write ?? ((line) => process.stdout.write(`${line}\n`));
     this.#width = options.width ?? terminalWidth();
   }
 
@@ -112,7 +112,7 @@ export class Trace {
 
   /** A paragraph of explanation: its lines are joined and wrapped again to the width, never mid-word. */
   prose(text: string): void {
-    for (const l of wrap(text, this.#width - 2)) this.#write("  " + this.style("dim", l));
+    for (const l of wrap(text, this.#width - 2)) this.#write(`  ${this.style("dim", l)}`);
   }
 
   /** One event: what an actor did. A long one wraps, its continuation lines under its text. */

@@ -209,7 +209,7 @@ function report(options: Options, rows: readonly PointResult[], writeTimes: Herd
   );
   // A line too wide for the terminal (the title, a long option list) wraps under itself.
   const width = terminalWidth();
-  return out.join("\n").split("\n").flatMap((l) => wrapKeepingSpaces(l, width)).join("\n") + "\n";
+  return `${out.join("\n").split("\n").flatMap((l) => wrapKeepingSpaces(l, width)).join("\n")}\n`;
 }
 
 async function main(argv: string[]): Promise<number> {
