@@ -183,10 +183,10 @@ const crowdNotes = crowd.map((c, i) => `all ${CROWD} within ${ms(widths[i]!)} ms
 const crowdRows = crowd.map((c, i) => `  ${c.name.padEnd(nameWidth)} │${sparkline(crowdCounts[i]!, crowdPeak)}│`);
 // Each row's numbers go beside it when the terminal is wide enough, else in a list under the chart.
 const beside = crowdRows.every((r, i) => displayWidth(`${r} ${crowdNotes[i]}`) <= trace.width);
-crowdRows.forEach((r, i) => trace.line(beside ? `${r} ${crowdNotes[i]}` : r));
+for (const [i, r] of crowdRows.entries()) trace.line(beside ? `${r} ${crowdNotes[i]}` : r);
 trace.line(`  ${" ".repeat(nameWidth)}  0${`${WINDOW_MS} ms`.padStart(WINDOW_MS / BUCKET_MS - 1)}`);
 trace.line(`  ${" ".repeat(nameWidth)}  (first retries of ${CROWD} clients that failed together, per ${BUCKET_MS} ms bucket; one scale for all rows)`);
-if (!beside) crowd.forEach((c, i) => trace.line(`  ${c.name.padEnd(nameWidth)}  ${crowdNotes[i]}`));
+if (!beside) for (const [i, c] of crowd.entries()) trace.line(`  ${c.name.padEnd(nameWidth)}  ${crowdNotes[i]}`);
 trace.prose(`Codex's ±10 % turns one spike of ${busiest[0]} retries into a bump ${ms(widths[1]!)} ms wide, ${pct(widths[1]!, 200)} of its 200 ms wait, still
   ${busiest[1]} in the busiest ${BUCKET_MS} ms. The SDK's quarter, downwards only, spreads them over ${ms(widths[2]!)} ms of its 500 ms wait. Full
   jitter, given the same 200 ms as Codex, uses all of it: ${busiest[3]} at most in ${BUCKET_MS} ms. What the small jitter buys is a floor for each client: Codex never waits less than
@@ -382,7 +382,7 @@ const liveCounts = herds.map((h) => bucketCounts(h.arrivals.map((a) => a.atMs), 
 const livePeak = Math.max(...liveCounts.flat());
 trace.line();
 indent(`Requests arriving at the server, per ${LIVE_BUCKET_MS} ms bucket (one scale for both rows; the peak is ${livePeak})`);
-herds.forEach((h, i) => indent(`${h.strategy.padEnd(11)} │${sparkline(liveCounts[i]!, livePeak)}│`));
+for (const [i, h] of herds.entries()) indent(`${h.strategy.padEnd(11)} │${sparkline(liveCounts[i]!, livePeak)}│`);
 indent(`${" ".repeat(11)}  0${`${formatNumber(liveUntil)} ms`.padStart(Math.max(0, liveCounts[0]!.length - 1))}`);
 const liveRows = herds.map((h) => ({
   strategy: h.strategy,

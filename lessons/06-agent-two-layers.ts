@@ -396,7 +396,7 @@ const mcpTool: McpTool = {
 trace.line("  tools/list, as the untrusted server answers it:");
 trace.line('    {"tools": [{');
 const fields = Object.entries(mcpTool);
-fields.forEach(([k, v], i) => trace.line(`      ${JSON.stringify(k)}: ${JSON.stringify(v)}${i < fields.length - 1 ? "," : ""}`));
+for (const [i, [k, v]] of fields.entries()) trace.line(`      ${JSON.stringify(k)}: ${JSON.stringify(v)}${i < fields.length - 1 ? "," : ""}`);
 trace.line("    }]}");
 // Both harnesses call the same server, which answers through the naive tracker; they differ only in
 // what they make of its hint. Request 1 is stored and its answer lost.

@@ -54,6 +54,8 @@ const rawRequest = (line: string, headers: (key: string) => string[], rest = "",
   fromRaw(raw(t.port, Buffer.from(`${line}\r\nhost: x\r\n${headers(key).map((h) => `${h}\r\n`).join("")}\r\n${rest}`, encoding)));
 const json = (key: string, ...more: string[]): string[] => ["content-type: application/json", `idempotency-key: ${key}`, ...more];
 const small = '{"title":"x"}';
+/** One chunk of a chunked body: 0x10000 bytes, as its size line says. */
+const bigChunk = `10000\r\n${"a".repeat(0x10000)}\r\n`;
 
 const CASES: Case[] = [
   // The body and its JSON.
@@ -81,12 +83,12 @@ const CASES: Case[] = [
   {
     what: "a chunked body over the limit, no Content-Length",
     status: 413,
-    send: rawRequest("POST /reports HTTP/1.1", (k) => json(k, "transfer-encoding: chunked"), `10000\r\n${"a".repeat(0x10000)}\r\n`.repeat(2) + "0\r\n\r\n"),
+    send: rawRequest("POST /reports HTTP/1.1", (k) => json(k, "transfer-encoding: chunked"), `${bigChunk}${bigChunk}0\r\n\r\n`),
   },
   { what: "a Content-Length shorter than the body", status: 400, send: rawRequest("POST /reports HTTP/1.1", (k) => json(k, "content-length: 5"), small) },
   { what: "a Content-Length longer than the body", status: 400, send: rawRequest("POST /reports HTTP/1.1", (k) => json(k, "content-length: 20"), small) },
   { what: "a Content-Length that is not a number", status: 400, send: rawRequest("POST /reports HTTP/1.1", (k) => json(k, "content-length: 13x"), small) },
-  { what: "two different Content-Lengths", status: 400, send: rawRequest("POST /reports HTTP/1.1", (k) => json(k, "content-length: 13", "content-length: 14"), small + " ") },
+  { what: "two different Content-Lengths", status: 400, send: rawRequest("POST /reports HTTP/1.1", (k) => json(k, "content-length: 13", "content-length: 14"), `${small} `) },
   {
     what: "Transfer-Encoding and Content-Length together",
     status: 400,

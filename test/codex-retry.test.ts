@@ -51,7 +51,7 @@ test("upstream defaults: 5 HTTP attempts × 6 sampling attempts = 30, Retry-Afte
   // Upstream's waits are Codex's backoff: about 200, 400, 800, 1600 ms in the HTTP layer.
   const firstHttpWaits = r.result.results[0]!.waitsMs;
   assert.equal(firstHttpWaits.length, 4);
-  firstHttpWaits.forEach((w, i) => assert.ok(w >= 180 * 2 ** i && w < 220 * 2 ** i, `wait ${i + 1}: ${w}`));
+  for (const [i, w] of firstHttpWaits.entries()) assert.ok(w >= 180 * 2 ** i && w < 220 * 2 ** i, `wait ${i + 1}: ${w}`);
 });
 
 test("upstream's HTTP layer does not retry 429 (retry_429: false)", async () => {

@@ -44,6 +44,15 @@ test("the exercises as shipped and their tests type-check (npm test's own tsc le
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
 });
 
+test("the exercises as shipped and their tests pass the lint (npm test's own biome lint leaves out the learner's exercises/)", { timeout: 60_000 }, () => {
+  // The configuration, and the ignore file that it reads.
+  for (const file of ["biome.json", ".gitignore"]) writeFileSync(join(project.root, file), readFileSync(join(ROOT, file)));
+  const biome = join(ROOT, "node_modules", "@biomejs", "biome", "bin", "biome");
+  const r = spawnSync(process.execPath, [biome, "lint", "--error-on-warnings", "--colors=off", "exercises"], { cwd: project.root, encoding: "utf8" });
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+  assert.match(r.stdout + r.stderr, /Checked [1-9]\d* files?/, "biome linted no file");
+});
+
 for (const e of exercises) {
   test(`exercise ${e.id}: the solution passes every test`, { timeout: 120_000 }, async () => {
     const r = await runExerciseTests(e, "solutions", 60_000, { root: project.root });

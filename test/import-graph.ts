@@ -36,12 +36,14 @@ export function codeOnly(src: string): { code: string; strings: string[] } {
     while (j < src.length) {
       if (src[j] === "\\") j += 2;
       else if (src[j] === "`") {
-        out += blank(src.slice(i, j)) + "`";
+        out += blank(src.slice(i, j));
+        out += "`";
         i = j + 1;
         prev = "`";
         return;
       } else if (src[j] === "$" && src[j + 1] === "{") {
-        out += blank(src.slice(i, j)) + "${";
+        out += blank(src.slice(i, j));
+        out += "${";
         i = j + 2;
         templates.push(depth);
         depth += 1;
@@ -92,12 +94,16 @@ export function codeOnly(src: string): { code: string; strings: string[] } {
       let inClass = false;
       while (j < src.length && src[j] !== "\n") {
         if (src[j] === "\\") j += 2;
-        else if (src[j] === "[") (inClass = true), j++;
-        else if (src[j] === "]") (inClass = false), j++;
-        else if (src[j] === "/" && !inClass) break;
+        else if (src[j] === "[") {
+          inClass = true;
+          j++;
+        } else if (src[j] === "]") {
+          inClass = false;
+          j++;
+        } else if (src[j] === "/" && !inClass) break;
         else j++;
       }
-      out += "/" + blank(src.slice(i + 1, j)) + "/";
+      out += `/${blank(src.slice(i + 1, j))}/`;
       i = j + 1;
       prev = "/";
       word = "";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { canonicalJson, requestFingerprint } from "../lib/protocol/fingerprint.ts";
-import { KeyStore, keyStoreOf } from "../lib/tracker/key-store.ts";
+import { type KeyStore, keyStoreOf } from "../lib/tracker/key-store.ts";
 import { ReportStore } from "../lib/tracker/store.ts";
 
 const created = { status: 201, body: { id: 1 }, headers: { location: "/reports/1" } };

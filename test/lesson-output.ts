@@ -114,7 +114,9 @@ function unwrapTable(lines: string[], mask: (cell: string, column: number) => st
     }
     const cells = line.split("│").map((c) => c.trim());
     const last = rows.at(-1);
-    if (cells[0] === "" && last !== undefined) cells.forEach((c, i) => (last[i] = [last[i] ?? "", c].filter((s) => s !== "").join(" ")));
+    if (cells[0] === "" && last !== undefined) {
+      for (const [i, c] of cells.entries()) last[i] = [last[i] ?? "", c].filter((s) => s !== "").join(" ");
+    }
     else rows.push(cells);
   }
   flush();
@@ -161,7 +163,7 @@ function wrapEvents(text: string): string {
 const EVERY_LESSON: Mask[] = [
   {
     why: "an event's time, ms since its section began: the real clock (each event line starts with it, right-aligned in 8 columns)",
-    apply: (t) => t.replace(/^ *\d+ ms(?=  \S)/gm, `${N} ms`.padStart(8)),
+    apply: (t) => t.replace(/^ *\d+ ms(?= {2}\S)/gm, `${N} ms`.padStart(8)),
   },
   {
     why: "how long the whole run took, printed at its end",
@@ -214,7 +216,7 @@ const BY_LESSON: Record<string, Mask[]> = {
   "09": [
     {
       why: "the close-up's attempts, ms after the first: the library's own backoff (with its own jitter) on the real clock",
-      apply: (t) => t.replace(/^ {2}\+ +\d+ ms(?=  )/gm, `  + ${`${N} ms`.padStart(7)}`),
+      apply: (t) => t.replace(/^ {2}\+ +\d+ ms(?= {2})/gm, `  + ${`${N} ms`.padStart(7)}`),
     },
     {
       why:

@@ -14,7 +14,7 @@ const lessons = listLessons();
 
 test("there are lessons, numbered from 01 without gaps", () => {
   assert.ok(lessons.length >= 1);
-  lessons.forEach((l, i) => assert.equal(Number(l.number), i + 1, l.file));
+  for (const [i, l] of lessons.entries()) assert.equal(Number(l.number), i + 1, l.file);
 });
 
 test("every lesson has a test file of its own that runs it", () => {

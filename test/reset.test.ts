@@ -121,7 +121,7 @@ test("npm run reset -- --all --yes resets every changed exercise without asking"
   assert.equal(r.code, 0, r.output);
   assert.doesNotMatch(r.output, /\[y\/N\]/);
   assert.match(r.output, /2 exercises reset\./);
-  p.exercises.forEach((e, i) => assert.ok(p.read(e.file).equals(shipped[i]!), e.file));
+  for (const [i, e] of p.exercises.entries()) assert.ok(p.read(e.file).equals(shipped[i]!), e.file);
 });
 
 test("npm run reset: a missing copy is an error, and bad arguments say what is valid", async (t) => {

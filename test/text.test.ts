@@ -60,7 +60,7 @@ test("a trace line too wide wraps under its own indent", () => {
 test("a trace fits its events, its 'knows' lines and its tables to its width", () => {
   const out: string[] = [];
   const trace = new Trace({ color: false, step: false, width: 60, write: (l) => out.push(...l.split("\n")) });
-  trace.event("server", "#1 " + "a long event about what the server did and why it matters ".repeat(3));
+  trace.event("server", `#1 ${"a long event about what the server did and why it matters ".repeat(3)}`);
   trace.knows("no answer after 150 ms", "the first request was still running; it finished after the retry, and then more");
   trace.table(["case", "what the server did", "reports"], [["truth 1", "x ".repeat(60).trim(), "1"]]);
   assert.ok(out.every((l) => columns(l) <= 60), out.filter((l) => columns(l) > 60).join("\n"));

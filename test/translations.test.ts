@@ -79,7 +79,7 @@ test("updating writes new messages untranslated, keeps translations across a cha
   assert.deepEqual(added.map((m) => m.id), ["No answer."]);
   assert.deepEqual(dropped.map((d) => d.id), ["Gone."]);
   const written = readFileSync(join(p.root, "lessons/zh/01-x.po"), "utf8");
-  assert.match(written, /msgid ""\n"The agent\\n"\n"  waits \{ms\} ms\."\nmsgstr "Agent 等待 \{ms\} ms。"/);
+  assert.match(written, /msgid ""\n"The agent\\n"\n" {2}waits \{ms\} ms\."\nmsgstr "Agent 等待 \{ms\} ms。"/);
   assert.deepEqual(texts(p.root), ['no zh translation in lessons/zh/01-x.po for "No answer."']);
 });
 

@@ -43,7 +43,7 @@ export function parseXml(source: string): XmlElement {
   };
   // Text with references resolved; `<` is never allowed in it, `]]>` not in content.
   const decode = (raw: string, where: string): string =>
-    raw.replace(/&([^;&<]*);|&/g, (whole, ref: string | undefined) => {
+    raw.replace(/&([^;&<]*);|&/g, (_whole, ref: string | undefined) => {
       if (ref === undefined) fail(`a bare & in ${where}`);
       if (ref! in PREDEFINED) return PREDEFINED[ref!]!;
       const m = /^#(?:x([0-9a-fA-F]+)|([0-9]+))$/.exec(ref!);

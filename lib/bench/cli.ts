@@ -75,13 +75,14 @@ async function main(): Promise<void> {
   // 1. The herd simulator.
   progress("herd simulator: the sweep on every core");
   const sweep = originalSweep(plan.sweepRuns);
-  const herd = [
-    await timeParallelSweep(sweep, threads, plan.sweepRounds),
-    // This thread computed points of the parallel sweeps: it is warm already.
-    await (progress("herd simulator: the sweep on one thread"), timeSerialSweep(sweep, plan.sweepRounds, 0)),
-    await (progress("herd simulator: the literal loop"), timeLiteralSample(plan.literal.clients, plan.literal.runs, plan.sweepRounds)),
-    ...(await (progress("herd simulator: the sweep in the browser demo"), timeBrowserSweep(plan.sweepRuns, plan.sweepRounds))),
-  ];
+  const parallel = await timeParallelSweep(sweep, threads, plan.sweepRounds);
+  // This thread computed points of the parallel sweeps: it is warm already.
+  progress("herd simulator: the sweep on one thread");
+  const serial = await timeSerialSweep(sweep, plan.sweepRounds, 0);
+  progress("herd simulator: the literal loop");
+  const literal = await timeLiteralSample(plan.literal.clients, plan.literal.runs, plan.sweepRounds);
+  progress("herd simulator: the sweep in the browser demo");
+  const herd = [parallel, serial, literal, ...(await timeBrowserSweep(plan.sweepRuns, plan.sweepRounds))];
   progress("");
   out();
   out(herdSpeedReport(herd, plan.sweepRounds));
@@ -94,7 +95,8 @@ async function main(): Promise<void> {
   out(idempotencyReport(bench, variants));
   out();
   out(durabilityReport(bench));
-  out(), out(floorSection(bench, values.quick === true));
+  out();
+  out(floorSection(bench, values.quick === true));
 
   // 3. The same on PostgreSQL: its own rounds, its own naive to compare with.
   let postgresFailed = false;

@@ -261,22 +261,22 @@ async function summarise(l: Live): Promise<TargetResult> {
 }
 
 /** Magic numbers of statfs(2) for the usual file systems. */
-const FILE_SYSTEMS: Record<number, string> = {
-  0xef53: "ext4",
-  0x58465342: "xfs",
-  0x9123683e: "btrfs",
-  0x01021994: "tmpfs",
-  0x794c7630: "overlayfs",
-  0x2fc12fc1: "zfs",
-  0x6969: "nfs",
-  0x65735546: "fuse",
-  0x5346544e: "ntfs",
-};
+const FILE_SYSTEMS = new Map<number, string>([
+  [0xef53, "ext4"],
+  [0x58465342, "xfs"],
+  [0x9123683e, "btrfs"],
+  [0x01021994, "tmpfs"],
+  [0x794c7630, "overlayfs"],
+  [0x2fc12fc1, "zfs"],
+  [0x6969, "nfs"],
+  [0x65735546, "fuse"],
+  [0x5346544e, "ntfs"],
+]);
 
 function fileSystemOf(path: string): string {
   try {
     const type = statfsSync(path).type;
-    return FILE_SYSTEMS[type] ?? `type 0x${type.toString(16)}`;
+    return FILE_SYSTEMS.get(type) ?? `type 0x${type.toString(16)}`;
   } catch {
     return "unknown";
   }

@@ -106,7 +106,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         const reader = new ResponseReader();
         let sentAt = 0;
         const send = (): void => {
-          if (sent >= limit || performance.now() >= deadline) return finish(socket);
+          if (sent >= limit || performance.now() >= deadline) {
+            finish(socket);
+            return;
+          }
           sentAt = performance.now();
           socket.write(options.request(sent++));
         };

@@ -10,7 +10,7 @@ import { startTracker } from "../tracker/service.ts";
 import type { BenchServerConfig, FromBenchServer, ToBenchServer } from "./server-messages.ts";
 
 /** What the ceiling answers: a report of the tracker's shape, so both send about the same bytes. */
-const CEILING_BODY = JSON.stringify({ id: 1, title: "Login button does nothing", body: "", module: "auth", run: null }) + "\n";
+const CEILING_BODY = `${JSON.stringify({ id: 1, title: "Login button does nothing", body: "", module: "auth", run: null })}\n`;
 
 function tell(message: FromBenchServer): void {
   process.send?.(message);
@@ -69,7 +69,10 @@ if (config.kind === "bare") {
       return;
     }
     if (m.type === "count") {
-      void tracker.store.countReports().then((n) => tell({ type: "count", reports: (reports = n) }));
+      void tracker.store.countReports().then((n) => {
+        reports = n;
+        tell({ type: "count", reports });
+      });
       return;
     }
     if (!answer(m, () => reports)) {

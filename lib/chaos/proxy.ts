@@ -99,10 +99,10 @@ const IDLE_MS = 1_000;
 /** Keep-alive connections that the proxy closes after IDLE_MS idle (an active one is left alone). */
 class ShortIdleAgent extends Agent {
   // node:http returns whether the socket is kept (docs: agent.keepSocketAlive); @types/node says void.
-  override keepSocketAlive(socket: Socket): void {
+  override keepSocketAlive(socket: Socket): boolean {
     const kept = super.keepSocketAlive(socket) as unknown as boolean;
     if (kept) socket.setTimeout(IDLE_MS); // a free socket that times out is destroyed by the agent
-    return kept as unknown as void;
+    return kept;
   }
 }
 
@@ -126,7 +126,8 @@ export async function startProxy<S>(fleet: Fleet, hooks: ProxyHooks<S>): Promise
     let lane = lanes.get(tracker);
     if (!lane) {
       const agent = new ShortIdleAgent({ keepAlive: true });
-      lanes.set(tracker, (lane = { sent: 0, held: false, waiting: [], failures: 0, onFailure: undefined, agent }));
+      lane = { sent: 0, held: false, waiting: [], failures: 0, onFailure: undefined, agent };
+      lanes.set(tracker, lane);
       void tracker.exited.then(() => agent.destroy());
     }
     return lane;

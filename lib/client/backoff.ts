@@ -10,7 +10,7 @@
  * retry); its own function takes k, and `makeBackoff` converts (k = n - 1).
  */
 
-import { type Random } from "../core/random.ts";
+import type { Random } from "../core/random.ts";
 
 /** The fixed strategy names. */
 export type StrategyName =

@@ -48,8 +48,7 @@ export function onJsonLines<M>(stream: NodeJS.ReadableStream, onMessage: (messag
   stream.setEncoding("utf8");
   stream.on("data", (chunk: string) => {
     buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf("\n")) >= 0) {
+    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
       if (line.trim() !== "") onMessage(JSON.parse(line) as M);
@@ -63,7 +62,7 @@ export function onJsonLines<M>(stream: NodeJS.ReadableStream, onMessage: (messag
  * short pause.
  */
 export function tellParent(message: unknown): void {
-  const bytes = Buffer.from(JSON.stringify(message) + "\n");
+  const bytes = Buffer.from(`${JSON.stringify(message)}\n`);
   let offset = 0;
   while (offset < bytes.length) {
     try {

@@ -42,7 +42,10 @@ export class Signals<T = void> {
   when(name: string): Promise<T> {
     if (this.#early.has(name)) return Promise.resolve(this.#early.get(name) as T);
     let g = this.#gates.get(name);
-    if (!g) this.#gates.set(name, (g = gate<T>()));
+    if (!g) {
+      g = gate<T>();
+      this.#gates.set(name, g);
+    }
     return g.passed;
   }
 

@@ -122,7 +122,10 @@ function pieces(text: string): Piece[] {
   const out: Piece[] = [];
   const ofText = (t: string): void => {
     if (!COMPOSED.test(t)) for (let i = 0; i < t.length; i++) out.push({ s: t[i]!, w: graphemeWidth(t[i]!), code: false });
-    else for (const { segment } of (graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(t)) out.push({ s: segment, w: graphemeWidth(segment), code: false });
+    else {
+      graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
+      for (const { segment } of graphemes.segment(t)) out.push({ s: segment, w: graphemeWidth(segment), code: false });
+    }
   };
   let last = 0;
   if (ESCAPE_START.test(text)) {
@@ -413,7 +416,7 @@ export function truncate(line: string, width: number): string {
     out += p.s;
     w += p.w;
   }
-  return out + "…" + (coloured ? "\u001b[0m" : "");
+  return `${out}…${coloured ? "\u001b[0m" : ""}`;
 }
 
 // ## Colour across line breaks
@@ -436,7 +439,7 @@ function carryColour(lines: string[]): string[] {
     // A style closes itself (e.g. 39 after 32); keep only codes after the last full reset. If the
     // line ends with every opened style closed, nothing is carried.
     if (open.length > 0 && closesAll(open)) open = [];
-    return open.length > 0 ? out + "\u001b[0m" : out;
+    return open.length > 0 ? `${out}\u001b[0m` : out;
   });
 }
 

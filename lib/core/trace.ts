@@ -73,7 +73,7 @@ export class Trace {
     this.#color = options.color;
     this.#step = options.step;
     this.#pause = options.pause;
-    this.#write = options.write ?? ((line) => process.stdout.write(line + "\n"));
+    this.#write = options.write ?? ((line) => process.stdout.write(`${line}\n`));
     this.#width = options.width ?? terminalWidth();
   }
 
@@ -112,7 +112,7 @@ export class Trace {
 
   /** A paragraph of explanation: its lines are joined and wrapped again to the width, never mid-word. */
   prose(text: string): void {
-    for (const l of wrap(text, this.#width - 2)) this.#write("  " + this.style("dim", l));
+    for (const l of wrap(text, this.#width - 2)) this.#write(`  ${this.style("dim", l)}`);
   }
 
   /** One event: what an actor did. A long one wraps, its continuation lines under its text. */
@@ -122,7 +122,7 @@ export class Trace {
     const paint = (t: string): string => (mark === "ok" ? this.style("green", t) : mark === "bad" ? this.style("red", t) : mark === "warn" ? this.style("yellow", t) : t);
     const prefix = `${this.style("gray", ms)}  ${who} `;
     const lines = this.#fit(prefix, text);
-    lines.forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + paint(l)));
+    for (const [i, l] of lines.entries()) this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + paint(l));
     if (this.#step) {
       if (this.#pause) this.#pause();
       else waitForEnter(this.style("gray", `          ${t("(Enter for the next event)")}`));
@@ -141,7 +141,7 @@ export class Trace {
       [`          ${this.style("magenta", padEnd(happened, width))} `, reallyHappened],
     ] as const;
     for (const [prefix, text] of pair) {
-      this.#fit(prefix, text).forEach((l, i) => this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + l));
+      for (const [i, l] of this.#fit(prefix, text).entries()) this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + l);
     }
   }
 

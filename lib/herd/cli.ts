@@ -209,7 +209,7 @@ function report(options: Options, rows: readonly PointResult[], writeTimes: Herd
   );
   // A line too wide for the terminal (the title, a long option list) wraps under itself.
   const width = terminalWidth();
-  return out.join("\n").split("\n").flatMap((l) => wrapKeepingSpaces(l, width)).join("\n") + "\n";
+  return `${out.join("\n").split("\n").flatMap((l) => wrapKeepingSpaces(l, width)).join("\n")}\n`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -236,7 +236,10 @@ async function main(argv: string[]): Promise<number> {
   const elapsedMs = performance.now() - started;
   let writeTimes: HerdWriteTimes | undefined;
   if (options.csv) process.stdout.write(herdCsv(rows));
-  else process.stdout.write(report(options, rows, (writeTimes = writeTimesFor(options, rows)), elapsedMs));
+  else {
+    writeTimes = writeTimesFor(options, rows);
+    process.stdout.write(report(options, rows, writeTimes, elapsedMs));
+  }
   if (options.svg !== undefined) {
     const written = writeHerdSvgs(options.svg, rows, writeTimes ?? writeTimesFor(options, rows));
     // With --csv, stdout is the CSV alone; the list of files goes to stderr.

@@ -13,5 +13,5 @@ export function csvNumber(value: number): string {
 export function herdCsv(rows: readonly PointResult[]): string {
   const lines = ["strategy,clients,calls,completion_ms"];
   for (const r of rows) lines.push(`${r.strategy},${r.clients},${csvNumber(r.calls)},${csvNumber(r.completionMs)}`);
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }

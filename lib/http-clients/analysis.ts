@@ -41,7 +41,12 @@ export { median };
 /** Per retry index, the gaps seen in each of several runs of the same case. */
 export function gapsByRetry(runs: readonly (readonly LoggedAttempt[])[]): number[][] {
   const byIndex: number[][] = [];
-  for (const log of runs) gapsMs(log).forEach((g, i) => (byIndex[i] ??= []).push(g));
+  for (const log of runs) {
+    for (const [i, g] of gapsMs(log).entries()) {
+      byIndex[i] ??= [];
+      byIndex[i].push(g);
+    }
+  }
   return byIndex;
 }
 

@@ -190,7 +190,7 @@ export function startRest(
   const report = (async (): Promise<ProbeReport> => {
     const observed = await Promise.all(results);
     const cases = { "get-503": repeats[0]! } as Record<BaseCase, Observation>;
-    others.forEach((id, i) => (cases[id] = observed[i]!));
+    for (const [i, id] of others.entries()) cases[id] = observed[i]!;
     return {
       probe,
       versions: versionsOf(probe),

@@ -106,36 +106,45 @@ export function classify(e: TrackerEvent, variant: VariantName): NewCellEvent {
   const base: NewCellEvent = { actor: e.actor, text, what: "other", request: e.requestNo, ...(e.mark ? { mark: e.mark } : {}) };
   const t = e.text;
   const complete = COMPLETE + (variant === "fenced" ? FENCE_CHECK : "");
-  let m: RegExpExecArray | null;
   if (/ arrived( \(fault: [a-z-]+\))?$/.test(t)) return { ...base, what: "arrived" };
   if (t.startsWith("dropped before any handler ran")) return { ...base, what: "dropped" };
   if (t.startsWith("handler started, then stalls")) return { ...base, what: "stall" };
   if (t.startsWith("handler wakes up")) return { ...base, what: "wake" };
   if (/ not recorded yet: going ahead$/.test(t)) return { ...base, what: "look-up", sql: [SELECT_KEY] };
-  if ((m = /^claim key \S+ as in_progress, fence (\d+), lease \d+ ms · COMMIT$/.exec(t)))
-    return { ...base, what: "claim", fence: Number(m[1]), sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"], tx: "commit" };
-  if ((m = /^TAKE OVER \(lease ran out\) key \S+ as in_progress, fence (\d+) \(was (\d+)\), lease \d+ ms · COMMIT$/.exec(t)))
-    return { ...base, what: "take-over", fence: Number(m[1]), was: Number(m[2]), sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"], tx: "commit" };
-  if ((m = /^INSERT report (\d+) · COMMIT( \(first commit\))?$/.exec(t)))
-    return { ...base, what: "insert", report: Number(m[1]), sql: [BEGIN, INSERT_REPORT, "COMMIT"], tx: "commit" };
-  if ((m = /^INSERT report (\d+) \+ key \S+ completed( WHERE fence = (\d+))? · COMMIT$/.exec(t)))
-    return { ...base, what: "insert", report: Number(m[1]), ...(m[3] ? { fence: Number(m[3]) } : {}), sql: [BEGIN, INSERT_REPORT, complete, "COMMIT"], tx: "commit" };
+  const claim = /^claim key \S+ as in_progress, fence (\d+), lease \d+ ms · COMMIT$/.exec(t);
+  if (claim)
+    return { ...base, what: "claim", fence: Number(claim[1]), sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"], tx: "commit" };
+  const takeOver = /^TAKE OVER \(lease ran out\) key \S+ as in_progress, fence (\d+) \(was (\d+)\), lease \d+ ms · COMMIT$/.exec(t);
+  if (takeOver)
+    return { ...base, what: "take-over", fence: Number(takeOver[1]), was: Number(takeOver[2]), sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"], tx: "commit" };
+  const inserted = /^INSERT report (\d+) · COMMIT( \(first commit\))?$/.exec(t);
+  if (inserted)
+    return { ...base, what: "insert", report: Number(inserted[1]), sql: [BEGIN, INSERT_REPORT, "COMMIT"], tx: "commit" };
+  const insertedWithKey = /^INSERT report (\d+) \+ key \S+ completed( WHERE fence = (\d+))? · COMMIT$/.exec(t);
+  if (insertedWithKey)
+    return { ...base, what: "insert", report: Number(insertedWithKey[1]), ...(insertedWithKey[3] ? { fence: Number(insertedWithKey[3]) } : {}), sql: [BEGIN, INSERT_REPORT, complete, "COMMIT"], tx: "commit" };
   if (/^INSERT key \S+ with the response · COMMIT \(second commit\)$/.test(t))
     return { ...base, what: "record-key", sql: [BEGIN, NEXT_FENCE, RECORD, "COMMIT"], tx: "commit" };
   if (/^key \S+ completed with the error 500/.test(t)) return { ...base, what: "store-error", status: 500, sql: [BEGIN, complete, "COMMIT"], tx: "commit" };
-  if ((m = /^INSERT report (\d+), UPDATE key \S+ completed WHERE fence = (\d+): 0 rows · ROLLBACK/.exec(t)))
-    return { ...base, what: "rollback", report: Number(m[1]), fence: Number(m[2]), sql: [BEGIN, INSERT_REPORT, `${complete} -- 0 rows`, "ROLLBACK"], tx: "rollback" };
+  const rolledBack = /^INSERT report (\d+), UPDATE key \S+ completed WHERE fence = (\d+): 0 rows · ROLLBACK/.exec(t);
+  if (rolledBack)
+    return { ...base, what: "rollback", report: Number(rolledBack[1]), fence: Number(rolledBack[2]), sql: [BEGIN, INSERT_REPORT, `${complete} -- 0 rows`, "ROLLBACK"], tx: "rollback" };
   if (/^UPDATE key \S+ to the error 500.*: 0 rows.*ROLLBACK/.test(t)) return { ...base, what: "rollback", sql: [BEGIN, `${complete} -- 0 rows`, "ROLLBACK"], tx: "rollback" };
   const lookUp = variant === "key-after" ? [SELECT_KEY] : [BEGIN, SELECT_KEY, "COMMIT"];
-  if ((m = /(recorded|completed) before: replaying the stored (\d+)$/.exec(t))) return { ...base, what: "replay", status: Number(m[2]), sql: lookUp };
+  const replay = /(recorded|completed) before: replaying the stored (\d+)$/.exec(t);
+  if (replay) return { ...base, what: "replay", status: Number(replay[2]), sql: lookUp };
   if (/ is in progress \(lease ends in \d+ ms\): 409$/.test(t) || / is held by no live claim: 409, try again$/.test(t))
     return { ...base, what: "409", status: 409, sql: lookUp };
   if (/ (was recorded|was used) for a different request: 422$/.test(t)) return { ...base, what: "422", status: 422, sql: lookUp };
-  if ((m = /^fenced out: key \S+ belongs to fence (\S+) now$/.exec(t))) return { ...base, what: "fenced-out", ...(m[1] !== "none" ? { fence: Number(m[1]) } : {}), sql: [SELECT_KEY] };
+  const fencedOut = /^fenced out: key \S+ belongs to fence (\S+) now$/.exec(t);
+  if (fencedOut) return { ...base, what: "fenced-out", ...(fencedOut[1] !== "none" ? { fence: Number(fencedOut[1]) } : {}), sql: [SELECT_KEY] };
   if (/^process killed \(SIGKILL\) at "[a-z-]+"$/.test(t)) return { ...base, what: "crash", signal: "SIGKILL" };
-  if ((m = /^answer \((\d+)\) lost on the way back/.exec(t))) return { ...base, what: "lost", status: Number(m[1]) };
-  if ((m = /^→ (\d+), but the agent had already hung up$/.exec(t))) return { ...base, what: "hung-up", status: Number(m[1]) };
-  if ((m = /^→ (\d+)( |$)/.exec(t))) return { ...base, what: "answer", status: Number(m[1]) };
+  const lost = /^answer \((\d+)\) lost on the way back/.exec(t);
+  if (lost) return { ...base, what: "lost", status: Number(lost[1]) };
+  const hungUp = /^→ (\d+), but the agent had already hung up$/.exec(t);
+  if (hungUp) return { ...base, what: "hung-up", status: Number(hungUp[1]) };
+  const answer = /^→ (\d+)( |$)/.exec(t);
+  if (answer) return { ...base, what: "answer", status: Number(answer[1]) };
   if (/^internal error: /.test(t) || /work fails/.test(t)) return { ...base, what: "failed" };
   // A sentence this list does not know yet (test/full/cell-events.test.ts runs every cell to catch it).
   return base;

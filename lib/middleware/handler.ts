@@ -29,8 +29,10 @@ export class HandlerPlan {
   /** The next call stops before its work: `held` resolves when it has, `release()` lets it go. */
   holdNext(): { held: Promise<void>; release(): void } {
     this.#next = "hold";
-    const held = (this.#held = gate());
-    const release = (this.#release = gate());
+    const held = gate();
+    const release = gate();
+    this.#held = held;
+    this.#release = release;
     return { held: held.passed, release: () => release.open() };
   }
 

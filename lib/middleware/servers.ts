@@ -111,7 +111,10 @@ export async function startCrashingServer(name: ServerName, db: string): Promise
       url: tracker.url,
       crasher: {
         arm: async (url) => url,
-        recovered: () => (restarted ??= tracker.restartAfterExit()).then(() => {}),
+        recovered: () => {
+          restarted ??= tracker.restartAfterExit();
+          return restarted.then(() => {});
+        },
       },
       rows: () => countReportsIn(db),
       close: () => tracker.close().then(() => {}),

@@ -83,7 +83,10 @@ const outboxes = new WeakMap<ReportStore, Outbox>();
 /** The outbox table beside a report store (created on first use). */
 export function outboxOf(store: ReportStore): Outbox {
   let outbox = outboxes.get(store);
-  if (!outbox) outboxes.set(store, (outbox = new Outbox(store.db)));
+  if (!outbox) {
+    outbox = new Outbox(store.db);
+    outboxes.set(store, outbox);
+  }
   return outbox;
 }
 

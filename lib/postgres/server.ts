@@ -180,7 +180,7 @@ export function startedHere(url: string): boolean {
  * Rejects with `PostgresUnavailable` (a one-line reason) if it cannot start; never hangs past the timeout.
  */
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresServer> {
-  const external = options.databaseUrl ?? process.env["DATABASE_URL"] ?? "";
+  const external = options.databaseUrl ?? process.env.DATABASE_URL ?? "";
   if (external !== "") {
     if (!/^postgres(ql)?:\/\//.test(external)) throw new PostgresUnavailable(`DATABASE_URL must start with postgres:// (got "${external.slice(0, 40)}")`);
     try {

@@ -54,13 +54,13 @@ export function rawProblem(code: string | undefined): string {
       : code === "HPE_HEADER_OVERFLOW"
         ? [431, "Request Header Fields Too Large", "the request's headers are too large"]
         : [400, "Bad Request", "the request is not well-formed HTTP/1.1"];
-  const body = JSON.stringify(problem(status, title, detail).body) + "\n";
+  const body = `${JSON.stringify(problem(status, title, detail).body)}\n`;
   return `HTTP/1.1 ${status} ${title}\r\nconnection: close\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
 /** Writes an answer. */
 export function send(res: ServerResponse, answer: Answer): void {
-  const text = JSON.stringify(answer.body) + "\n";
+  const text = `${JSON.stringify(answer.body)}\n`;
   res.writeHead(answer.status, {
     "content-type": "application/json",
     ...answer.headers,

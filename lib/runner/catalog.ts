@@ -6,7 +6,7 @@
  * `exercises/NNx-slug.ts` (what the learner edits), its test beside it (`NNx-slug.test.ts`) and a
  * reference answer `solutions/NNx-slug.ts`, NNx being the entry's id.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readLessonHeader } from "../core/header.ts";

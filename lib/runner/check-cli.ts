@@ -35,7 +35,7 @@ runMain(async () => {
   const block = (label: string, text: string, style?: Style): void => {
     const pad = " ".repeat(displayWidth(label));
     const lines = text.split("\n").flatMap((l) => (l.trim() === "" ? [""] : wrapKeepingSpaces(l, width - pad.length, 0)));
-    lines.forEach((l, i) => write(`${i === 0 ? label : pad}${style && l ? paint(style, l) : l}`));
+    for (const [i, l] of lines.entries()) write(`${i === 0 ? label : pad}${style && l ? paint(style, l) : l}`);
   };
   let solved = 0;
   for (const r of results) {

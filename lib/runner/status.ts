@@ -40,7 +40,10 @@ export function byLesson(lessons: Lesson[], results: ExerciseResult[]): LessonSt
   const rows: LessonStatus[] = lessons.map((lesson) => ({ number: lesson.number, lesson, results: [], done: false }));
   for (const r of results) {
     let row = rows.find((x) => x.number === r.exercise.lesson);
-    if (!row) rows.push((row = { number: r.exercise.lesson, results: [], done: false }));
+    if (!row) {
+      row = { number: r.exercise.lesson, results: [], done: false };
+      rows.push(row);
+    }
     row.results.push(r);
   }
   for (const row of rows) row.done = row.results.length > 0 && row.results.every((r) => r.passed);

@@ -94,12 +94,14 @@ runMain(() => {
   function perform(effect: Effect): void {
     switch (effect.type) {
       case "render":
-        return draw();
+        draw();
+        return;
       case "check": {
         const job: Job = { id: effect.id, run: effect.run, abort: new AbortController() };
         if (effect.urgent) queue.unshift(job);
         else queue.push(job);
-        return pump();
+        pump();
+        return;
       }
       case "cancel": {
         const i = queue.findIndex((j) => j.id === effect.id && j.run === effect.run);
@@ -112,9 +114,11 @@ runMain(() => {
         debounce = setTimeout(() => dispatch({ type: "debounce-elapsed" }), effect.ms);
         return;
       case "run-lesson":
-        return runLesson(effect.lesson);
+        runLesson(effect.lesson);
+        return;
       case "quit":
-        return shutDown();
+        shutDown();
+        return;
     }
   }
 
@@ -144,7 +148,8 @@ runMain(() => {
     const found = lessons.find((l) => l.number === number);
     if (!found) {
       out.write(`There is no lesson ${number} to run.\n`);
-      return dispatch({ type: "lesson-finished", code: null });
+      dispatch({ type: "lesson-finished", code: null });
+      return;
     }
     // The lesson gets the screen but not the keyboard: keys still come here, so q can stop it.
     const child = spawn(process.execPath, ["--import", "tsx", found.file, ...(color ? [] : ["--no-color"])], {

@@ -255,7 +255,10 @@ function quit(s: Draft, fx: Effect[]): void {
 }
 
 function onKey(s: Draft, key: string, fx: Effect[]): void {
-  if (key === "q" || key === "ctrl-c") return quit(s, fx);
+  if (key === "q" || key === "ctrl-c") {
+    quit(s, fx);
+    return;
+  }
   if (s.lessonRunning) return; // the lesson has the screen until it ends
   const n = s.exercises.length;
   if (key === "l") {

@@ -63,7 +63,7 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   const room = ctx.rows === undefined ? Infinity : Math.max(MIN_ROWS, ctx.rows) - 1;
   const footer = (ctx.notice ? 2 : 0) + 2;
   const done = (lines: Line[], clear: boolean): Screen => ({
-    text: fitRows(lines, room, footer, paint).map((l) => truncate(l, columns - 1)).join("\n") + "\n",
+    text: `${fitRows(lines, room, footer, paint).map((l) => truncate(l, columns - 1)).join("\n")}\n`,
     clear,
   });
   const exercise = currentExercise(state);
@@ -86,7 +86,7 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   // The exercise just solved, with its solution: on top of the next one, or while all are re-checked.
   if (state.solved && state.view === "exercise" && (state.solved !== exercise?.id || state.phase !== "working")) {
     const solved = state.exercises.find((e) => e.id === state.solved)!;
-    out.push(paint("green", `✓ Exercise ${solved.id} passes!`) + ` Compare your answer with ${solved.solution}.`, "");
+    out.push(`${paint("green", `✓ Exercise ${solved.id} passes!`)} Compare your answer with ${solved.solution}.`, "");
   }
 
   if (state.view === "list") {
@@ -103,7 +103,8 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
     out.push("");
     // Marks and ids as one word each, so that a narrow terminal wraps between exercises, never inside one.
     for (const line of wrap(state.exercises.map((e) => `${statusOf(state, e.id)}:${e.id}`).join("  "), width - 2)) {
-      out.push("  " + line.replace(/(\w+):(\d\d[a-z])/g, (_m, status: CheckStatus, id: string) => `${mark(status, paint)} ${id}`));
+      const marked = line.replace(/(\w+):(\d\d[a-z])/g, (_m, status: CheckStatus, id: string) => `${mark(status, paint)} ${id}`);
+      out.push(`  ${marked}`);
     }
   } else if (state.phase === "finished") {
     out.push(paint("green", `★ Finished: ${allPass(state.exercises.length)}, checked again just now.`), "");
@@ -245,7 +246,7 @@ function exerciseView(
     out.push(paint("yellow", `⧗ Checking ${exercise.id}…`));
   } else if (check?.status === "passed" && report) {
     const all = report.counts ? `All ${plural(report.counts.tests, "test")} pass.` : "Its tests pass.";
-    out.push(paint("green", `✓ ${all}`) + ` Compare your answer with ${exercise.solution}; n goes on.`);
+    out.push(`${paint("green", `✓ ${all}`)} Compare your answer with ${exercise.solution}; n goes on.`);
   } else if (check?.status === "failed" && report) {
     const counts = report.counts ? ` ${report.counts.pass} of ${plural(report.counts.tests, "test")} pass.` : "";
     out.push(...para(report.verdict ? `✗ Not yet: ${report.verdict}` : `✗ Not yet:${counts}`, "", "red", "  "));

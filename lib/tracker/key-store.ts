@@ -153,7 +153,10 @@ const stores = new WeakMap<ReportStore, KeyStore>();
 /** The key table beside a report store (created on first use). */
 export function keyStoreOf(store: ReportStore): KeyStore {
   let keys = stores.get(store);
-  if (!keys) stores.set(store, (keys = new KeyStore(store.db)));
+  if (!keys) {
+    keys = new KeyStore(store.db);
+    stores.set(store, keys);
+  }
   return keys;
 }
 

@@ -103,7 +103,7 @@ test("npm run chaos: --help, bad flags as one line with exit 2", async () => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--variant/);
   assert.match(help.stdout, /lost/);
-  assert.match(help.stdout, /--in-flight <value> +the most operations each agent has in flight at once;[^]*?\(default 3\)/);
+  assert.match(help.stdout, /--in-flight <value> +the most operations each agent has in flight at once;.*?\(default 3\)/s);
   const bad = [
     [],
     ["--variant", "nope"],

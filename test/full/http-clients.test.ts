@@ -124,7 +124,10 @@ test("faulty server: hang reads the body and never answers; the attempt ends whe
     const run = server.open(() => ({ kind: "hang" }));
     const controller = new AbortController();
     let answered = false;
-    const res = send(`${run.url}/reports`, "POST", "{}", controller.signal).then((r) => ((answered = true), r));
+    const res = send(`${run.url}/reports`, "POST", "{}", controller.signal).then((r) => {
+      answered = true;
+      return r;
+    });
     await run.read(1);
     assert.equal(answered, false);
     assert.equal(run.log[0]!.endedAt, undefined);
@@ -291,7 +294,7 @@ test("undici RetryAgent: GET 503 is retried 5 times with doubling waits; POST 50
   try {
     const get = await observe(server, undiciProbe, baseCase("get-503", "k"));
     assert.equal(get.log.length, 6);
-    gapsMs(get.log).forEach((g, i) => assert.ok(g >= UNDICI_MIN_TIMEOUT * 2 ** i - 2, `gap ${i + 1} was ${g} ms`));
+    for (const [i, g] of gapsMs(get.log).entries()) assert.ok(g >= UNDICI_MIN_TIMEOUT * 2 ** i - 2, `gap ${i + 1} was ${g} ms`);
     const post = await observe(server, undiciProbe, baseCase("post-503", "k"));
     assert.equal(post.log.length, 1);
     const reset = await observe(server, undiciProbe, baseCase("post-reset", "k"));

@@ -93,7 +93,9 @@ async function viaFetchChunked(url: string, size: number): Promise<Outcome> {
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
       if (at >= size) return controller.close();
-      controller.enqueue(BYTES.subarray(at, Math.min(size, (at += PIECE))));
+      const from = at;
+      at = Math.min(size, at + PIECE);
+      controller.enqueue(BYTES.subarray(from, at));
     },
   });
   try {

@@ -46,7 +46,10 @@ test("a port taken before PostgreSQL binds it: the second try, on another port, 
   const busy = (taken.address() as AddressInfo).port;
   const offered: number[] = [];
   const ports = async (): Promise<number> => {
-    if (offered.length === 0) return offered.push(busy), busy;
+    if (offered.length === 0) {
+      offered.push(busy);
+      return busy;
+    }
     const s = createServer();
     await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
     const port = (s.address() as AddressInfo).port;
