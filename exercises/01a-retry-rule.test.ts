@@ -3,10 +3,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadExercise } from "../lib/runner/exercise-target.ts";
 
-const { isIdempotentMethod, mayRetryAutomatically } = await loadExercise<typeof import("./01a-retry-rule.ts")>("01a-retry-rule");
+const { isIdempotentMethod, mayRetryAutomatically } =
+  await loadExercise<typeof import("./01a-retry-rule.ts")>("01a-retry-rule");
 
 test("PUT, DELETE and the safe methods are idempotent (RFC 9110 §9.2.2)", () => {
-  for (const m of ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]) assert.equal(isIdempotentMethod(m), true, m);
+  for (const m of ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"])
+    assert.equal(isIdempotentMethod(m), true, m);
 });
 
 test("POST, PATCH and CONNECT are not", () => {
@@ -14,7 +16,8 @@ test("POST, PATCH and CONNECT are not", () => {
 });
 
 test("method names are case-sensitive, and unknown methods are not idempotent", () => {
-  for (const m of ["get", "Put", "delete", "QUERY", "", "BREW"]) assert.equal(isIdempotentMethod(m), false, JSON.stringify(m));
+  for (const m of ["get", "Put", "delete", "QUERY", "", "BREW"])
+    assert.equal(isIdempotentMethod(m), false, JSON.stringify(m));
 });
 
 test("an idempotent request may be retried after any failure", () => {

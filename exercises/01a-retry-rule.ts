@@ -28,7 +28,11 @@ export function isIdempotentMethod(method: string): boolean {
  * `hasIdempotencyKey` means the request carries an Idempotency-Key, reused on every attempt, that the
  * server is documented to honour.
  */
-export function mayRetryAutomatically(method: string, failure: Failure, hasIdempotencyKey: boolean): boolean {
+export function mayRetryAutomatically(
+  method: string,
+  failure: Failure,
+  hasIdempotencyKey: boolean,
+): boolean {
   // TODO: apply the rule of RFC 9110 §9.2.2, escape clause included.
   throw new Error("TODO: write mayRetryAutomatically (exercise 01a)");
 }

@@ -1,19 +1,22 @@
 // Tests for exercise 02b. Run them with `npm run check 2`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadExercise } from "../lib/runner/exercise-target.ts";
 import { scripted, seeded } from "../lib/core/random.ts";
+import { loadExercise } from "../lib/runner/exercise-target.ts";
 
-const { fullJitter, decorrelatedJitter, decorrelatedClient } = await loadExercise<typeof import("./02b-full-and-decorrelated.ts")>(
-  "02b-full-and-decorrelated",
-);
+const { fullJitter, decorrelatedJitter, decorrelatedClient } = await loadExercise<
+  typeof import("./02b-full-and-decorrelated.ts")
+>("02b-full-and-decorrelated");
 
 /** The blog simulator's values. */
 const P = { baseMs: 5, capMs: 2000 };
 
 /** Equal up to floating-point rounding. */
 function near(actual: number, expected: number, what: string): void {
-  assert.ok(Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected)), `${what}: expected ${expected}, got ${actual}`);
+  assert.ok(
+    Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected)),
+    `${what}: expected ${expected}, got ${actual}`,
+  );
 }
 
 test("full jitter with fixed draws: draw × v_n", () => {
@@ -34,8 +37,14 @@ test("full jitter: over many seeded draws, in [0, v_n), spread over all of it, m
     const waits = Array.from({ length: 4000 }, () => fullJitter(attempt, P, random));
     for (const w of waits) assert.ok(w >= 0 && w < v, `retry ${attempt}: ${w} outside [0, ${v})`);
     const mean = waits.reduce((a, b) => a + b, 0) / waits.length;
-    assert.ok(Math.abs(mean - v / 2) < 0.05 * v, `retry ${attempt}: mean ${mean}, expected about ${v / 2}`);
-    assert.ok(Math.min(...waits) < 0.02 * v && Math.max(...waits) > 0.98 * v, `retry ${attempt}: does not use the whole range`);
+    assert.ok(
+      Math.abs(mean - v / 2) < 0.05 * v,
+      `retry ${attempt}: mean ${mean}, expected about ${v / 2}`,
+    );
+    assert.ok(
+      Math.min(...waits) < 0.02 * v && Math.max(...waits) > 0.98 * v,
+      `retry ${attempt}: does not use the whole range`,
+    );
   }
 });
 
@@ -46,7 +55,11 @@ test("decorrelated jitter with fixed draws: base + draw × (3 × prev − base)"
 });
 
 test("decorrelated jitter is capped", () => {
-  near(decorrelatedJitter(1000, P, scripted(0.9)), 2000, "prev 1000, draw 0.9: 2700.5 capped to 2000");
+  near(
+    decorrelatedJitter(1000, P, scripted(0.9)),
+    2000,
+    "prev 1000, draw 0.9: 2700.5 capped to 2000",
+  );
   near(decorrelatedJitter(2000, P, scripted(0)), 5, "from the cap, a draw of 0 falls back to base");
 });
 

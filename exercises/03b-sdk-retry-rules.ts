@@ -30,7 +30,12 @@ export function shouldRetry(outcome: Outcome): boolean {
  * How long to wait, in ms, before the next retry. `retriesSoFar` is 0 before the first retry;
  * `nowMs` is the current time (ms since the epoch) for an HTTP-date.
  */
-export function retryDelay(retriesSoFar: number, headers: Headers, random: Random, nowMs: number): number {
+export function retryDelay(
+  retriesSoFar: number,
+  headers: Headers,
+  random: Random,
+  nowMs: number,
+): number {
   // TODO: the server's delay (retry-after-ms, then retry-after) when it is in (0, 60 s]; else the backoff.
   throw new Error("TODO: write retryDelay (exercise 03b)");
 }

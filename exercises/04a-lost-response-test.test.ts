@@ -4,7 +4,8 @@ import assert, { AssertionError } from "node:assert/strict";
 import { test } from "node:test";
 import { loadExercise } from "../lib/runner/exercise-target.ts";
 
-const { lostResponseTest, reportsAfterLostResponse } = await loadExercise<typeof import("./04a-lost-response-test.ts")>("04a-lost-response-test");
+const { lostResponseTest, reportsAfterLostResponse } =
+  await loadExercise<typeof import("./04a-lost-response-test.ts")>("04a-lost-response-test");
 
 test("your test passes: naive is red (2 reports), keyed is green (exactly 1)", async () => {
   await lostResponseTest();

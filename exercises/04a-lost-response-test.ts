@@ -15,8 +15,8 @@
  */
 import assert from "node:assert/strict";
 import { fileReport } from "../lib/client/client.ts";
-import { Faults } from "../lib/tracker/faults.ts";
 import { seeded } from "../lib/core/random.ts";
+import { Faults } from "../lib/tracker/faults.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 
@@ -36,7 +36,9 @@ export async function reportsAfterLostResponse(variant: VariantName): Promise<nu
 }
 
 /** The test: 2 reports on `subjects.broken`, exactly 1 on `subjects.fixed`; an AssertionError if not. */
-export async function lostResponseTest(subjects: Subjects = { broken: "naive", fixed: "keyed" }): Promise<void> {
+export async function lostResponseTest(
+  subjects: Subjects = { broken: "naive", fixed: "keyed" },
+): Promise<void> {
   // TODO: assert what reportsAfterLostResponse returns for each subject.
   throw new Error("TODO: write lostResponseTest (exercise 04a)");
 }

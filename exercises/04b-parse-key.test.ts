@@ -3,18 +3,27 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadExercise } from "../lib/runner/exercise-target.ts";
 
-const { parseIdempotencyKey, MAX_KEY_CHARS } = await loadExercise<typeof import("./04b-parse-key.ts")>("04b-parse-key");
+const { parseIdempotencyKey, MAX_KEY_CHARS } =
+  await loadExercise<typeof import("./04b-parse-key.ts")>("04b-parse-key");
 
 const uuid = "8e03978e-40d5-43e8-bc93-6894a57f9324";
 
 function accepts(values: string[], key: string, form: "sf-string" | "token"): void {
   const r = parseIdempotencyKey(values);
-  assert.deepEqual(r.ok ? { key: r.key, form: r.form } : r, { key, form }, `parseIdempotencyKey(${JSON.stringify(values)})`);
+  assert.deepEqual(
+    r.ok ? { key: r.key, form: r.form } : r,
+    { key, form },
+    `parseIdempotencyKey(${JSON.stringify(values)})`,
+  );
 }
 
 function refuses(values: string[], problem: string): void {
   const r = parseIdempotencyKey(values);
-  assert.equal(r.ok ? `accepted as ${JSON.stringify(r.key)}` : r.problem, problem, `parseIdempotencyKey(${JSON.stringify(values)})`);
+  assert.equal(
+    r.ok ? `accepted as ${JSON.stringify(r.key)}` : r.problem,
+    problem,
+    `parseIdempotencyKey(${JSON.stringify(values)})`,
+  );
   if (!r.ok) assert.ok(r.detail.length > 0, "say what is wrong in detail");
 }
 

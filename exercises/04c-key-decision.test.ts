@@ -3,12 +3,19 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadExercise } from "../lib/runner/exercise-target.ts";
 
-const { decideKey } = await loadExercise<typeof import("./04c-key-decision.ts")>("04c-key-decision");
+const { decideKey } =
+  await loadExercise<typeof import("./04c-key-decision.ts")>("04c-key-decision");
 type KeyRow = import("./04c-key-decision.ts").KeyRow;
 
 const HOUR = 3_600_000;
 /** A row claimed at t = 1000 with a 400 ms lease and a 24 h TTL. */
-const inProgress: KeyRow = { fingerprint: "fp-A", state: "in_progress", fence: 7, leaseUntil: 1_400, expiresAt: 1_000 + 24 * HOUR };
+const inProgress: KeyRow = {
+  fingerprint: "fp-A",
+  state: "in_progress",
+  fence: 7,
+  leaseUntil: 1_400,
+  expiresAt: 1_000 + 24 * HOUR,
+};
 const completed: KeyRow = { ...inProgress, state: "completed" };
 
 test("no row: claim the key", () => {
@@ -25,8 +32,14 @@ test("same key, different request: mismatch (422)", () => {
 });
 
 test("in progress within the lease: 409, retry when the lease ends", () => {
-  assert.deepEqual(decideKey(inProgress, "fp-A", 1_000), { kind: "in-progress", retryAfterMs: 400 });
-  assert.deepEqual(decideKey(inProgress, "fp-A", 1_150), { kind: "in-progress", retryAfterMs: 250 });
+  assert.deepEqual(decideKey(inProgress, "fp-A", 1_000), {
+    kind: "in-progress",
+    retryAfterMs: 400,
+  });
+  assert.deepEqual(decideKey(inProgress, "fp-A", 1_150), {
+    kind: "in-progress",
+    retryAfterMs: 250,
+  });
   assert.deepEqual(decideKey(inProgress, "fp-A", 1_399), { kind: "in-progress", retryAfterMs: 1 });
 });
 
@@ -51,5 +64,15 @@ test("only the arguments count: the same question gets the same answer", () => {
   const a = decideKey(inProgress, "fp-A", 1_200);
   const b = decideKey(inProgress, "fp-A", 1_200);
   assert.deepEqual(a, b);
-  assert.deepEqual(inProgress, { fingerprint: "fp-A", state: "in_progress", fence: 7, leaseUntil: 1_400, expiresAt: 1_000 + 24 * HOUR }, "the row is not changed");
+  assert.deepEqual(
+    inProgress,
+    {
+      fingerprint: "fp-A",
+      state: "in_progress",
+      fence: 7,
+      leaseUntil: 1_400,
+      expiresAt: 1_000 + 24 * HOUR,
+    },
+    "the row is not changed",
+  );
 });

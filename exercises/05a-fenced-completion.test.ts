@@ -5,7 +5,8 @@ import { test } from "node:test";
 import { loadExercise } from "../lib/runner/exercise-target.ts";
 import { openFencingDb } from "../lib/tracker/fencing-schema.ts";
 
-const { completeFenced } = await loadExercise<typeof import("./05a-fenced-completion.ts")>("05a-fenced-completion");
+const { completeFenced } =
+  await loadExercise<typeof import("./05a-fenced-completion.ts")>("05a-fenced-completion");
 
 interface KeyRow {
   state: string;
@@ -17,12 +18,18 @@ interface KeyRow {
 function claimed(key: string, fence: number): DatabaseSync {
   const db = openFencingDb();
   db.prepare("UPDATE fence_counter SET value = ?").run(fence);
-  db.prepare("INSERT INTO idempotency_keys (key, state, fence, lease_until) VALUES (?, 'in_progress', ?, 1000)").run(key, fence);
+  db.prepare(
+    "INSERT INTO idempotency_keys (key, state, fence, lease_until) VALUES (?, 'in_progress', ?, 1000)",
+  ).run(key, fence);
   return db;
 }
 
-const row = (db: DatabaseSync, key: string) => db.prepare("SELECT state, fence, report_id FROM idempotency_keys WHERE key = ?").get(key) as unknown as KeyRow | undefined;
-const reports = (db: DatabaseSync) => Number((db.prepare("SELECT count(*) AS n FROM reports").get() as { n: number }).n);
+const row = (db: DatabaseSync, key: string) =>
+  db
+    .prepare("SELECT state, fence, report_id FROM idempotency_keys WHERE key = ?")
+    .get(key) as unknown as KeyRow | undefined;
+const reports = (db: DatabaseSync) =>
+  Number((db.prepare("SELECT count(*) AS n FROM reports").get() as { n: number }).n);
 
 test("the holder of the current token files the report and completes the key with it, in one commit", () => {
   const db = claimed("k", 3);
@@ -38,7 +45,11 @@ test("a stale token (the key was taken over) changes nothing: the report is roll
   const id = completeFenced(db, "k", 3, "Login button does nothing");
   assert.equal(id, undefined);
   assert.equal(reports(db), 0, "the report inserted in the transaction must be gone");
-  assert.deepEqual({ ...row(db, "k") }, { state: "in_progress", fence: 4, report_id: null }, "the new holder's claim is untouched");
+  assert.deepEqual(
+    { ...row(db, "k") },
+    { state: "in_progress", fence: 4, report_id: null },
+    "the new holder's claim is untouched",
+  );
   assert.equal(db.isTransaction, false, "rolled back, nothing left open");
 });
 

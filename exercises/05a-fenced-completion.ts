@@ -19,7 +19,12 @@ import type { DatabaseSync } from "node:sqlite";
  * Inserts a report titled `title` and completes `key` with it, if the claim with token `fence` still
  * holds the key in progress. Returns the new report's id, or undefined after rolling everything back.
  */
-export function completeFenced(db: DatabaseSync, key: string, fence: number, title: string): number | undefined {
+export function completeFenced(
+  db: DatabaseSync,
+  key: string,
+  fence: number,
+  title: string,
+): number | undefined {
   // TODO: one transaction: insert the report, update the key WHERE … AND fence = ?, and commit only if
   //   exactly one row changed; otherwise roll back, the report with it.
   throw new Error("TODO: write completeFenced (exercise 05a)");

@@ -20,7 +20,12 @@ import type { DatabaseSync } from "node:sqlite";
  * fence_counter and lease_until = now + leaseMs. Returns the new token, or undefined if the key is
  * missing, completed, or its lease still runs (and then nothing changes).
  */
-export function takeOver(db: DatabaseSync, key: string, now: number, leaseMs: number): number | undefined {
+export function takeOver(
+  db: DatabaseSync,
+  key: string,
+  now: number,
+  leaseMs: number,
+): number | undefined {
   // TODO: in one transaction, read the row; if its lease has run out, draw the next token from
   //   fence_counter and move the row to it with a fresh lease.
   throw new Error("TODO: write takeOver (exercise 05b)");

@@ -2,12 +2,13 @@
 // notifier over loopback and a real SQLite outbox; a crash is a throw from `afterAccepted`.
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
+import { type Notifier, startNotifier } from "../lib/outbox/notifier.ts";
+import { type OutboxRow, outboxOf } from "../lib/outbox/outbox.ts";
 import { loadExercise } from "../lib/runner/exercise-target.ts";
-import { startNotifier, type Notifier } from "../lib/outbox/notifier.ts";
-import { outboxOf, type OutboxRow } from "../lib/outbox/outbox.ts";
 import { ReportStore } from "../lib/tracker/store.ts";
 
-const { dispatch, rowKey } = await loadExercise<typeof import("./07a-outbox-dispatcher.ts")>("07a-outbox-dispatcher");
+const { dispatch, rowKey } =
+  await loadExercise<typeof import("./07a-outbox-dispatcher.ts")>("07a-outbox-dispatcher");
 
 // A fresh notifier for each test: every test's database numbers its rows from 1 again, and a
 // notifier remembers the keys it has seen.
@@ -20,12 +21,20 @@ afterEach(() => notifier.close());
 /** A fresh tracker database holding `titles.length` reports, each with its outbox row. */
 function outboxWith(...titles: string[]): ReportStore {
   const store = new ReportStore(":memory:");
-  for (const title of titles) store.transaction(() => outboxOf(store).add(store.insertReport({ title })));
+  for (const title of titles)
+    store.transaction(() => outboxOf(store).add(store.insertReport({ title })));
   return store;
 }
-const states = (store: ReportStore) => outboxOf(store).all().map((r) => r.state);
+const states = (store: ReportStore) =>
+  outboxOf(store)
+    .all()
+    .map((r) => r.state);
 /** Notifications delivered since `from`, by subject. */
-const deliveredSince = (from: number) => notifier.delivered().slice(from).map((n) => n.subject);
+const deliveredSince = (from: number) =>
+  notifier
+    .delivered()
+    .slice(from)
+    .map((n) => n.subject);
 
 test("rowKey names the row: the same on every pass, different for different rows", () => {
   const store = outboxWith("a", "b");
@@ -33,7 +42,10 @@ test("rowKey names the row: the same on every pass, different for different rows
   assert.equal(typeof rowKey(a), "string");
   assert.equal(rowKey(a), rowKey({ ...a }));
   assert.notEqual(rowKey(a), rowKey(b));
-  assert.ok(rowKey(a).length >= 1 && rowKey(a).length <= 255 && /^[\x21-\x7e]+$/.test(rowKey(a)), "a key the notifier accepts: 1-255 printable characters, no spaces");
+  assert.ok(
+    rowKey(a).length >= 1 && rowKey(a).length <= 255 && /^[\x21-\x7e]+$/.test(rowKey(a)),
+    "a key the notifier accepts: 1-255 printable characters, no spaces",
+  );
   store.close();
 });
 
@@ -41,7 +53,11 @@ test("every row is delivered once and marked sent; a second pass sends nothing",
   const store = outboxWith("Login button does nothing", "Logout hangs", "Search ignores accents");
   const from = notifier.delivered().length;
   assert.equal(await dispatch({ store, notifierUrl: notifier.url }), 3);
-  assert.deepEqual(deliveredSince(from), ["New bug report: Login button does nothing", "New bug report: Logout hangs", "New bug report: Search ignores accents"]);
+  assert.deepEqual(deliveredSince(from), [
+    "New bug report: Login button does nothing",
+    "New bug report: Logout hangs",
+    "New bug report: Search ignores accents",
+  ]);
   assert.deepEqual(states(store), ["sent", "sent", "sent"]);
   assert.equal(await dispatch({ store, notifierUrl: notifier.url }), 0);
   assert.equal(notifier.delivered().length, from + 3);
@@ -55,8 +71,15 @@ test("a row is marked sent only after the notifier accepted it", async () => {
     store,
     notifierUrl: notifier.url,
     afterAccepted: (row) => {
-      seen.push(outboxOf(store).all().find((r) => r.id === row.id)!.state);
-      assert.ok(notifier.delivered().some((n) => n.reportId === row.reportId), "afterAccepted comes after the notifier delivered");
+      seen.push(
+        outboxOf(store)
+          .all()
+          .find((r) => r.id === row.id)!.state,
+      );
+      assert.ok(
+        notifier.delivered().some((n) => n.reportId === row.reportId),
+        "afterAccepted comes after the notifier delivered",
+      );
     },
   });
   assert.deepEqual(seen, ["to_send"]);
@@ -78,11 +101,23 @@ test("killed after the notifier accepted a row: the next pass sends it again, an
     }),
     /killed/,
   );
-  assert.deepEqual(states(store), ["to_send", "to_send"], "the crash came before the row was marked");
+  assert.deepEqual(
+    states(store),
+    ["to_send", "to_send"],
+    "the crash came before the row was marked",
+  );
   assert.equal(await dispatch({ store, notifierUrl: notifier.url }), 2);
   assert.deepEqual(states(store), ["sent", "sent"]);
-  assert.deepEqual(deliveredSince(from), ["New bug report: Upload fails over 10 MB", "New bug report: Dark mode flickers"], "the redelivery of the first row was not delivered again");
-  assert.equal(notifier.deduplicated, replaysBefore + 1, "the notifier answered the redelivery from its key");
+  assert.deepEqual(
+    deliveredSince(from),
+    ["New bug report: Upload fails over 10 MB", "New bug report: Dark mode flickers"],
+    "the redelivery of the first row was not delivered again",
+  );
+  assert.equal(
+    notifier.deduplicated,
+    replaysBefore + 1,
+    "the notifier answered the redelivery from its key",
+  );
   store.close();
 });
 

@@ -6,7 +6,8 @@ import { loadExercise } from "../lib/runner/exercise-target.ts";
 import { Faults, type Stage } from "../lib/tracker/faults.ts";
 import { ReportStore } from "../lib/tracker/store.ts";
 
-const { exactlyOnce, reportsAfter } = await loadExercise<typeof import("./08a-your-fault-test.ts")>("08a-your-fault-test");
+const { exactlyOnce, reportsAfter } =
+  await loadExercise<typeof import("./08a-your-fault-test.ts")>("08a-your-fault-test");
 
 // An unlucky scheduler, so that your test cannot pass by luck. On a quiet machine request #1, once let
 // go, finishes in a moment, and a test that counts the reports without waiting for it usually counts
@@ -49,7 +50,10 @@ Faults.prototype.reached = function (this: Faults, requestNo: number, stage: Sta
 // reads first, without request #1 if it is still held back, and only then lets it go.
 for (const name of ["countReports", "listReports", "page", "findByTitle"] as const) {
   const read = ReportStore.prototype[name] as (this: ReportStore, ...args: unknown[]) => unknown;
-  (ReportStore.prototype as unknown as Record<string, unknown>)[name] = function (this: ReportStore, ...args: unknown[]) {
+  (ReportStore.prototype as unknown as Record<string, unknown>)[name] = function (
+    this: ReportStore,
+    ...args: unknown[]
+  ) {
     const result = read.apply(this, args);
     for (const go of [...heldBack]) go();
     return result;
@@ -76,6 +80,10 @@ test("your lost response is survived by key-after (it recorded the key): your te
 });
 
 test("your slow request really runs beside the retry: your test catches key-after (2 reports)", async () => {
-  assert.equal(await reportsAfter("key-after", "slow"), 2, "if the first request finished before the retry arrived, key-after would replay: release #1 only after the retry was answered");
+  assert.equal(
+    await reportsAfter("key-after", "slow"),
+    2,
+    "if the first request finished before the retry arrived, key-after would replay: release #1 only after the retry was answered",
+  );
   await assert.rejects(exactlyOnce("key-after", "slow"), AssertionError);
 });

@@ -18,8 +18,8 @@
  */
 import assert from "node:assert/strict";
 import { fileReport } from "../lib/client/client.ts";
-import { Faults } from "../lib/tracker/faults.ts";
 import { seeded } from "../lib/core/random.ts";
+import { Faults } from "../lib/tracker/faults.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 

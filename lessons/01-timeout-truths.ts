@@ -13,14 +13,14 @@
  * different number of reports. Then the same accident with PUT instead of POST.
  */
 import { fileReport, httpCall, type Outcome } from "../lib/client/client.ts";
-import { lessonSetup } from "../lib/core/cli.ts";
-import { Faults, type FaultName } from "../lib/tracker/faults.ts";
 import { agentLog } from "../lib/client/narrate.ts";
-import { scratchDir } from "../lib/core/scratch.ts";
-import { serverLog } from "../lib/tracker/narrate.ts";
-import { seeded } from "../lib/core/random.ts";
-import { startTracker } from "../lib/tracker/service.ts";
+import { lessonSetup } from "../lib/core/cli.ts";
 import { t } from "../lib/core/i18n.ts";
+import { seeded } from "../lib/core/random.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
+import { type FaultName, Faults } from "../lib/tracker/faults.ts";
+import { serverLog } from "../lib/tracker/narrate.ts";
+import { startTracker } from "../lib/tracker/service.ts";
 
 const { trace, seed, heading } = lessonSetup(import.meta);
 const random = seeded(seed);
@@ -30,12 +30,21 @@ const scratch = scratchDir();
 // scaled down so the chapter runs in about a second. The agent makes at most two attempts and does not
 // use any idempotency key: a *blind* retry.
 const TIMEOUT_MS = 150;
-const report = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
+const report = {
+  title: "Login button does nothing",
+  body: "Clicking 'Log in' on /login has no effect.",
+  module: "auth",
+};
 
 trace.title(heading);
-trace.prose(t(`The agent files one bug report and waits {ms} ms. When no answer comes, it only knows
+trace.prose(
+  t(
+    `The agent files one bug report and waits {ms} ms. When no answer comes, it only knows
   "no answer". It cannot see the server. Here are the three things that may have happened there, played
-  for real: a fault is injected on the server for request #1, and the agent retries once, blindly.`, { ms: TIMEOUT_MS }));
+  for real: a fault is injected on the server for request #1, and the agent retries once, blindly.`,
+    { ms: TIMEOUT_MS },
+  ),
+);
 
 // Each case gets a fresh tracker and a fresh SQLite file, a fault for request #1, and the same agent.
 // `faults` is how the lesson steers the server: request numbers count arrivals at the server (the
@@ -51,7 +60,12 @@ async function runCase(
   steer?: (faults: Faults, call: Promise<unknown>) => Promise<void>,
 ): Promise<CaseResult> {
   const faults = new Faults({ 1: fault });
-  const tracker = await startTracker({ variant: "naive", db: scratch.path(`${name}.sqlite`), faults, onEvent: serverLog(trace) });
+  const tracker = await startTracker({
+    variant: "naive",
+    db: scratch.path(`${name}.sqlite`),
+    faults,
+    onEvent: serverLog(trace),
+  });
   try {
     const call = fileReport({
       url: tracker.url,
@@ -75,7 +89,10 @@ async function runCase(
 // the server, so resending is harmless: one report.
 trace.section(t("Truth 1 · the request never arrived"));
 const truth1 = await runCase("truth1", "drop-request");
-trace.knows(t("no answer after {ms} ms", { ms: TIMEOUT_MS }), t("the request never reached a handler: nothing was stored"));
+trace.knows(
+  t("no answer after {ms} ms", { ms: TIMEOUT_MS }),
+  t("the request never reached a handler: nothing was stored"),
+);
 trace.count(truth1.reports, 1);
 
 // ## Truth 2: it was done, and the answer was lost
@@ -83,7 +100,10 @@ trace.count(truth1.reports, 1);
 // connection, a crashed proxy, a network partition). The blind retry files the report again.
 trace.section(t("Truth 2 · it arrived, was done, and the answer was lost"));
 const truth2 = await runCase("truth2", "lose-response");
-trace.knows(t("no answer after {ms} ms", { ms: TIMEOUT_MS }), t("the report was stored; only the answer was lost"));
+trace.knows(
+  t("no answer after {ms} ms", { ms: TIMEOUT_MS }),
+  t("the report was stored; only the answer was lost"),
+);
 trace.count(truth2.reports, 1);
 
 // ## Truth 3: it is still running
@@ -94,12 +114,19 @@ trace.count(truth2.reports, 1);
 trace.section(t("Truth 3 · it arrived and is still running"));
 const truth3 = await runCase("truth3", "slow", async (faults, call) => {
   await faults.reached(2, "arrived");
-  trace.event("lesson", t("#2 arrived while #1 is still in progress: two requests for one report are in flight"), "warn");
+  trace.event(
+    "lesson",
+    t("#2 arrived while #1 is still in progress: two requests for one report are in flight"),
+    "warn",
+  );
   await call;
   faults.release(1);
   await faults.reached(1, "committed");
 });
-trace.knows(t("no answer after {ms} ms", { ms: TIMEOUT_MS }), t("the first request was still running; it finished after the retry"));
+trace.knows(
+  t("no answer after {ms} ms", { ms: TIMEOUT_MS }),
+  t("the first request was still running; it finished after the retry"),
+);
 trace.count(truth3.reports, 1);
 
 // ## From the agent's side, the three are one
@@ -107,35 +134,64 @@ trace.count(truth3.reports, 1);
 // outcome, after the same wait. That is the whole problem.
 trace.section(t("What the agent saw on its first attempt"));
 const firsts = [truth1, truth2, truth3].map((c) => c.firstAttempt);
-const kinds = firsts.map((o) => (o.kind === "timeout" ? t("timeout (no answer within {ms} ms)", { ms: TIMEOUT_MS }) : o.kind));
-trace.table([t("case"), t("first attempt's outcome")], kinds.map((k, i) => [t("truth {n}", { n: i + 1 }), k]));
+const kinds = firsts.map((o) =>
+  o.kind === "timeout" ? t("timeout (no answer within {ms} ms)", { ms: TIMEOUT_MS }) : o.kind,
+);
+trace.table(
+  [t("case"), t("first attempt's outcome")],
+  kinds.map((k, i) => [t("truth {n}", { n: i + 1 }), k]),
+);
 const identical = new Set(kinds).size === 1;
-trace.prose(identical
-  ? t("Identical in all three cases. Whether a retry is safe cannot be read from the failure.")
-  : t("The outcomes differ in this run, which should not happen: look at the trace above."));
+trace.prose(
+  identical
+    ? t("Identical in all three cases. Whether a retry is safe cannot be read from the failure.")
+    : t("The outcomes differ in this run, which should not happen: look at the trace above."),
+);
 
 // ## What RFC 9110 says
 // §9.2.2 defines an idempotent method and says when a client may retry on its own. We show the rule
 // live: the same lost answer, once for PUT /reports/7 (the client names the resource, so a repeat
 // replaces it) and once for POST /reports (the server creates a new resource each time).
 trace.section(t("RFC 9110 §9.2.2 · idempotent methods"));
-trace.prose(t(`"A request method is considered 'idempotent' if the intended effect on the server of multiple
-  identical requests with that method is the same as the effect for a single such request."`));
-trace.prose(t(`"PUT, DELETE, and safe request methods are idempotent" (the safe ones, §9.2.1: GET, HEAD, OPTIONS,
-  TRACE). POST is not: §18.2, Table 7 lists it as idempotent "no".`));
-trace.prose(t(`"A client SHOULD NOT automatically retry a request with a non-idempotent method unless it has some
+trace.prose(
+  t(`"A request method is considered 'idempotent' if the intended effect on the server of multiple
+  identical requests with that method is the same as the effect for a single such request."`),
+);
+trace.prose(
+  t(`"PUT, DELETE, and safe request methods are idempotent" (the safe ones, §9.2.1: GET, HEAD, OPTIONS,
+  TRACE). POST is not: §18.2, Table 7 lists it as idempotent "no".`),
+);
+trace.prose(
+  t(`"A client SHOULD NOT automatically retry a request with a non-idempotent method unless it has some
   means to know that the request semantics are actually idempotent, regardless of the method, or some means
   to detect that the original request was never applied." That escape clause is where idempotency keys
-  come in (lesson 04).`));
+  come in (lesson 04).`),
+);
 
 async function sendTwice(method: "PUT" | "POST", path: string): Promise<number> {
   const faults = new Faults({ 1: "lose-response" });
-  const tracker = await startTracker({ db: scratch.path(`${method}.sqlite`), faults, onEvent: serverLog(trace) });
+  const tracker = await startTracker({
+    db: scratch.path(`${method}.sqlite`),
+    faults,
+    onEvent: serverLog(trace),
+  });
   try {
     for (let attempt = 1; attempt <= 2; attempt++) {
       trace.event("agent", t("attempt {attempt} → {method} {path}", { attempt, method, path }));
-      const o = await httpCall({ method, url: tracker.url + path, body: report, timeoutMs: TIMEOUT_MS });
-      trace.event("agent", t("attempt {attempt} ← {outcome}", { attempt, outcome: o.kind === "response" ? o.status : o.kind }), o.kind === "response" ? "ok" : "bad");
+      const o = await httpCall({
+        method,
+        url: tracker.url + path,
+        body: report,
+        timeoutMs: TIMEOUT_MS,
+      });
+      trace.event(
+        "agent",
+        t("attempt {attempt} ← {outcome}", {
+          attempt,
+          outcome: o.kind === "response" ? o.status : o.kind,
+        }),
+        o.kind === "response" ? "ok" : "bad",
+      );
       if (o.kind === "response") break;
     }
     return tracker.store.countReports();
@@ -163,7 +219,9 @@ trace.table(
     [t("POST, answer lost"), t("report stored"), String(postRows)],
   ],
 );
-trace.prose(t(`A timeout is not a failure: it is "unknown". Before retrying, ask whether sending again makes another
-  side effect. Next: how long to wait before the retry (lesson 02). Exercise 01a: npm run check 1.`));
+trace.prose(
+  t(`A timeout is not a failure: it is "unknown". Before retrying, ask whether sending again makes another
+  side effect. Next: how long to wait before the retry (lesson 02). Exercise 01a: npm run check 1.`),
+);
 
 scratch.remove();

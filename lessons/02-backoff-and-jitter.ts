@@ -17,40 +17,58 @@
  * over real HTTP: ten agents against one `node:http` server that can serve one request at a time.
  */
 import {
-  HERD_PARAMS,
   anthropicSdkDelayMs,
+  type BackoffParams,
   codexBackoffMs,
   delayBounds,
   exponentialMs,
   fullJitterMs,
+  HERD_PARAMS,
   makeBackoff,
-  type BackoffParams,
   type StrategyName,
 } from "../lib/client/backoff.ts";
 import { exitOnUsageError, intFlag, intListFlag, lessonSetup } from "../lib/core/cli.ts";
-import { bucketCounts, formatNumber, sparkline, sweepChart, sweepTable, writeTimeHistogram } from "../lib/herd/charts.ts";
-import { writeHerdSvgs } from "../lib/herd/svg.ts";
-import { simulateManyParallel } from "../lib/herd/parallel.ts";
-import { HERD_STRATEGIES, LATENCY_MEAN_MS, LATENCY_SD_MS, simulatePoint, type HerdStrategy, type PointResult } from "../lib/herd/simulator.ts";
-import { liveHerdReading, refusedPerService, runLiveHerd, type LiveHerdResult } from "../lib/overload/live-herd.ts";
 import { seeded } from "../lib/core/random.ts";
 import { displayWidth } from "../lib/core/text.ts";
+import {
+  bucketCounts,
+  formatNumber,
+  sparkline,
+  sweepChart,
+  sweepTable,
+  writeTimeHistogram,
+} from "../lib/herd/charts.ts";
+import { simulateManyParallel } from "../lib/herd/parallel.ts";
+import {
+  HERD_STRATEGIES,
+  type HerdStrategy,
+  LATENCY_MEAN_MS,
+  LATENCY_SD_MS,
+  type PointResult,
+  simulatePoint,
+} from "../lib/herd/simulator.ts";
+import { writeHerdSvgs } from "../lib/herd/svg.ts";
+import {
+  type LiveHerdResult,
+  liveHerdReading,
+  refusedPerService,
+  runLiveHerd,
+} from "../lib/overload/live-herd.ts";
 
 const DEFAULT_CLIENTS = [10, 50, 100];
 const DEFAULT_RUNS = 100;
-const { trace, seed, values, heading } = lessonSetup(
-  import.meta,
-  {
-    options: { clients: { type: "string" }, runs: { type: "string" }, svg: { type: "string" } },
-    optionHelp: {
-      svg: "also write the charts as SVG files into this folder (herd-calls, herd-completion, herd-write-times)",
-      clients: `client counts for the herd simulator, comma-separated (default ${DEFAULT_CLIENTS.join(",")}; the blog's sweep is 10,20,...,190)`,
-      runs: `simulated runs per strategy and client count, averaged (default ${DEFAULT_RUNS})`,
-    },
+const { trace, seed, values, heading } = lessonSetup(import.meta, {
+  options: { clients: { type: "string" }, runs: { type: "string" }, svg: { type: "string" } },
+  optionHelp: {
+    svg: "also write the charts as SVG files into this folder (herd-calls, herd-completion, herd-write-times)",
+    clients: `client counts for the herd simulator, comma-separated (default ${DEFAULT_CLIENTS.join(",")}; the blog's sweep is 10,20,...,190)`,
+    runs: `simulated runs per strategy and client count, averaged (default ${DEFAULT_RUNS})`,
   },
-);
+});
 const flags = exitOnUsageError(() => ({
-  clients: [...new Set(intListFlag("clients", values.clients, DEFAULT_CLIENTS, 1, 1000))].sort((a, b) => a - b),
+  clients: [...new Set(intListFlag("clients", values.clients, DEFAULT_CLIENTS, 1, 1000))].sort(
+    (a, b) => a - b,
+  ),
   runs: intFlag("runs", values.runs, DEFAULT_RUNS, 1, 10_000),
 }));
 const random = seeded(seed);
@@ -115,7 +133,9 @@ trace.table(
     `n = ${i + 1}`,
     ...AWS_FOUR.map((name, j) => {
       const b = delayBounds(name, i + 1, HERD_PARAMS);
-      return name === "exponential" ? ms(b.lowMs) : `${range(b.lowMs, b.highMs)} → ${ms(awsSamples[j]![i]!)}`;
+      return name === "exponential"
+        ? ms(b.lowMs)
+        : `${range(b.lowMs, b.highMs)} → ${ms(awsSamples[j]![i]!)}`;
     }),
   ]),
 );
@@ -134,7 +154,9 @@ trace.section("Codex and the Anthropic SDK, retry by retry");
 const codexSamples = Array.from({ length: RETRIES }, (_, i) => codexBackoffMs(i + 1, random));
 const sdkSamples = Array.from({ length: RETRIES }, (_, i) => anthropicSdkDelayMs(i, random));
 const codex = Array.from({ length: RETRIES }, (_, i) => delayBounds("codex", i + 1, HERD_PARAMS));
-const sdk = Array.from({ length: RETRIES }, (_, i) => delayBounds("anthropic-sdk", i + 1, HERD_PARAMS));
+const sdk = Array.from({ length: RETRIES }, (_, i) =>
+  delayBounds("anthropic-sdk", i + 1, HERD_PARAMS),
+);
 trace.table(
   ["retry", "codex range", "codex draw", "sdk k", "sdk nominal", "sdk range", "sdk draw"],
   Array.from({ length: RETRIES }, (_, i) => [
@@ -149,7 +171,8 @@ trace.table(
 );
 const c4 = codex[3]!;
 const s4 = sdk[3]!;
-const signed = (x: number): string => `${x > 0 ? "+" : x < 0 ? "−" : ""}${formatNumber(Math.abs(x), 0)} %`;
+const signed = (x: number): string =>
+  `${x > 0 ? "+" : x < 0 ? "−" : ""}${formatNumber(Math.abs(x), 0)} %`;
 const spread = (b: typeof c4): string =>
   `${signed((100 * (b.lowMs - b.nominalMs!)) / b.nominalMs!)} to ${signed((100 * (b.highMs - b.nominalMs!)) / b.nominalMs!)}`;
 trace.prose(`All in ms. Codex's jitter keeps each wait within ${spread(c4)} of its nominal wait (the 4th retry: ${ms(c4.lowMs)} to
@@ -169,24 +192,49 @@ const WINDOW_MS = 520;
 const BUCKET_MS = 10;
 const V200: BackoffParams = { baseMs: 100, capMs: 20_000 }; // v_1 = 200 ms
 const crowd: { name: string; nominalMs: number; waits: number[] }[] = [
-  { name: "no jitter", nominalMs: 200, waits: Array.from({ length: CROWD }, () => exponentialMs(1, V200)) },
-  { name: "codex ±10 %", nominalMs: 200, waits: Array.from({ length: CROWD }, () => codexBackoffMs(1, random)) },
-  { name: "anthropic-sdk −25 %", nominalMs: 500, waits: Array.from({ length: CROWD }, () => anthropicSdkDelayMs(0, random)) },
-  { name: "full jitter", nominalMs: 200, waits: Array.from({ length: CROWD }, () => fullJitterMs(1, V200, random)) },
+  {
+    name: "no jitter",
+    nominalMs: 200,
+    waits: Array.from({ length: CROWD }, () => exponentialMs(1, V200)),
+  },
+  {
+    name: "codex ±10 %",
+    nominalMs: 200,
+    waits: Array.from({ length: CROWD }, () => codexBackoffMs(1, random)),
+  },
+  {
+    name: "anthropic-sdk −25 %",
+    nominalMs: 500,
+    waits: Array.from({ length: CROWD }, () => anthropicSdkDelayMs(0, random)),
+  },
+  {
+    name: "full jitter",
+    nominalMs: 200,
+    waits: Array.from({ length: CROWD }, () => fullJitterMs(1, V200, random)),
+  },
 ];
 const crowdCounts = crowd.map((c) => bucketCounts(c.waits, WINDOW_MS, WINDOW_MS / BUCKET_MS));
 const crowdPeak = Math.max(...crowdCounts.flat());
 const nameWidth = Math.max(...crowd.map((c) => c.name.length));
 const widths = crowd.map((c) => Math.max(...c.waits) - Math.min(...c.waits));
 const busiest = crowdCounts.map((c) => Math.max(...c));
-const crowdNotes = crowd.map((c, i) => `all ${CROWD} within ${ms(widths[i]!)} ms (${pct(widths[i]!, c.nominalMs)} of ${c.nominalMs}); busiest ${BUCKET_MS} ms: ${busiest[i]}`);
-const crowdRows = crowd.map((c, i) => `  ${c.name.padEnd(nameWidth)} │${sparkline(crowdCounts[i]!, crowdPeak)}│`);
+const crowdNotes = crowd.map(
+  (c, i) =>
+    `all ${CROWD} within ${ms(widths[i]!)} ms (${pct(widths[i]!, c.nominalMs)} of ${c.nominalMs}); busiest ${BUCKET_MS} ms: ${busiest[i]}`,
+);
+const crowdRows = crowd.map(
+  (c, i) => `  ${c.name.padEnd(nameWidth)} │${sparkline(crowdCounts[i]!, crowdPeak)}│`,
+);
 // Each row's numbers go beside it when the terminal is wide enough, else in a list under the chart.
 const beside = crowdRows.every((r, i) => displayWidth(`${r} ${crowdNotes[i]}`) <= trace.width);
 for (const [i, r] of crowdRows.entries()) trace.line(beside ? `${r} ${crowdNotes[i]}` : r);
 trace.line(`  ${" ".repeat(nameWidth)}  0${`${WINDOW_MS} ms`.padStart(WINDOW_MS / BUCKET_MS - 1)}`);
-trace.line(`  ${" ".repeat(nameWidth)}  (first retries of ${CROWD} clients that failed together, per ${BUCKET_MS} ms bucket; one scale for all rows)`);
-if (!beside) for (const [i, c] of crowd.entries()) trace.line(`  ${c.name.padEnd(nameWidth)}  ${crowdNotes[i]}`);
+trace.line(
+  `  ${" ".repeat(nameWidth)}  (first retries of ${CROWD} clients that failed together, per ${BUCKET_MS} ms bucket; one scale for all rows)`,
+);
+if (!beside)
+  for (const [i, c] of crowd.entries())
+    trace.line(`  ${c.name.padEnd(nameWidth)}  ${crowdNotes[i]}`);
 trace.prose(`Codex's ±10 % turns one spike of ${busiest[0]} retries into a bump ${ms(widths[1]!)} ms wide, ${pct(widths[1]!, 200)} of its 200 ms wait, still
   ${busiest[1]} in the busiest ${BUCKET_MS} ms. The SDK's quarter, downwards only, spreads them over ${ms(widths[2]!)} ms of its 500 ms wait. Full
   jitter, given the same 200 ms as Codex, uses all of it: ${busiest[3]} at most in ${BUCKET_MS} ms. What the small jitter buys is a floor for each client: Codex never waits less than
@@ -206,7 +254,12 @@ trace.section("The thundering-herd simulator");
 trace.prose(`${flags.clients.join(", ")} clients; ${flags.runs} runs per point; one-way latency |Normal(${LATENCY_MEAN_MS}, ${LATENCY_SD_MS})| ms;
   base ${HERD_PARAMS.baseMs} ms, cap ${HERD_PARAMS.capMs} ms. codex-capped is the course's "Codex amplitude": v_n × uniform(0.9, 1.1),
   the same cap, so that only the size of the jitter differs from exponential.`);
-const rows = await simulateManyParallel({ strategies: HERD_STRATEGIES, clients: flags.clients, runs: flags.runs, seed });
+const rows = await simulateManyParallel({
+  strategies: HERD_STRATEGIES,
+  clients: flags.clients,
+  runs: flags.runs,
+  seed,
+});
 const indent = (text: string): void => {
   for (const l of text.split("\n")) trace.line(`  ${l}`);
 };
@@ -236,21 +289,35 @@ const HIST_BUCKETS = [60, 50, 40, 30].find((b) => 2 + 12 + 2 + b + 1 + 11 <= tra
 const histStrategies: HerdStrategy[] = ["no-backoff", "exponential", "codex-capped", "full"];
 const writes = histStrategies.map((strategy) => ({
   name: strategy,
-  timesMs: simulatePoint({ strategy, clients: N, runs: 1, seed, recordWriteTimes: true }).writeTimesMs ?? [],
+  timesMs:
+    simulatePoint({ strategy, clients: N, runs: 1, seed, recordWriteTimes: true }).writeTimesMs ??
+    [],
 }));
 trace.line();
-indent(`When the write calls reach the server: ${N} clients, one run, the first ${formatNumber(HIST_MS)} ms`);
+indent(
+  `When the write calls reach the server: ${N} clients, one run, the first ${formatNumber(HIST_MS)} ms`,
+);
 indent(writeTimeHistogram(writes, { untilMs: HIST_MS, buckets: HIST_BUCKETS, sqrt: true }));
 const silent = writes.map((w) => {
   const counts = bucketCounts(w.timesMs, HIST_MS, HIST_BUCKETS);
   const last = counts.findLastIndex((c) => c > 0);
-  return { name: w.name, silent: counts.slice(0, last + 1).filter((c) => c === 0).length, active: last + 1 };
+  return {
+    name: w.name,
+    silent: counts.slice(0, last + 1).filter((c) => c === 0).length,
+    active: last + 1,
+  };
 });
 const sOf = (name: string) => silent.find((s) => s.name === name)!;
 
 // With `--svg <dir>` the same three charts are also written as SVG files, for a browser.
 if (values.svg !== undefined) {
-  const files = writeHerdSvgs(values.svg, rows, { clients: N, runs: 1, untilMs: HIST_MS, buckets: HIST_BUCKETS, series: writes });
+  const files = writeHerdSvgs(values.svg, rows, {
+    clients: N,
+    runs: 1,
+    untilMs: HIST_MS,
+    buckets: HIST_BUCKETS,
+    series: writes,
+  });
   indent(`SVG charts written: ${files.join(", ")}`);
 }
 trace.prose(`Without jitter the herd moves in waves: everyone who failed together sleeps the same 10, 20, 40, … ms
@@ -264,7 +331,8 @@ trace.prose(`Without jitter the herd moves in waves: everyone who failed togethe
 // claims are about many clients; at 10 clients the strategies are close), and printed with the
 // numbers that support it, or flagged when this run does not.
 trace.section(`The blog's conclusions, checked against this run (${N} clients)`);
-const at = (strategy: HerdStrategy, n = N): PointResult => rows.find((r) => r.strategy === strategy && r.clients === n)!;
+const at = (strategy: HerdStrategy, n = N): PointResult =>
+  rows.find((r) => r.strategy === strategy && r.clients === n)!;
 const calls = (s: HerdStrategy): number => at(s).calls;
 const time = (s: HerdStrategy): number => at(s).completionMs;
 if (N < 10 || flags.runs < 30) {
@@ -278,14 +346,22 @@ const conclusion = (claim: string, holds: boolean | undefined, numbers: string):
   if (holds !== undefined) checked++;
   if (holds === true) supported++;
   const mark =
-    holds === undefined ? trace.style("yellow", "? not checked") : holds ? trace.style("green", "✓ supported") : trace.style("yellow", "✗ not supported by this run");
+    holds === undefined
+      ? trace.style("yellow", "? not checked")
+      : holds
+        ? trace.style("green", "✓ supported")
+        : trace.style("yellow", "✗ not supported by this run");
   trace.line(`  ${mark}  ${trace.style("bold", claim)}`);
   trace.prose(numbers);
 };
 
 const nLow = flags.clients[0]!;
 if (nLow === N) {
-  conclusion("Without backoff, work grows much faster than N (the blog: roughly N²).", undefined, `Needs two client counts to compare; this run has only ${N} (try --clients 10,50,100).`);
+  conclusion(
+    "Without backoff, work grows much faster than N (the blog: roughly N²).",
+    undefined,
+    `Needs two client counts to compare; this run has only ${N} (try --clients 10,50,100).`,
+  );
 } else {
   const growth = at("no-backoff").calls / at("no-backoff", nLow).calls;
   const exponent = Math.log(growth) / Math.log(N / nLow);
@@ -332,7 +408,9 @@ conclusion(
 );
 conclusion(
   "Jittered backoff should be the default.",
-  calls("full") < calls("exponential") && calls("full") < calls("no-backoff") && time("full") < time("exponential"),
+  calls("full") < calls("exponential") &&
+    calls("full") < calls("no-backoff") &&
+    time("full") < time("exponential"),
   `full jitter used ${pct(calls("full"), calls("no-backoff"))} of no-backoff's calls and ${pct(calls("full"), calls("exponential"))} of exponential's, and finished in
   ${pct(time("full"), time("exponential"))} of exponential's time.`,
 );
@@ -374,16 +452,33 @@ for (const strategy of ["exponential", "full"] as const) {
   herds.push(r);
   const served = r.agents.filter((a) => a.served).length;
   const refused = r.arrivals.filter((a) => a.status === 503).length;
-  trace.event("server", `${strategy}: ${r.arrivals.length} requests for ${AGENTS} agents; ${served} served, ${refused} answered 503`, served === AGENTS ? "ok" : "bad");
+  trace.event(
+    "server",
+    `${strategy}: ${r.arrivals.length} requests for ${AGENTS} agents; ${served} served, ${refused} answered 503`,
+    served === AGENTS ? "ok" : "bad",
+  );
 }
 const LIVE_BUCKET_MS = 10;
-const liveUntil = Math.ceil(Math.max(...herds.flatMap((h) => h.arrivals.map((a) => a.atMs + 1))) / LIVE_BUCKET_MS) * LIVE_BUCKET_MS;
-const liveCounts = herds.map((h) => bucketCounts(h.arrivals.map((a) => a.atMs), liveUntil, liveUntil / LIVE_BUCKET_MS));
+const liveUntil =
+  Math.ceil(Math.max(...herds.flatMap((h) => h.arrivals.map((a) => a.atMs + 1))) / LIVE_BUCKET_MS) *
+  LIVE_BUCKET_MS;
+const liveCounts = herds.map((h) =>
+  bucketCounts(
+    h.arrivals.map((a) => a.atMs),
+    liveUntil,
+    liveUntil / LIVE_BUCKET_MS,
+  ),
+);
 const livePeak = Math.max(...liveCounts.flat());
 trace.line();
-indent(`Requests arriving at the server, per ${LIVE_BUCKET_MS} ms bucket (one scale for both rows; the peak is ${livePeak})`);
-for (const [i, h] of herds.entries()) indent(`${h.strategy.padEnd(11)} │${sparkline(liveCounts[i]!, livePeak)}│`);
-indent(`${" ".repeat(11)}  0${`${formatNumber(liveUntil)} ms`.padStart(Math.max(0, liveCounts[0]!.length - 1))}`);
+indent(
+  `Requests arriving at the server, per ${LIVE_BUCKET_MS} ms bucket (one scale for both rows; the peak is ${livePeak})`,
+);
+for (const [i, h] of herds.entries())
+  indent(`${h.strategy.padEnd(11)} │${sparkline(liveCounts[i]!, livePeak)}│`);
+indent(
+  `${" ".repeat(11)}  0${`${formatNumber(liveUntil)} ms`.padStart(Math.max(0, liveCounts[0]!.length - 1))}`,
+);
 const liveRows = herds.map((h) => ({
   strategy: h.strategy,
   requests: h.arrivals.length,
@@ -395,7 +490,13 @@ const liveRows = herds.map((h) => ({
 trace.line();
 trace.table(
   ["strategy", "requests", "503s", "most attempts by one agent", "all served after"],
-  liveRows.map((r) => [r.strategy, String(r.requests), String(r.refused), String(r.maxAttempts), `${formatNumber(r.doneMs)} ms`]),
+  liveRows.map((r) => [
+    r.strategy,
+    String(r.requests),
+    String(r.refused),
+    String(r.maxAttempts),
+    `${formatNumber(r.doneMs)} ms`,
+  ]),
 );
 trace.line();
 indent("Turned away while serving each request, in order:");
@@ -413,10 +514,22 @@ trace.prose(`Each time the server served one request it turned away whoever else
 trace.section("What this run measured");
 const liveOf = (s: string) => liveRows.find((r) => r.strategy === s);
 trace.table(
-  ["strategy", `simulator, ${N} clients: calls`, "completion", `HTTP, ${AGENTS} agents: requests`, "all served after"],
+  [
+    "strategy",
+    `simulator, ${N} clients: calls`,
+    "completion",
+    `HTTP, ${AGENTS} agents: requests`,
+    "all served after",
+  ],
   HERD_STRATEGIES.map((s) => {
     const l = liveOf(s);
-    return [s, formatNumber(calls(s), 1), `${formatNumber(time(s))} ms`, l ? String(l.requests) : "–", l ? `${formatNumber(l.doneMs)} ms` : "–"];
+    return [
+      s,
+      formatNumber(calls(s), 1),
+      `${formatNumber(time(s))} ms`,
+      l ? String(l.requests) : "–",
+      l ? `${formatNumber(l.doneMs)} ms` : "–",
+    ];
   }),
 );
 trace.prose(`Exponential backoff decides how fast one client slows down; jitter decides whether many clients stay in

@@ -19,16 +19,26 @@
  * the rules for 429 and Retry-After, played one case at a time.
  */
 import { httpCall, type Outcome } from "../lib/client/client.ts";
-import { lessonSetup } from "../lib/core/cli.ts";
-import { COURSE_CODEX, UPSTREAM_CODEX, codexCall, type CodexRules } from "../lib/client/codex-retry.ts";
-import { startCountingServer, type Reply } from "../lib/overload/counting-server.ts";
-import { startLayerStack } from "../lib/overload/layers.ts";
-import { playOutage, type RoundStats } from "../lib/overload/outage.ts";
-import { seeded } from "../lib/core/random.ts";
+import {
+  COURSE_CODEX,
+  type CodexRules,
+  codexCall,
+  UPSTREAM_CODEX,
+} from "../lib/client/codex-retry.ts";
 import { formatHttpDate } from "../lib/client/retry-after.ts";
 import type { Verdict } from "../lib/client/retry-loop.ts";
-import { SDK_MAX_RETRIES, harnessOverSdk, sdkCall } from "../lib/client/sdk-retry.ts";
-import { AWS_RETRIES_2026, AWS_STANDARD_QUOTA, RetryQuota, retryKindOf } from "../lib/client/token-bucket.ts";
+import { harnessOverSdk, SDK_MAX_RETRIES, sdkCall } from "../lib/client/sdk-retry.ts";
+import {
+  AWS_RETRIES_2026,
+  AWS_STANDARD_QUOTA,
+  RetryQuota,
+  retryKindOf,
+} from "../lib/client/token-bucket.ts";
+import { lessonSetup } from "../lib/core/cli.ts";
+import { seeded } from "../lib/core/random.ts";
+import { type Reply, startCountingServer } from "../lib/overload/counting-server.ts";
+import { startLayerStack } from "../lib/overload/layers.ts";
+import { playOutage, type RoundStats } from "../lib/overload/outage.ts";
 
 const { trace, seed, heading } = lessonSetup(import.meta);
 const random = seeded(seed);
@@ -37,7 +47,8 @@ const random = seeded(seed);
 // the chapter runs in about two seconds. The trace prints the real value and, in brackets, what was
 // slept. Counts do not depend on the scale: they are read from the servers' counters.
 const TIME_SCALE = 1 / 100;
-const wait = (realMs: number): string => `${(realMs / 1000).toFixed(2)} s [${(realMs * TIME_SCALE).toFixed(1)} ms]`;
+const wait = (realMs: number): string =>
+  `${(realMs / 1000).toFixed(2)} s [${(realMs * TIME_SCALE).toFixed(1)} ms]`;
 const status = (o: Outcome): string => (o.kind === "response" ? String(o.status) : o.kind);
 const overloaded: Reply = { status: 503, body: { error: { type: "overloaded_error" } } };
 
@@ -61,7 +72,11 @@ async function oneUserCall(triesPerLayer: number[]): Promise<number[]> {
   const stack = await startLayerStack({ triesPerLayer });
   try {
     const o = await httpCall({ method: "POST", url: stack.url, body: {}, timeoutMs: 30_000 });
-    trace.event("agent", `one call to layer 1 (tries per layer: ${triesPerLayer.join(", ")}) ← ${status(o)}`, "bad");
+    trace.event(
+      "agent",
+      `one call to layer 1 (tries per layer: ${triesPerLayer.join(", ")}) ← ${status(o)}`,
+      "bad",
+    );
     return stack.hops.map((h) => h.received);
   } finally {
     await stack.close();
@@ -74,7 +89,12 @@ const fourTries = await oneUserCall([4, 4, 4, 4, 4]);
 const hopNames = ["layer 1", "layer 2", "layer 3", "layer 4", "layer 5", "database"];
 trace.table(
   ["hop", "every layer: 3 tries", "only layer 1 retries", "every layer: 4 tries"],
-  hopNames.map((name, i) => [name, String(everyLayer[i]), String(onePoint[i]), String(fourTries[i])]),
+  hopNames.map((name, i) => [
+    name,
+    String(everyLayer[i]),
+    String(onePoint[i]),
+    String(fourTries[i]),
+  ]),
 );
 const dbEvery = everyLayer.at(-1)!;
 const dbOne = onePoint.at(-1)!;
@@ -103,7 +123,11 @@ const api = await startCountingServer(() => overloaded);
 let stackCall;
 try {
   stackCall = await harnessOverSdk(
-    { attempts: 4, pauseMs: 1000, onAttempt: (n) => trace.event("harness", `attempt ${n}: call the SDK`) },
+    {
+      attempts: 4,
+      pauseMs: 1000,
+      onAttempt: (n) => trace.event("harness", `attempt ${n}: call the SDK`),
+    },
     {
       url: `${api.url}/v1/messages`,
       body: { model: "m", messages: [{ role: "user", content: "file this bug report" }] },
@@ -112,8 +136,15 @@ try {
       timeScale: TIME_SCALE,
       onRequest: (n, o) => {
         const h = api.received.at(-1)!.headers;
-        const key = h["idempotency-key"] === undefined ? "no Idempotency-Key" : `Idempotency-Key ${h["idempotency-key"]}`;
-        trace.event("agent", `SDK request ${n}: POST /v1/messages (x-stainless-retry-count: ${h["x-stainless-retry-count"]}, ${key}) ← ${status(o)}`, "bad");
+        const key =
+          h["idempotency-key"] === undefined
+            ? "no Idempotency-Key"
+            : `Idempotency-Key ${h["idempotency-key"]}`;
+        trace.event(
+          "agent",
+          `SDK request ${n}: POST /v1/messages (x-stainless-retry-count: ${h["x-stainless-retry-count"]}, ${key}) ← ${status(o)}`,
+          "bad",
+        );
       },
       onWait: (_n, v) => trace.event("agent", `SDK waits ${wait(v.delayMs)} (${v.why})`),
     },
@@ -123,7 +154,11 @@ try {
 }
 const sdkRequests = api.count;
 const withKey = api.received.filter((r) => r.headers["idempotency-key"] !== undefined).length;
-trace.event("server", `received ${sdkRequests} POSTs for one logical call (${stackCall.results.length} harness attempts); ${withKey} carried an Idempotency-Key`, "warn");
+trace.event(
+  "server",
+  `received ${sdkRequests} POSTs for one logical call (${stackCall.results.length} harness attempts); ${withKey} carried an Idempotency-Key`,
+  "warn",
+);
 trace.prose(`${stackCall.results.length} harness attempts × ${stackCall.results[0]!.results.length} SDK requests = ${sdkRequests} HTTP requests, counted at the server,
   before the model adds its own "let me try that again". Note what the SDK retried: a POST, which RFC 9110
   §9.2.2 says a client SHOULD NOT retry on its own, with no Idempotency-Key. The Stainless-generated SDKs
@@ -151,7 +186,10 @@ interface CodexRun {
 async function codexAgainst503(rules: CodexRules, retryAfter: boolean): Promise<CodexRun> {
   const reply: Reply = retryAfter ? { ...overloaded, headers: { "retry-after": "1" } } : overloaded;
   const server = await startCountingServer(() => reply);
-  trace.event("lesson", `${rules.name}; every answer is 503${retryAfter ? " with Retry-After: 1" : ", no Retry-After"}`);
+  trace.event(
+    "lesson",
+    `${rules.name}; every answer is 503${retryAfter ? " with Retry-After: 1" : ", no Retry-After"}`,
+  );
   let honoured = 0;
   const httpWaits: string[] = [];
   let perAttempt = 0;
@@ -166,12 +204,20 @@ async function codexAgainst503(rules: CodexRules, retryAfter: boolean): Promise<
       onWait: (layer, _s, _n, v: Extract<Verdict, { retry: true }>) => {
         if (v.why.startsWith("Retry-After")) honoured++;
         if (layer === "http") httpWaits.push(`${wait(v.delayMs)} (${v.why})`);
-        else trace.event("harness", `sampling layer waits ${wait(v.delayMs)} (${v.why}) and starts over`);
+        else
+          trace.event(
+            "harness",
+            `sampling layer waits ${wait(v.delayMs)} (${v.why}) and starts over`,
+          );
       },
       onStop: (layer, s, why) => {
         if (layer !== "http") return;
         const waits = httpWaits.length ? `; HTTP layer waited ${httpWaits.join(", ")}` : "";
-        trace.event("agent", `sampling attempt ${s}: ${perAttempt} HTTP request(s)${waits}; HTTP layer stops: ${why}`, "bad");
+        trace.event(
+          "agent",
+          `sampling attempt ${s}: ${perAttempt} HTTP request(s)${waits}; HTTP layer stops: ${why}`,
+          "bad",
+        );
         httpWaits.length = 0;
         perAttempt = 0;
       },
@@ -192,13 +238,41 @@ trace.prose(`That is the page's arithmetic, run: ${courseWithRA.requests} reques
   reads Retry-After: it sleeps 200 ms × 2^(n−1) × U[0.9, 1.1). Some forks have 2 retries and parse
   Retry-After; upstream does not. Here are upstream's rules against the same 503 with Retry-After: 1.`);
 const upstream = await codexAgainst503(UPSTREAM_CODEX, true);
-trace.event("server", `received ${upstream.requests} requests; Retry-After honoured ${upstream.honoured} times`, "warn");
+trace.event(
+  "server",
+  `received ${upstream.requests} requests; Retry-After honoured ${upstream.honoured} times`,
+  "warn",
+);
 trace.table(
-  ["Codex rules", "503 answers carry", "sampling attempts", "Retry-After honoured", "requests at the server"],
   [
-    ["course page", "Retry-After: 1", String(courseWithRA.samplingAttempts), String(courseWithRA.honoured), String(courseWithRA.requests)],
-    ["course page", "no Retry-After", String(courseNoRA.samplingAttempts), String(courseNoRA.honoured), String(courseNoRA.requests)],
-    ["upstream defaults", "Retry-After: 1", String(upstream.samplingAttempts), String(upstream.honoured), String(upstream.requests)],
+    "Codex rules",
+    "503 answers carry",
+    "sampling attempts",
+    "Retry-After honoured",
+    "requests at the server",
+  ],
+  [
+    [
+      "course page",
+      "Retry-After: 1",
+      String(courseWithRA.samplingAttempts),
+      String(courseWithRA.honoured),
+      String(courseWithRA.requests),
+    ],
+    [
+      "course page",
+      "no Retry-After",
+      String(courseNoRA.samplingAttempts),
+      String(courseNoRA.honoured),
+      String(courseNoRA.requests),
+    ],
+    [
+      "upstream defaults",
+      "Retry-After: 1",
+      String(upstream.samplingAttempts),
+      String(upstream.honoured),
+      String(upstream.requests),
+    ],
   ],
 );
 // codex-rs/core/src/session/turn.rs: `report_error = retries > 1 || cfg!(debug_assertions) ||
@@ -231,18 +305,41 @@ trace.prose(`The bucket has the standard-mode constants of the AWS SDK for JavaS
   StandardRetryStrategy.ts). An empty bucket means no retry: the call fails at once.¹ The backend is a toy
   model of a metastable failure: capacity 30 requests a round, and it stays down while it gets more than
   that.`);
-const outage = { capacity: 30, callsPerRound: 20, outageRounds: 5, afterRounds: 5, timeScale: TIME_SCALE };
+const outage = {
+  capacity: 30,
+  callsPerRound: 20,
+  outageRounds: 5,
+  afterRounds: 5,
+  timeScale: TIME_SCALE,
+};
 const noBudget = await playOutage({ ...outage, random: seeded(seed + 1) });
 const quota = new RetryQuota();
 const budget = await playOutage({ ...outage, quota, random: seeded(seed + 1) });
 trace.table(
-  ["round", "cause", "no budget: requests", "served?", "budget: requests", "served?", "tokens left"],
+  [
+    "round",
+    "cause",
+    "no budget: requests",
+    "served?",
+    "budget: requests",
+    "served?",
+    "tokens left",
+  ],
   noBudget.map((r, i) => {
     const b = budget[i]!;
-    return [String(r.round), r.causePresent ? "present" : "fixed", String(r.arrivals), r.served ? "yes" : "no", String(b.arrivals), b.served ? "yes" : "no", String(b.tokensLeft)];
+    return [
+      String(r.round),
+      r.causePresent ? "present" : "fixed",
+      String(r.arrivals),
+      r.served ? "yes" : "no",
+      String(b.arrivals),
+      b.served ? "yes" : "no",
+      String(b.tokensLeft),
+    ];
   }),
 );
-const sum = (rounds: RoundStats[], f: (r: RoundStats) => number): number => rounds.reduce((a, r) => a + f(r), 0);
+const sum = (rounds: RoundStats[], f: (r: RoundStats) => number): number =>
+  rounds.reduce((a, r) => a + f(r), 0);
 const during = (rounds: RoundStats[]) => rounds.filter((r) => r.causePresent);
 const after = (rounds: RoundStats[]) => rounds.filter((r) => !r.causePresent);
 const rate = (rounds: RoundStats[]): string => {
@@ -253,8 +350,16 @@ const rate = (rounds: RoundStats[]): string => {
 trace.table(
   ["measured at the backend", "without a budget", "with the token bucket"],
   [
-    ["requests during the outage", String(sum(during(noBudget), (r) => r.arrivals)), String(sum(during(budget), (r) => r.arrivals))],
-    ["requests after the fix", String(sum(after(noBudget), (r) => r.arrivals)), String(sum(after(budget), (r) => r.arrivals))],
+    [
+      "requests during the outage",
+      String(sum(during(noBudget), (r) => r.arrivals)),
+      String(sum(during(budget), (r) => r.arrivals)),
+    ],
+    [
+      "requests after the fix",
+      String(sum(after(noBudget), (r) => r.arrivals)),
+      String(sum(after(budget), (r) => r.arrivals)),
+    ],
     ["calls ok after the fix", rate(noBudget), rate(budget)],
   ],
 );
@@ -295,20 +400,45 @@ interface CaseRow {
   end: string;
 }
 
-async function firstAnswer(label: string, first: Reply, policy: "codex" | "sdk", sent: string): Promise<CaseRow> {
-  const server = await startCountingServer((r) => (r.n === 1 ? first : { status: 201, body: { id: 1 } }));
+async function firstAnswer(
+  label: string,
+  first: Reply,
+  policy: "codex" | "sdk",
+  sent: string,
+): Promise<CaseRow> {
+  const server = await startCountingServer((r) =>
+    r.n === 1 ? first : { status: 201, body: { id: 1 } },
+  );
   const waits: string[] = [];
   try {
-    const common = { url: `${server.url}/v1`, body: {}, timeoutMs: 5_000, random, now, timeScale: TIME_SCALE };
+    const common = {
+      url: `${server.url}/v1`,
+      body: {},
+      timeoutMs: 5_000,
+      random,
+      now,
+      timeScale: TIME_SCALE,
+    };
     const onWait = (v: Extract<Verdict, { retry: true }>): void => {
       waits.push(`${wait(v.delayMs)} (${v.why.startsWith("Retry-After") ? "Retry-After" : v.why})`);
     };
     const final =
       policy === "codex"
-        ? (await codexCall(COURSE_CODEX, { ...common, onWait: (_l, _s, _n, v) => onWait(v) })).final.final
+        ? (await codexCall(COURSE_CODEX, { ...common, onWait: (_l, _s, _n, v) => onWait(v) })).final
+            .final
         : (await sdkCall({ ...common, onWait: (_n, v) => onWait(v) })).final;
-    trace.event("server", `${label}: first answer ${sent}; ${server.count} request(s) in all ← ${status(final)}`, status(final) === "201" ? "ok" : "bad");
-    return { label, policy: policy === "codex" ? "Codex (course)" : "SDK-like", requests: server.count, waited: waits.join(", ") || "none", end: status(final) };
+    trace.event(
+      "server",
+      `${label}: first answer ${sent}; ${server.count} request(s) in all ← ${status(final)}`,
+      status(final) === "201" ? "ok" : "bad",
+    );
+    return {
+      label,
+      policy: policy === "codex" ? "Codex (course)" : "SDK-like",
+      requests: server.count,
+      waited: waits.join(", ") || "none",
+      end: status(final),
+    };
   } finally {
     await server.close();
   }
@@ -317,15 +447,50 @@ async function firstAnswer(label: string, first: Reply, policy: "codex" | "sdk",
 const inThree = formatHttpDate(PINNED + 3_000);
 const past = formatHttpDate(PINNED - 5_000);
 const cases: CaseRow[] = [
-  await firstAnswer("quota 429", { status: 429, body: { error: { type: "usage_limit_reached" } } }, "codex", "429 usage_limit_reached"),
-  await firstAnswer("429 + Retry-After", { status: 429, headers: { "retry-after": "2" } }, "codex", "429, Retry-After: 2"),
+  await firstAnswer(
+    "quota 429",
+    { status: 429, body: { error: { type: "usage_limit_reached" } } },
+    "codex",
+    "429 usage_limit_reached",
+  ),
+  await firstAnswer(
+    "429 + Retry-After",
+    { status: 429, headers: { "retry-after": "2" } },
+    "codex",
+    "429, Retry-After: 2",
+  ),
   await firstAnswer("429 bare", { status: 429 }, "codex", "429, no Retry-After"),
-  await firstAnswer("503 + Retry-After", { status: 503, headers: { "retry-after": "1" } }, "codex", "503, Retry-After: 1"),
-  await firstAnswer("429 + HTTP-date", { status: 429, headers: { "retry-after": inThree } }, "codex", `429, Retry-After: ${inThree}`),
+  await firstAnswer(
+    "503 + Retry-After",
+    { status: 503, headers: { "retry-after": "1" } },
+    "codex",
+    "503, Retry-After: 1",
+  ),
+  await firstAnswer(
+    "429 + HTTP-date",
+    { status: 429, headers: { "retry-after": inThree } },
+    "codex",
+    `429, Retry-After: ${inThree}`,
+  ),
   await firstAnswer("SDK: 429 bare", { status: 429 }, "sdk", "429, no Retry-After"),
-  await firstAnswer("SDK: 429, 120 s", { status: 429, headers: { "retry-after": "120" } }, "sdk", "429, Retry-After: 120"),
-  await firstAnswer("SDK: past date", { status: 503, headers: { "retry-after": past } }, "sdk", `503, Retry-After: ${past}`),
-  await firstAnswer("SDK: x-should-retry", { status: 503, headers: { "x-should-retry": "false" } }, "sdk", "503, x-should-retry: false"),
+  await firstAnswer(
+    "SDK: 429, 120 s",
+    { status: 429, headers: { "retry-after": "120" } },
+    "sdk",
+    "429, Retry-After: 120",
+  ),
+  await firstAnswer(
+    "SDK: past date",
+    { status: 503, headers: { "retry-after": past } },
+    "sdk",
+    `503, Retry-After: ${past}`,
+  ),
+  await firstAnswer(
+    "SDK: x-should-retry",
+    { status: 503, headers: { "x-should-retry": "false" } },
+    "sdk",
+    "503, x-should-retry: false",
+  ),
 ];
 trace.table(
   ["case", "policy", "requests", "waited: real [slept]", "ends"],

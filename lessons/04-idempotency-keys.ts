@@ -18,15 +18,22 @@
  * a key outliving its TTL, the two forms of the header, and Codex's reset button.
  */
 import { basename } from "node:path";
-import { fileReport, httpCall, describeOutcome, type Attempt, type Outcome, type PolicyName } from "../lib/client/client.ts";
+import {
+  type Attempt,
+  describeOutcome,
+  fileReport,
+  httpCall,
+  type Outcome,
+  type PolicyName,
+} from "../lib/client/client.ts";
+import { agentLog, agentLogAfter } from "../lib/client/narrate.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
 import { nowMs } from "../lib/core/clock.ts";
-import { Faults } from "../lib/tracker/faults.ts";
-import { agentLog, agentLogAfter } from "../lib/client/narrate.ts";
-import { scratchDir } from "../lib/core/scratch.ts";
-import { serverLog } from "../lib/tracker/narrate.ts";
 import { seeded, uuid } from "../lib/core/random.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
+import { Faults } from "../lib/tracker/faults.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
+import { serverLog } from "../lib/tracker/narrate.ts";
 import { DEFAULT_TTL_MS, startTracker } from "../lib/tracker/service.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
@@ -44,7 +51,11 @@ const started = performance.now();
 // agent's timers do: a lease does not run out while you read.
 const TIMEOUT_MS = 100;
 const LEASE_MS = 400;
-const report = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
+const report = {
+  title: "Login button does nothing",
+  body: "Clicking 'Log in' on /login has no effect.",
+  module: "auth",
+};
 
 trace.title(heading);
 trace.prose(`RFC 9110 §9.2.2 lets a client retry a POST on its own only if it "has some means to know that the
@@ -55,17 +66,36 @@ trace.prose(`RFC 9110 §9.2.2 lets a client retry a POST on its own only if it "
 /** One row of the closing table, filled in as the cases run. */
 const summary: string[][] = [];
 const count = (n: number): string => String(n);
-const isReplay = (o: Outcome): boolean => o.kind === "response" && o.headers["idempotent-replayed"] === "true";
+const isReplay = (o: Outcome): boolean =>
+  o.kind === "response" && o.headers["idempotent-replayed"] === "true";
 
 // ## 1. The lost response, three ways
 // The same accident as lesson 01's truth 2: the tracker commits the report, then the answer is lost.
 // The agent retries after its timeout. Three clients against two trackers: no key (naive tracker),
 // a fresh key per attempt, one key for the logical call.
-async function lostResponse(variant: VariantName, policy: PolicyName): Promise<{ reports: number; attempts: Attempt[] }> {
+async function lostResponse(
+  variant: VariantName,
+  policy: PolicyName,
+): Promise<{ reports: number; attempts: Attempt[] }> {
   const faults = new Faults({ 1: "lose-response" });
-  const tracker = await startTracker({ variant, db: scratch.path(`lost-${variant}-${policy}.sqlite`), faults, leaseMs: LEASE_MS, now: nowMs, onEvent: serverLog(trace) });
+  const tracker = await startTracker({
+    variant,
+    db: scratch.path(`lost-${variant}-${policy}.sqlite`),
+    faults,
+    leaseMs: LEASE_MS,
+    now: nowMs,
+    onEvent: serverLog(trace),
+  });
   try {
-    const result = await fileReport({ url: tracker.url, report, policy, maxAttempts: 3, timeoutMs: TIMEOUT_MS, random, onAttempt: agentLog(trace) });
+    const result = await fileReport({
+      url: tracker.url,
+      report,
+      policy,
+      maxAttempts: 3,
+      timeoutMs: TIMEOUT_MS,
+      random,
+      onAttempt: agentLog(trace),
+    });
     return { reports: tracker.store.countReports(), attempts: result.attempts };
   } finally {
     await tracker.close();
@@ -74,7 +104,10 @@ async function lostResponse(variant: VariantName, policy: PolicyName): Promise<{
 
 trace.section("1a · The answer is lost: naive tracker, blind retry");
 const lostNaive = await lostResponse("naive", "blind-retry");
-trace.knows(`no answer after ${TIMEOUT_MS} ms, then a 201`, "the first request was stored; the retry stored it again");
+trace.knows(
+  `no answer after ${TIMEOUT_MS} ms, then a 201`,
+  "the first request was stored; the retry stored it again",
+);
 trace.count(lostNaive.reports, 1);
 
 trace.section("1b · keyed tracker, but a fresh key on every attempt");
@@ -87,7 +120,10 @@ trace.count(lostFresh.reports, 1);
 trace.section("1c · keyed tracker, one key for the logical call");
 const lostSame = await lostResponse("keyed", "same-key");
 const replayedLost = isReplay(lostSame.attempts.at(-1)!.outcome);
-trace.knows(`the second answer carries Idempotent-Replayed: ${replayedLost}`, "the retry found the key completed and got the stored 201 back");
+trace.knows(
+  `the second answer carries Idempotent-Replayed: ${replayedLost}`,
+  "the retry found the key completed and got the stored 201 back",
+);
 trace.count(lostSame.reports, 1);
 summary.push(
   ["lost response, naive + blind-retry", count(lostNaive.reports), "1"],
@@ -104,9 +140,24 @@ summary.push(
 // The lesson holds request #1 at its gate and lets it go once #2 has been answered.
 async function concurrent(variant: VariantName): Promise<{ reports: number; attempts: Attempt[] }> {
   const faults = new Faults({ 1: "slow" });
-  const tracker = await startTracker({ variant, db: scratch.path(`concurrent-${variant}.sqlite`), faults, leaseMs: LEASE_MS, now: nowMs, onEvent: serverLog(trace) });
+  const tracker = await startTracker({
+    variant,
+    db: scratch.path(`concurrent-${variant}.sqlite`),
+    faults,
+    leaseMs: LEASE_MS,
+    now: nowMs,
+    onEvent: serverLog(trace),
+  });
   try {
-    const call = fileReport({ url: tracker.url, report, policy: "same-key", maxAttempts: 3, timeoutMs: TIMEOUT_MS, random, onAttempt: agentLog(trace) });
+    const call = fileReport({
+      url: tracker.url,
+      report,
+      policy: "same-key",
+      maxAttempts: 3,
+      timeoutMs: TIMEOUT_MS,
+      random,
+      onAttempt: agentLog(trace),
+    });
     await faults.reached(2, "answered");
     trace.event("lesson", "#2 has its answer: the lesson lets #1 go on", "warn");
     faults.release(1);
@@ -118,16 +169,29 @@ async function concurrent(variant: VariantName): Promise<{ reports: number; atte
   }
 }
 
-trace.section("2a · One key, two requests at once: key-after (insert the report, then record the key)");
+trace.section(
+  "2a · One key, two requests at once: key-after (insert the report, then record the key)",
+);
 const raceAfter = await concurrent("key-after");
-trace.knows("a 201 for the retry", "the first request was still running; both looked the key up before either recorded it");
+trace.knows(
+  "a 201 for the retry",
+  "the first request was still running; both looked the key up before either recorded it",
+);
 trace.count(raceAfter.reports, 1);
 
 trace.section("2b · The same with keyed (claim the key first, with a lease)");
 const raceKeyed = await concurrent("keyed");
-const conflict = raceKeyed.attempts.find((a) => a.outcome.kind === "response" && a.outcome.status === 409)?.outcome;
-const retryAfter = conflict?.kind === "response" ? `Retry-After: ${conflict.headers["retry-after"]} s, retry-after-ms: ${conflict.headers["retry-after-ms"]}` : "no 409";
-trace.knows(`409 (${retryAfter}), then a replay`, "one request did the work; the other waited and got its stored answer");
+const conflict = raceKeyed.attempts.find(
+  (a) => a.outcome.kind === "response" && a.outcome.status === 409,
+)?.outcome;
+const retryAfter =
+  conflict?.kind === "response"
+    ? `Retry-After: ${conflict.headers["retry-after"]} s, retry-after-ms: ${conflict.headers["retry-after-ms"]}`
+    : "no 409";
+trace.knows(
+  `409 (${retryAfter}), then a replay`,
+  "one request did the work; the other waited and got its stored answer",
+);
 trace.count(raceKeyed.reports, 1);
 trace.prose(`Retry-After counts whole seconds (RFC 9110 §10.2.3: delay-seconds), too coarse for a 400 ms lease, so
   the tracker also sends retry-after-ms, the header the Stainless-generated SDKs read first
@@ -160,21 +224,51 @@ summary.push(
 trace.section("3a · Same key, different report: 422, checked before 409");
 const misuse = await (async () => {
   const faults = new Faults({ 1: "slow" });
-  const tracker = await startTracker({ variant: "keyed", db: scratch.path("misuse.sqlite"), faults, leaseMs: LEASE_MS, now: nowMs, onEvent: serverLog(trace) });
+  const tracker = await startTracker({
+    variant: "keyed",
+    db: scratch.path("misuse.sqlite"),
+    faults,
+    leaseMs: LEASE_MS,
+    now: nowMs,
+    onEvent: serverLog(trace),
+  });
   try {
     const key = uuid(random);
     const send = async (what: string, body: object): Promise<Outcome> => {
       trace.event("agent", `${what} → POST /reports (Idempotency-Key ${key.slice(0, 8)}…)`);
-      const o = await httpCall({ method: "POST", url: `${tracker.url}/reports`, body, headers: { "idempotency-key": `"${key}"` }, timeoutMs: 5_000 });
-      trace.event("agent", `${what} ← ${describeOutcome(o)}`, o.kind === "response" && o.status < 300 ? "ok" : "bad");
+      const o = await httpCall({
+        method: "POST",
+        url: `${tracker.url}/reports`,
+        body,
+        headers: { "idempotency-key": `"${key}"` },
+        timeoutMs: 5_000,
+      });
+      trace.event(
+        "agent",
+        `${what} ← ${describeOutcome(o)}`,
+        o.kind === "response" && o.status < 300 ? "ok" : "bad",
+      );
       return o;
     };
     // The first request stays open (a generous timeout it never reaches: the lesson releases it).
     trace.event("agent", `first → POST /reports (Idempotency-Key ${key.slice(0, 8)}…)`);
-    const first = httpCall({ method: "POST", url: `${tracker.url}/reports`, body: report, headers: { "idempotency-key": `"${key}"` }, timeoutMs: 5_000 });
+    const first = httpCall({
+      method: "POST",
+      url: `${tracker.url}/reports`,
+      body: report,
+      headers: { "idempotency-key": `"${key}"` },
+      timeoutMs: 5_000,
+    });
     await faults.reached(1, "held");
-    const other = await send("another report, same key", { ...report, title: "Logout button does nothing" });
-    const same = await send("same report, same key", { module: report.module, body: report.body, title: report.title });
+    const other = await send("another report, same key", {
+      ...report,
+      title: "Logout button does nothing",
+    });
+    const same = await send("same report, same key", {
+      module: report.module,
+      body: report.body,
+      title: report.title,
+    });
     faults.release(1);
     const firstOutcome = await first;
     trace.event("agent", `first ← ${describeOutcome(firstOutcome)}`, "ok");
@@ -196,18 +290,43 @@ trace.count(misuse.reports, 1);
 // 500 back and nothing runs again. To try the operation again the client needs a new key.
 trace.section("3b · A stored error is replayed too (Stripe API v1)");
 const storedError = await (async () => {
-  const tracker = await startTracker({ variant: "keyed", db: scratch.path("error.sqlite"), faults: new Faults({ 1: "internal-error" }), leaseMs: LEASE_MS, now: nowMs, onEvent: serverLog(trace) });
+  const tracker = await startTracker({
+    variant: "keyed",
+    db: scratch.path("error.sqlite"),
+    faults: new Faults({ 1: "internal-error" }),
+    leaseMs: LEASE_MS,
+    now: nowMs,
+    onEvent: serverLog(trace),
+  });
   try {
-    const result = await fileReport({ url: tracker.url, report, policy: "same-key", maxAttempts: 2, timeoutMs: TIMEOUT_MS, random, onAttempt: agentLog(trace) });
+    const result = await fileReport({
+      url: tracker.url,
+      report,
+      policy: "same-key",
+      maxAttempts: 2,
+      timeoutMs: TIMEOUT_MS,
+      random,
+      onAttempt: agentLog(trace),
+    });
     const last = result.final;
-    return { status: last.kind === "response" ? last.status : 0, replayed: isReplay(last), reports: tracker.store.countReports() };
+    return {
+      status: last.kind === "response" ? last.status : 0,
+      replayed: isReplay(last),
+      reports: tracker.store.countReports(),
+    };
   } finally {
     await tracker.close();
   }
 })();
-trace.knows(`${storedError.status} twice, the second with Idempotent-Replayed: ${storedError.replayed}`, "the work failed once and was not run again");
+trace.knows(
+  `${storedError.status} twice, the second with Idempotent-Replayed: ${storedError.replayed}`,
+  "the work failed once and was not run again",
+);
 trace.count(storedError.reports, 0);
-summary.push(["same key, other report", `${misuse.reports} (other → ${misuse.other})`, "1"], ["stored error replayed", count(storedError.reports), "0"]);
+summary.push(
+  ["same key, other report", `${misuse.reports} (other → ${misuse.other})`, "1"],
+  ["stored error replayed", count(storedError.reports), "0"],
+);
 
 // ## 4. Killed between the two commits
 // key-after's other weakness. A real tracker process (a child of this lesson, over a SQLite file in
@@ -215,14 +334,17 @@ summary.push(["same key, other report", `${misuse.reports} (other → ${misuse.o
 // no answer. A supervisor (the lesson) starts a fresh process on the same file and port, and the
 // agent retries with the same key. keyed has one commit for the report and the response, so at the
 // same moment both are in.
-async function killedBetweenCommits(variant: VariantName): Promise<{ reports: number; attempts: Attempt[] }> {
+async function killedBetweenCommits(
+  variant: VariantName,
+): Promise<{ reports: number; attempts: Attempt[] }> {
   const db = scratch.path(`crash-${variant}.sqlite`);
   const log = serverLog(trace);
   const tracker = await superviseTracker({
     variant,
     db,
     faults: { 1: "crash-between-commits" },
-    onEvent: (e, generation) => log({ ...e, text: `${generation > 1 ? "[restarted] " : ""}${e.text}` }),
+    onEvent: (e, generation) =>
+      log({ ...e, text: `${generation > 1 ? "[restarted] " : ""}${e.text}` }),
   });
   trace.event("lesson", `tracker process started (${variant}) over ${basename(db)}`);
   // The process's events come through a pipe and may trail the answer: the agent's lines wait for them.
@@ -241,7 +363,11 @@ async function killedBetweenCommits(variant: VariantName): Promise<{ reports: nu
       beforeRetry: async () => {
         await agent.settled();
         const exit = await tracker.restartAfterExit();
-        trace.event("lesson", `the tracker process is gone (${exit.signal ?? `exit code ${exit.code}`}); a new one is listening on the same file and port`, "warn");
+        trace.event(
+          "lesson",
+          `the tracker process is gone (${exit.signal ?? `exit code ${exit.code}`}); a new one is listening on the same file and port`,
+          "warn",
+        );
       },
     });
     attempts = result.attempts;
@@ -254,12 +380,18 @@ async function killedBetweenCommits(variant: VariantName): Promise<{ reports: nu
 
 trace.section("4a · key-after, killed (SIGKILL) between its two commits");
 const crashAfter = await killedBetweenCommits("key-after");
-trace.knows("the connection was reset, then a 201", "the report was committed; the key was not, so the retry filed it again");
+trace.knows(
+  "the connection was reset, then a 201",
+  "the report was committed; the key was not, so the retry filed it again",
+);
 trace.count(crashAfter.reports, 1);
 
 trace.section("4b · keyed, killed at the same moment");
 const crashKeyed = await killedBetweenCommits("keyed");
-trace.knows(`the connection was reset, then a 201 with Idempotent-Replayed: ${isReplay(crashKeyed.attempts.at(-1)!.outcome)}`, "report and key were committed together; the new process replayed");
+trace.knows(
+  `the connection was reset, then a 201 with Idempotent-Replayed: ${isReplay(crashKeyed.attempts.at(-1)!.outcome)}`,
+  "report and key were committed together; the new process replayed",
+);
 trace.count(crashKeyed.reports, 1);
 trace.prose(`"Record the key" and "do the side effect" in one transaction: that is the rule key-after breaks twice.
   One transaction is not the whole story, though: keyed trusts its lease, and a holder that is only paused
@@ -277,25 +409,47 @@ summary.push(
 trace.section("5 · After the TTL the same key is a new request");
 const expiry = await (async () => {
   let clock = 0;
-  const tracker = await startTracker({ variant: "keyed", db: scratch.path("ttl.sqlite"), now: () => clock, onEvent: serverLog(trace) });
+  const tracker = await startTracker({
+    variant: "keyed",
+    db: scratch.path("ttl.sqlite"),
+    now: () => clock,
+    onEvent: serverLog(trace),
+  });
   try {
     const key = uuid(random);
     const statuses: string[] = [];
-    for (const [label, at] of [["at 0 h", 0], ["at 23 h", 23 * 3_600_000], ["at 25 h", 25 * 3_600_000]] as const) {
+    for (const [label, at] of [
+      ["at 0 h", 0],
+      ["at 23 h", 23 * 3_600_000],
+      ["at 25 h", 25 * 3_600_000],
+    ] as const) {
       clock = at;
       trace.event("agent", `${label}: POST /reports with the same key`);
-      const o = await httpCall({ method: "POST", url: `${tracker.url}/reports`, body: report, headers: { "idempotency-key": `"${key}"` }, timeoutMs: 5_000 });
+      const o = await httpCall({
+        method: "POST",
+        url: `${tracker.url}/reports`,
+        body: report,
+        headers: { "idempotency-key": `"${key}"` },
+        timeoutMs: 5_000,
+      });
       trace.event("agent", `${label} ← ${describeOutcome(o)}`, "ok");
-      statuses.push(`${label}: ${o.kind === "response" ? o.status : o.kind}${isReplay(o) ? " replayed" : ""}`);
+      statuses.push(
+        `${label}: ${o.kind === "response" ? o.status : o.kind}${isReplay(o) ? " replayed" : ""}`,
+      );
     }
     return { statuses, reports: tracker.store.countReports() };
   } finally {
     await tracker.close();
   }
 })();
-trace.knows(expiry.statuses.join(", "), `the TTL is ${DEFAULT_TTL_MS / 3_600_000} h: after it the key is forgotten`);
+trace.knows(
+  expiry.statuses.join(", "),
+  `the TTL is ${DEFAULT_TTL_MS / 3_600_000} h: after it the key is forgotten`,
+);
 trace.count(expiry.reports, 2, "reports (2 by design: a new request)");
-trace.prose(`So the TTL must outlast every retry schedule that may reuse a key: a retry a day later is a new request.`);
+trace.prose(
+  `So the TTL must outlast every retry schedule that may reuse a key: a retry a day later is a new request.`,
+);
 summary.push(["same key after the TTL", count(expiry.reports), "2"]);
 
 // ## 6. The header, both forms, and what the tracker refuses
@@ -323,10 +477,24 @@ const forms = await (async () => {
       ["two header lines", [key, key]],
     ];
     for (const [what, value] of cases) {
-      const headers: Record<string, string | string[]> = value === undefined ? {} : { "idempotency-key": value };
-      const o = await httpCall({ method: "POST", url: `${tracker.url}/reports`, body: report, headers, timeoutMs: 5_000 });
-      const shown = value === undefined ? "(none)" : [value].flat().map((v) => (v.length > 24 ? `${v.slice(0, 21)}…` : v)).join(" / ");
-      const outcome = o.kind === "response" ? `${o.status}${isReplay(o) ? " (replay)" : ""}` : o.kind;
+      const headers: Record<string, string | string[]> =
+        value === undefined ? {} : { "idempotency-key": value };
+      const o = await httpCall({
+        method: "POST",
+        url: `${tracker.url}/reports`,
+        body: report,
+        headers,
+        timeoutMs: 5_000,
+      });
+      const shown =
+        value === undefined
+          ? "(none)"
+          : [value]
+              .flat()
+              .map((v) => (v.length > 24 ? `${v.slice(0, 21)}…` : v))
+              .join(" / ");
+      const outcome =
+        o.kind === "response" ? `${o.status}${isReplay(o) ? " (replay)" : ""}` : o.kind;
       rows.push([what, shown, outcome]);
     }
     return { rows, reports: tracker.store.countReports(), keys: keyStoreOf(tracker.store).count() };
@@ -335,7 +503,10 @@ const forms = await (async () => {
   }
 })();
 trace.table(["form", "Idempotency-Key as sent", "answer"], forms.rows);
-trace.knows(`${forms.reports} reports, ${forms.keys} keys stored`, "the two forms are one key (one report); the escaped key is another; every 400 stored nothing");
+trace.knows(
+  `${forms.reports} reports, ${forms.keys} keys stored`,
+  "the two forms are one key (one report); the escaped key is another; every 400 stored nothing",
+);
 trace.count(forms.reports, 2);
 trace.prose(`The IETF text is a draft, not an RFC: draft-ietf-httpapi-idempotency-key-header-07, the latest version,
   is dated 15 October 2025 and expired on 18 April 2026. Its -06 text says a resource SHOULD respond "with the
@@ -345,9 +516,13 @@ trace.prose(`The IETF text is a draft, not an RFC: draft-ietf-httpapi-idempotenc
 trace.table(
   ["case", "IETF draft (-06 text) recommends", "Stripe does"],
   [
-    ["same key, completed", "SHOULD return the earlier result", "returns the saved status and body, 500s included (API v1)"],
+    [
+      "same key, completed",
+      "SHOULD return the earlier result",
+      "returns the saved status and body, 500s included (API v1)",
+    ],
     ["same key, other body", "SHOULD answer 422", "compares the parameters, errors on a mismatch"],
-    ["same key, in progress", "SHOULD answer 409", "not saved; \"you can retry these requests\""],
+    ["same key, in progress", "SHOULD answer 409", 'not saved; "you can retry these requests"'],
     ["lifetime", "SHOULD define and publish expiry", "keys may be pruned after at least 24 hours"],
     ["form", "sf-string, quoted", "bare, up to 255 characters"],
   ],
@@ -372,13 +547,21 @@ trace.prose(`In Codex each send is a request of the app-server protocol, a JSON-
   the same over HTTP: a new x-request-id per send, one key.`);
 const codex = await (async () => {
   const faults = new Faults({ 1: "lose-response" });
-  const tracker = await startTracker({ variant: "keyed", db: scratch.path("codex.sqlite"), faults, onEvent: serverLog(trace) });
+  const tracker = await startTracker({
+    variant: "keyed",
+    db: scratch.path("codex.sqlite"),
+    faults,
+    onEvent: serverLog(trace),
+  });
   try {
     const idempotencyKey = uuid(random); // on confirm: one logical reset attempt
     const rows: string[][] = [];
     for (let requestId = 1; requestId <= 2; requestId++) {
       const label = requestId === 1 ? "confirm" : "Try again";
-      trace.event("agent", `${label}: request id ${requestId}, Idempotency-Key ${idempotencyKey.slice(0, 8)}…`);
+      trace.event(
+        "agent",
+        `${label}: request id ${requestId}, Idempotency-Key ${idempotencyKey.slice(0, 8)}…`,
+      );
       const o = await httpCall({
         method: "POST",
         url: `${tracker.url}/reports`,
@@ -386,8 +569,16 @@ const codex = await (async () => {
         headers: { "idempotency-key": `"${idempotencyKey}"`, "x-request-id": String(requestId) },
         timeoutMs: TIMEOUT_MS,
       });
-      trace.event("agent", `request id ${requestId} ← ${describeOutcome(o)}`, o.kind === "response" ? "ok" : "bad");
-      rows.push([String(requestId), `${idempotencyKey.slice(0, 8)}…`, o.kind === "response" ? `${o.status}${isReplay(o) ? " replayed: success" : ""}` : o.kind]);
+      trace.event(
+        "agent",
+        `request id ${requestId} ← ${describeOutcome(o)}`,
+        o.kind === "response" ? "ok" : "bad",
+      );
+      rows.push([
+        String(requestId),
+        `${idempotencyKey.slice(0, 8)}…`,
+        o.kind === "response" ? `${o.status}${isReplay(o) ? " replayed: success" : ""}` : o.kind,
+      ]);
       if (o.kind === "response") break;
     }
     return { rows, reports: tracker.store.countReports() };

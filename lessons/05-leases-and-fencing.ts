@@ -19,18 +19,18 @@
  * this lesson's numbers.
  */
 import { basename } from "node:path";
-import { fileReport, type Attempt, type CallResult, type Outcome } from "../lib/client/client.ts";
-import { lessonSetup } from "../lib/core/cli.ts";
-import { Faults, type FaultName } from "../lib/tracker/faults.ts";
+import { type Attempt, type CallResult, fileReport, type Outcome } from "../lib/client/client.ts";
 import { agentLog, agentLogAfter } from "../lib/client/narrate.ts";
-import { scratchDir } from "../lib/core/scratch.ts";
-import { serverLog } from "../lib/tracker/narrate.ts";
-import { pacedClock, type PacedClock } from "../lib/tracker/paced-clock.ts";
+import { lessonSetup } from "../lib/core/cli.ts";
 import { seeded } from "../lib/core/random.ts";
-import { keyStoreOf } from "../lib/tracker/key-store.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
 import { ANONYMOUS_CALLER } from "../lib/protocol/caller.ts";
+import { type FaultName, Faults } from "../lib/tracker/faults.ts";
+import { keyStoreOf } from "../lib/tracker/key-store.ts";
+import { serverLog } from "../lib/tracker/narrate.ts";
+import { type PacedClock, pacedClock } from "../lib/tracker/paced-clock.ts";
 import { startTracker, type Tracker } from "../lib/tracker/service.ts";
-import { ReportStore, countReportsIn } from "../lib/tracker/store.ts";
+import { countReportsIn, ReportStore } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
 
 const { trace, seed, heading } = lessonSetup(import.meta);
@@ -44,7 +44,11 @@ const started = performance.now();
 const TIMEOUT_MS = 100;
 const LONGEST_WORK_MS = 150;
 const LEASE_MS = 300;
-const report = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
+const report = {
+  title: "Login button does nothing",
+  body: "Clicking 'Log in' on /login has no effect.",
+  module: "auth",
+};
 
 // The clock. A lease runs out by time, and time is what a test cannot trust: on a busy machine a
 // real 300 ms lease may end a little before or after the agent's own timers, and whether a retry
@@ -59,12 +63,15 @@ function paced(clock: PacedClock, setClock?: (ms: number) => Promise<void>) {
     const before = clock.now();
     const now = clock.advance(last, waitedMs);
     await setClock?.(now);
-    if (now !== before) trace.event("lesson", `the tracker's clock: ${before} → ${now} ms (what the agent waited)`);
+    if (now !== before)
+      trace.event("lesson", `the tracker's clock: ${before} → ${now} ms (what the agent waited)`);
   };
 }
 
 const status = (o: Outcome): string =>
-  o.kind === "response" ? `${o.status}${o.headers["idempotent-replayed"] === "true" ? " replayed" : ""}` : o.kind;
+  o.kind === "response"
+    ? `${o.status}${o.headers["idempotent-replayed"] === "true" ? " replayed" : ""}`
+    : o.kind;
 /** Rows of the closing table, filled in as the cases run. */
 const summary: string[][] = [];
 
@@ -96,9 +103,13 @@ const killed = await (async () => {
     faults: { 1: "crash-after-claim" },
     leaseMs: LEASE_MS,
     clockMs: clock.now(),
-    onEvent: (e, generation) => log({ ...e, text: `${generation > 1 ? "[restarted] " : ""}${e.text}` }),
+    onEvent: (e, generation) =>
+      log({ ...e, text: `${generation > 1 ? "[restarted] " : ""}${e.text}` }),
   });
-  trace.event("lesson", `tracker process started (fenced) over ${basename(db)}, lease ${LEASE_MS} ms`);
+  trace.event(
+    "lesson",
+    `tracker process started (fenced) over ${basename(db)}, lease ${LEASE_MS} ms`,
+  );
   const pace = paced(clock, (ms) => tracker.setClock(ms));
   const agent = agentLogAfter(trace, () => tracker.current.flush());
   let attempts: Attempt[];
@@ -115,7 +126,11 @@ const killed = await (async () => {
         await agent.settled();
         if (retry === 1) {
           const exit = await tracker.restartAfterExit();
-          trace.event("lesson", `the process is gone (${exit.signal ?? `exit code ${exit.code}`}); a new one listens on the same file and port`, "warn");
+          trace.event(
+            "lesson",
+            `the process is gone (${exit.signal ?? `exit code ${exit.code}`}); a new one listens on the same file and port`,
+            "warn",
+          );
         }
         await pace(last, waitedMs);
       },
@@ -131,12 +146,19 @@ const killed = await (async () => {
   store.close();
   return { reports: countReportsIn(db), statuses: attempts.map((a) => status(a.outcome)), fence };
 })();
-trace.knows(killed.statuses.join(", "), "the claim outlived its process; once its lease ran out, the retry took the key over and filed it");
+trace.knows(
+  killed.statuses.join(", "),
+  "the claim outlived its process; once its lease ran out, the retry took the key over and filed it",
+);
 trace.count(killed.reports, 1);
 trace.prose(`Without a lease the dead holder's claim would say in_progress forever, and every retry would get 409.
   The lease is what lets the key be used again: it is there for liveness. The take-over drew fence ${killed.fence} from the
   counter in the file, which survived the crash with everything else that was committed.`);
-summary.push(["kill -9 after the claim, fenced", `${killed.reports} (${killed.statuses.join(" → ")})`, "1"]);
+summary.push([
+  "kill -9 after the claim, fenced",
+  `${killed.reports} (${killed.statuses.join(" → ")})`,
+  "1",
+]);
 
 // ## 2. The paused holder
 // Now the guess goes wrong. Request #1 claims the key and stops (the pause-past-lease fault: a gate
@@ -145,12 +167,19 @@ summary.push(["kill -9 after the claim, fenced", `${killed.reports} (${killed.st
 // has run out, so #3 takes the key over, files the report, answers 201. Then #1 wakes (the fault lets
 // it go once the request that took its key over is done) and carries on where it stopped.
 async function pausedHolder(variant: "keyed" | "fenced") {
-  return pausedCase(variant, "paused", { 1: "pause-past-lease" }, undefined, async (tracker, faults, result) => {
-    await faults.reached(1, "handled");
-    const stored = storedKey(tracker, result)?.body as { id?: number } | undefined;
-    const given = result.final.kind === "response" ? (result.final.body as { id?: number }).id : undefined;
-    return { reports: tracker.store.countReports(), given, stored: stored?.id };
-  });
+  return pausedCase(
+    variant,
+    "paused",
+    { 1: "pause-past-lease" },
+    undefined,
+    async (tracker, faults, result) => {
+      await faults.reached(1, "handled");
+      const stored = storedKey(tracker, result)?.body as { id?: number } | undefined;
+      const given =
+        result.final.kind === "response" ? (result.final.body as { id?: number }).id : undefined;
+      return { reports: tracker.store.countReports(), given, stored: stored?.id };
+    },
+  );
 }
 
 /**
@@ -166,7 +195,14 @@ async function pausedCase<T>(
 ): Promise<T> {
   const clock = pacedClock();
   const faults = new Faults(plan);
-  const tracker = await startTracker({ variant, db: scratch.path(`${name}-${variant}.sqlite`), faults, leaseMs: LEASE_MS, now: clock.now, onEvent: serverLog(trace) });
+  const tracker = await startTracker({
+    variant,
+    db: scratch.path(`${name}-${variant}.sqlite`),
+    faults,
+    leaseMs: LEASE_MS,
+    now: clock.now,
+    onEvent: serverLog(trace),
+  });
   try {
     const pace = paced(clock);
     const result = await fileReport({
@@ -189,11 +225,15 @@ async function pausedCase<T>(
 }
 
 /** The response the key holds for the call's key at the end. */
-const storedKey = (tracker: Tracker, result: CallResult) => keyStoreOf(tracker.store).get(ANONYMOUS_CALLER, result.attempts[0]!.key!)?.response;
+const storedKey = (tracker: Tracker, result: CallResult) =>
+  keyStoreOf(tracker.store).get(ANONYMOUS_CALLER, result.attempts[0]!.key!)?.response;
 
 trace.section("2a · The paused holder wakes: keyed");
 const pausedKeyed = await pausedHolder("keyed");
-trace.knows(`a 201 for report ${pausedKeyed.given}`, `#1 woke and committed report and key in one perfect transaction: a second report; the key now replays report ${pausedKeyed.stored}`);
+trace.knows(
+  `a 201 for report ${pausedKeyed.given}`,
+  `#1 woke and committed report and key in one perfect transaction: a second report; the key now replays report ${pausedKeyed.stored}`,
+);
 trace.count(pausedKeyed.reports, 1);
 
 // The fix is one condition. Every claim, a new one or a take-over, draws the next value of a counter
@@ -211,11 +251,22 @@ trace.prose(`fenced is keyed with one condition added to the completing UPDATE: 
   fence = <this claim's token>. The report is inserted first, in the same transaction; unless the UPDATE
   changed exactly one row, the whole transaction rolls back.`);
 const pausedFenced = await pausedHolder("fenced");
-trace.knows(`a 201 for report ${pausedFenced.given}`, `#1 woke with fence 1, the key held fence 2: 0 rows changed, ROLLBACK, and it replayed the winner's answer (report ${pausedFenced.stored})`);
+trace.knows(
+  `a 201 for report ${pausedFenced.given}`,
+  `#1 woke with fence 1, the key held fence 2: 0 rows changed, ROLLBACK, and it replayed the winner's answer (report ${pausedFenced.stored})`,
+);
 trace.count(pausedFenced.reports, 1);
 summary.push(
-  ["paused holder, keyed", `${pausedKeyed.reports} (the key replays report ${pausedKeyed.stored})`, "1"],
-  ["paused holder, fenced", `${pausedFenced.reports} (the key replays report ${pausedFenced.stored})`, "1"],
+  [
+    "paused holder, keyed",
+    `${pausedKeyed.reports} (the key replays report ${pausedKeyed.stored})`,
+    "1",
+  ],
+  [
+    "paused holder, fenced",
+    `${pausedFenced.reports} (the key replays report ${pausedFenced.stored})`,
+    "1",
+  ],
 );
 
 // ## 3. A stale holder's failure
@@ -234,12 +285,22 @@ async function staleFailure(variant: "keyed" | "fenced") {
     faults.fail(1);
     await faults.reached(1, "handled");
   };
-  return pausedCase(variant, "stale", { 1: "pause-past-lease", 3: "slow" }, steer, async (tracker, faults, result) => {
-    trace.event("lesson", "#3 is let go and finishes its work");
-    faults.release(3);
-    await faults.reached(3, "handled");
-    return { reports: tracker.store.countReports(), told: status(result.final), stored: storedKey(tracker, result)?.status };
-  });
+  return pausedCase(
+    variant,
+    "stale",
+    { 1: "pause-past-lease", 3: "slow" },
+    steer,
+    async (tracker, faults, result) => {
+      trace.event("lesson", "#3 is let go and finishes its work");
+      faults.release(3);
+      await faults.reached(3, "handled");
+      return {
+        reports: tracker.store.countReports(),
+        told: status(result.final),
+        stored: storedKey(tracker, result)?.status,
+      };
+    },
+  );
 }
 
 trace.section("3a · A stale holder fails: keyed");
@@ -281,7 +342,15 @@ trace.section("4 · The lease rule, and a late holder nobody took over");
 const ruleHolds = LEASE_MS > TIMEOUT_MS + LONGEST_WORK_MS;
 trace.table(
   ["client timeout", "longest processing", "sum", "lease", "lease > sum"],
-  [[`${TIMEOUT_MS} ms`, `${LONGEST_WORK_MS} ms`, `${TIMEOUT_MS + LONGEST_WORK_MS} ms`, `${LEASE_MS} ms`, ruleHolds ? "yes" : "NO"]],
+  [
+    [
+      `${TIMEOUT_MS} ms`,
+      `${LONGEST_WORK_MS} ms`,
+      `${TIMEOUT_MS + LONGEST_WORK_MS} ms`,
+      `${LEASE_MS} ms`,
+      ruleHolds ? "yes" : "NO",
+    ],
+  ],
 );
 trace.prose(`The rule, as the original course states it: the lease must exceed the client's timeout plus the longest
   processing time, so that a holder which is merely slow, within its budget, is never taken over. Strictly,
@@ -291,12 +360,31 @@ trace.prose(`The rule, as the original course states it: the lease must exceed t
 const late = await (async () => {
   let clock = 0;
   const faults = new Faults({ 1: "pause-past-lease" });
-  const tracker: Tracker = await startTracker({ variant: "fenced", db: scratch.path("late.sqlite"), faults, leaseMs: LEASE_MS, now: () => clock, onEvent: serverLog(trace) });
+  const tracker: Tracker = await startTracker({
+    variant: "fenced",
+    db: scratch.path("late.sqlite"),
+    faults,
+    leaseMs: LEASE_MS,
+    now: () => clock,
+    onEvent: serverLog(trace),
+  });
   try {
-    const call = fileReport({ url: tracker.url, report, policy: "same-key", maxAttempts: 1, timeoutMs: 5_000, random, onAttempt: agentLog(trace) });
+    const call = fileReport({
+      url: tracker.url,
+      report,
+      policy: "same-key",
+      maxAttempts: 1,
+      timeoutMs: 5_000,
+      random,
+      onAttempt: agentLog(trace),
+    });
     await faults.reached(1, "held");
     clock = 4 * LEASE_MS;
-    trace.event("lesson", `#1 stays paused until the tracker's clock reads ${clock} ms, far past its lease; no other request comes`, "warn");
+    trace.event(
+      "lesson",
+      `#1 stays paused until the tracker's clock reads ${clock} ms, far past its lease; no other request comes`,
+      "warn",
+    );
     faults.release(1);
     const result = await call;
     return { reports: tracker.store.countReports(), told: status(result.final) };
@@ -304,7 +392,10 @@ const late = await (async () => {
     await tracker.close();
   }
 })();
-trace.knows(`${late.told}`, "the lease had run out, but no newer claim existed: fence 1 still held the key, and the UPDATE changed 1 row");
+trace.knows(
+  `${late.told}`,
+  "the lease had run out, but no newer claim existed: fence 1 still held the key, and the UPDATE changed 1 row",
+);
 trace.count(late.reports, 1);
 summary.push(["late holder, nobody took over, fenced", `${late.reports} (${late.told})`, "1"]);
 

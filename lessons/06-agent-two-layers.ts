@@ -20,20 +20,31 @@
  * first" instead of "submission failed": 1, unless the first request is still running. Codex's
  * sampling retry, rebuilt from history: 1 beside 2. An MCP tool that says `idempotentHint: true`.
  */
+
+import { businessKey, normalizeTitle, toolUseKey } from "../lib/agent/business-key.ts";
+import {
+  type ConversationOptions,
+  type ConversationResult,
+  runConversation,
+} from "../lib/agent/conversation.ts";
+import {
+  createHarness,
+  type HandledCall,
+  type HarnessOptions,
+  type KeyStrategy,
+  type Wording,
+} from "../lib/agent/harness.ts";
+import { JUDGE_THRESHOLD, judgeDuplicates, titleSimilarity } from "../lib/agent/judge.ts";
+import { type Message, type ReportInput, textOf, toolUsesOf } from "../lib/agent/messages.ts";
+import { scriptedModel } from "../lib/agent/scripted-model.ts";
+import type { McpTool } from "../lib/agent/tool-annotations.ts";
 import { httpCall } from "../lib/client/client.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
 import { nowMs } from "../lib/core/clock.ts";
-import { businessKey, normalizeTitle, toolUseKey } from "../lib/agent/business-key.ts";
-import { runConversation, type ConversationOptions, type ConversationResult } from "../lib/agent/conversation.ts";
-import { createHarness, type HandledCall, type HarnessOptions, type KeyStrategy, type Wording } from "../lib/agent/harness.ts";
-import { judgeDuplicates, JUDGE_THRESHOLD, titleSimilarity } from "../lib/agent/judge.ts";
-import { textOf, toolUsesOf, type Message, type ReportInput } from "../lib/agent/messages.ts";
-import { scriptedModel } from "../lib/agent/scripted-model.ts";
-import type { McpTool } from "../lib/agent/tool-annotations.ts";
-import { Faults, type FaultName } from "../lib/tracker/faults.ts";
-import { scratchDir } from "../lib/core/scratch.ts";
-import { serverLog } from "../lib/tracker/narrate.ts";
 import { seeded, uuid } from "../lib/core/random.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
+import { type FaultName, Faults } from "../lib/tracker/faults.ts";
+import { serverLog } from "../lib/tracker/narrate.ts";
 import { startTracker, type Tracker } from "../lib/tracker/service.ts";
 import type { Report } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
@@ -57,7 +68,11 @@ const HARNESS_ATTEMPTS = 2;
 const LEASE_MS = 2_000;
 // The evaluation run this agent belongs to: the harness's id, drawn from the seed.
 const RUN = `eval-${uuid(random).slice(0, 8)}`;
-const report: ReportInput = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
+const report: ReportInput = {
+  title: "Login button does nothing",
+  body: "Clicking 'Log in' on /login has no effect.",
+  module: "auth",
+};
 const TASK = `You are testing the web app (evaluation run ${RUN}). File a bug report for what you found: "${report.title}" in module ${report.module}.`;
 
 trace.title(heading);
@@ -127,7 +142,11 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       ...(beforeRetry ? { beforeRetry } : {}),
       log: (text, mark) => trace.event("harness", text, mark),
     });
-    const model = scriptedModel({ random, report, ...(spec.resubmitTitle !== undefined ? { resubmitTitle: spec.resubmitTitle } : {}) });
+    const model = scriptedModel({
+      random,
+      report,
+      ...(spec.resubmitTitle !== undefined ? { resubmitTitle: spec.resubmitTitle } : {}),
+    });
     const conversation = await runConversation({
       model,
       harness,
@@ -136,21 +155,31 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       log: (actor, text, mark) => trace.event(actor, text, mark),
     });
     await spec.after?.(faults, tracker);
-    return { reports: tracker.store.countReports(), stored: tracker.store.listReports(), calls: harness.calls, conversation };
+    return {
+      reports: tracker.store.countReports(),
+      stored: tracker.store.listReports(),
+      calls: harness.calls,
+      conversation,
+    };
   } finally {
     await tracker.close();
   }
 }
 
-const fileCalls = (r: CaseResult): HandledCall[] => r.calls.filter((c) => c.toolUse.name === "file_bug_report");
+const fileCalls = (r: CaseResult): HandledCall[] =>
+  r.calls.filter((c) => c.toolUse.name === "file_bug_report");
 /** What the model did right after its first tool result, in a few words. */
 function nextMove(r: CaseResult): string {
   const history: Message[] = r.conversation.history;
-  const firstResult = history.findIndex((m) => m.role === "user" && m.content.some((b) => b.type === "tool_result"));
+  const firstResult = history.findIndex(
+    (m) => m.role === "user" && m.content.some((b) => b.type === "tool_result"),
+  );
   const after = history[firstResult + 1];
   if (!after) return "nothing";
   const use = toolUsesOf(after)[0];
-  return use ? `${use.name === "file_bug_report" ? "files again" : "looks it up"} (new tool_use ${use.id.slice(0, 12)}…)` : `stops: "${textOf(after)}"`;
+  return use
+    ? `${use.name === "file_bug_report" ? "files again" : "looks it up"} (new tool_use ${use.id.slice(0, 12)}…)`
+    : `stops: "${textOf(after)}"`;
 }
 
 // ## 1. The harness layer: one tool call, a lost answer, a resend
@@ -159,13 +188,29 @@ function nextMove(r: CaseResult): string {
 // each time, lesson 04's classic mistake) files twice. A harness that derives its key from the tool
 // call, `run_id:tool_use_id`, sends the same key twice, and the tracker replays its stored 201.
 trace.section("1a · Harness layer: a new key for every HTTP attempt");
-const perAttempt = await runCase({ name: "harness-per-attempt", faults: { 1: "lose-response" }, keys: "per-attempt", wording: "submission-failed" });
-trace.knows("a timeout, then a 201 for report 2", "report 1 was stored; the resend had another key, so it was another operation");
+const perAttempt = await runCase({
+  name: "harness-per-attempt",
+  faults: { 1: "lose-response" },
+  keys: "per-attempt",
+  wording: "submission-failed",
+});
+trace.knows(
+  "a timeout, then a 201 for report 2",
+  "report 1 was stored; the resend had another key, so it was another operation",
+);
 trace.count(perAttempt.reports, 1);
 
 trace.section("1b · Harness layer: the key run_id:tool_use_id");
-const perToolUse = await runCase({ name: "harness-tool-use", faults: { 1: "lose-response" }, keys: "tool-use", wording: "submission-failed" });
-trace.knows("a timeout, then a 201 marked Idempotent-Replayed", "the resend carried the same key; the tracker replayed the stored answer");
+const perToolUse = await runCase({
+  name: "harness-tool-use",
+  faults: { 1: "lose-response" },
+  keys: "tool-use",
+  wording: "submission-failed",
+});
+trace.knows(
+  "a timeout, then a 201 marked Idempotent-Replayed",
+  "the resend carried the same key; the tracker replayed the stored answer",
+);
 trace.count(perToolUse.reports, 1);
 summary.push(
   ["harness retry, key per HTTP attempt", "a UUID per attempt", String(perAttempt.reports)],
@@ -181,15 +226,30 @@ trace.section("2 · Model layer: the harness gives up, the model files again");
 // The plan for every case where the harness gives up: request 1 is stored and its answer lost, the
 // harness's resend (request 2) is dropped before any handler runs, and its 2 attempts are spent.
 const GIVE_UP: Record<number, FaultName> = { 1: "lose-response", 2: "drop-request" };
-const modelLayer = await runCase({ name: "model-tool-use", faults: GIVE_UP, keys: "tool-use", wording: "submission-failed" });
+const modelLayer = await runCase({
+  name: "model-tool-use",
+  faults: GIVE_UP,
+  keys: "tool-use",
+  wording: "submission-failed",
+});
 const [firstFiling] = fileCalls(modelLayer);
-trace.knows(`"${firstFiling!.result.content}"`, "report 1 was stored by request 1; the model's second tool_use carried another key");
+trace.knows(
+  `"${firstFiling!.result.content}"`,
+  "report 1 was stored by request 1; the model's second tool_use carried another key",
+);
 trace.table(
   ["tool_use", "Idempotency-Key the harness sent (run_id:tool_use_id)"],
-  fileCalls(modelLayer).map((c) => [`${c.toolUse.id.slice(0, 16)}…`, toolUseKey(RUN, c.toolUse.id)]),
+  fileCalls(modelLayer).map((c) => [
+    `${c.toolUse.id.slice(0, 16)}…`,
+    toolUseKey(RUN, c.toolUse.id),
+  ]),
 );
 trace.count(modelLayer.reports, 1);
-summary.push(["model files again, key run_id:tool_use_id", "the tool call", String(modelLayer.reports)]);
+summary.push([
+  "model files again, key run_id:tool_use_id",
+  "the tool call",
+  String(modelLayer.reports),
+]);
 
 // ## 3. A business key
 // The report has an identity of its own, whichever tool call carries it: this evaluation run, this
@@ -197,18 +257,36 @@ summary.push(["model files again, key run_id:tool_use_id", "the tool call", Stri
 // tracker's `GET /reports?title=` does: case, punctuation, white space) into the key. The model's
 // second tool_use rewords the title a little, as models do, and still lands on the same key.
 trace.section("3 · A business key: run, module and normalised title");
-const variants = [report.title, "Login Button does nothing.", "  login button -- does NOTHING!", "Login button does nothing when clicked"];
+const variants = [
+  report.title,
+  "Login Button does nothing.",
+  "  login button -- does NOTHING!",
+  "Login button does nothing when clicked",
+];
 trace.table(
   ["title as the model wrote it", "normalised", `businessKey("${RUN}", "auth", title)`],
-  variants.map((t) => [JSON.stringify(t), normalizeTitle(t), `${businessKey(RUN, "auth", t).slice(0, 20)}…`]),
+  variants.map((t) => [
+    JSON.stringify(t),
+    normalizeTitle(t),
+    `${businessKey(RUN, "auth", t).slice(0, 20)}…`,
+  ]),
 );
 trace.prose(`The first three name one report; the fourth adds words, and normalising cannot know they change nothing.
   The key is a hash: the tracker takes an Idempotency-Key of at most 255 printable ASCII characters (Stripe's
   rule, which it follows; the IETF draft sets no length limit), a title may be longer and in any script, and
   hashing the three parts as a JSON array keeps ("a:b", "c") apart from ("a", "b:c").`);
-const business = await runCase({ name: "model-business", faults: GIVE_UP, keys: "business", wording: "submission-failed", resubmitTitle: "Login Button does nothing." });
+const business = await runCase({
+  name: "model-business",
+  faults: GIVE_UP,
+  keys: "business",
+  wording: "submission-failed",
+  resubmitTitle: "Login Button does nothing.",
+});
 const businessSecond = fileCalls(business)[1];
-trace.knows(`"${businessSecond?.result.content ?? "no second filing"}"`, "the second tool_use had the same business key; the tracker refused a second report");
+trace.knows(
+  `"${businessSecond?.result.content ?? "no second filing"}"`,
+  "the second tool_use had the same business key; the tracker refused a second report",
+);
 trace.prose(`Note the 422 on the way. The tracker checks a key's request fingerprint (lesson 04): same key, different
   body means "this key was used for another request". A business key maps several wordings of one report
   to one key on purpose, so for this harness a 422 means "filed before, worded differently"; it looks the
@@ -231,18 +309,33 @@ const rewritten = await runCase({
   resubmitTitle: "Login button does nothing when clicked",
   // The judge runs on the evaluation side, over the tracker's API, after the agent has stopped.
   after: async (_faults, tracker) => {
-    const listed = await httpCall({ method: "GET", url: `${tracker.url}/reports`, timeoutMs: 5_000 });
-    suspects = listed.kind === "response" && Array.isArray(listed.body) ? judgeDuplicates(listed.body as Report[]) : [];
+    const listed = await httpCall({
+      method: "GET",
+      url: `${tracker.url}/reports`,
+      timeoutMs: 5_000,
+    });
+    suspects =
+      listed.kind === "response" && Array.isArray(listed.body)
+        ? judgeDuplicates(listed.body as Report[])
+        : [];
   },
 });
-trace.knows("two 201s, for two titles", "one bug, two reports: the second title normalises to another key");
+trace.knows(
+  "two 201s, for two titles",
+  "one bug, two reports: the second title normalises to another key",
+);
 trace.count(rewritten.reports, 1);
 trace.prose(`The judge: for each pair of reports in the same run and module, the Jaccard index of the two titles'
   word sets (normalised as above): words in common ÷ words in either. Threshold ${JUDGE_THRESHOLD}: at or above, the
   pair is flagged as a likely duplicate.`);
 trace.table(
   ["flagged pair", "similarity"],
-  suspects.length === 0 ? [["none", "-"]] : suspects.map((s) => [`#${s.first.id} "${s.first.title}" / #${s.second.id} "${s.second.title}"`, s.similarity.toFixed(2)]),
+  suspects.length === 0
+    ? [["none", "-"]]
+    : suspects.map((s) => [
+        `#${s.first.id} "${s.first.title}" / #${s.second.id} "${s.second.title}"`,
+        s.similarity.toFixed(2),
+      ]),
 );
 // What the same measure does with other titles beside the first: it is wrong both ways, which is why
 // a flag is a suspect for review and not a verdict.
@@ -260,28 +353,58 @@ trace.table(
 );
 trace.prose(`Short titles share most of their words: one word changed ("login" to "logout") still scores high, and a
   paraphrase scores low. The judge narrows what a person (or a stronger judge) must read; it does not decide.`);
-summary.push(["model rewrites the title, business key", "run + module + title", String(rewritten.reports)]);
-summary.push(["  judge over the stored reports", `Jaccard ≥ ${JUDGE_THRESHOLD}`, `${suspects.length} pair flagged`]);
+summary.push([
+  "model rewrites the title, business key",
+  "run + module + title",
+  String(rewritten.reports),
+]);
+summary.push([
+  "  judge over the stored reports",
+  `Jaccard ≥ ${JUDGE_THRESHOLD}`,
+  `${suspects.length} pair flagged`,
+]);
 
 // ## 5. The words of the tool result
 // Section 2 again, with one change: the harness says what it knows. It does not know the report is
 // missing; it knows it heard nothing. So the tool result says "outcome unknown", that the report may
 // already exist, and where to look. The scripted model, reading that, calls find_reports first.
-trace.section("5a · The tool result's words: \"outcome unknown, look it up first\"");
-const honest = await runCase({ name: "wording-honest", faults: GIVE_UP, keys: "tool-use", wording: "honest" });
-trace.knows(`"${fileCalls(honest)[0]!.result.content}"`, "report 1 existed; the lookup found it and the model stopped");
+trace.section('5a · The tool result\'s words: "outcome unknown, look it up first"');
+const honest = await runCase({
+  name: "wording-honest",
+  faults: GIVE_UP,
+  keys: "tool-use",
+  wording: "honest",
+});
+trace.knows(
+  `"${fileCalls(honest)[0]!.result.content}"`,
+  "report 1 existed; the lookup found it and the model stopped",
+);
 trace.count(honest.reports, 1);
 trace.table(
   ["harness says", "is_error", "the model then", "reports"],
   [
-    ["submission failed (section 2)", String(firstFiling!.result.is_error), nextMove(modelLayer), String(modelLayer.reports)],
-    ["outcome unknown, look it up first", String(fileCalls(honest)[0]!.result.is_error), nextMove(honest), String(honest.reports)],
+    [
+      "submission failed (section 2)",
+      String(firstFiling!.result.is_error),
+      nextMove(modelLayer),
+      String(modelLayer.reports),
+    ],
+    [
+      "outcome unknown, look it up first",
+      String(fileCalls(honest)[0]!.result.is_error),
+      nextMove(honest),
+      String(honest.reports),
+    ],
   ],
 );
 trace.prose(`Both are is_error: neither call is known to have succeeded. The difference is in the words, and words are
   all the model reads. Success, a definite failure (the tracker answered and refused: nothing was stored, so
   correcting and filing again is right) and an unknown outcome are three different messages (exercise 06b).`);
-summary.push(["tool result says unknown: the model looks first", "the tool call", String(honest.reports)]);
+summary.push([
+  "tool result says unknown: the model looks first",
+  "the tool call",
+  String(honest.reports),
+]);
 
 // A lookup is a read, and a read cannot see a request that is still running (lesson 01's third
 // truth). Request 1 is held at its gate: it has arrived, the handler has not stored the report yet.
@@ -299,7 +422,10 @@ const blindToolUse = await runCase({
   wording: "honest",
   after: releaseFirst,
 });
-trace.knows("the lookup found nothing, the second filing got a 201", "request 1 was still running; it stored its report after the lookup");
+trace.knows(
+  "the lookup found nothing, the second filing got a 201",
+  "request 1 was still running; it stored its report after the lookup",
+);
 trace.count(blindToolUse.reports, 1);
 // The same, with the business key: the model's second tool_use carries the key request 1 claimed, so
 // the tracker answers 409 (in progress). The harness waits (here at a gate: the lesson lets request 1
@@ -315,12 +441,23 @@ const blindBusiness = await runCase({
     if (last.outcome.kind === "response" && last.outcome.status === 409) await releaseFirst(faults);
   },
 });
-trace.knows("409 (in progress), then a replayed 201", "the key was claimed by request 1; its report is the only one");
+trace.knows(
+  "409 (in progress), then a replayed 201",
+  "the key was claimed by request 1; its report is the only one",
+);
 trace.count(blindBusiness.reports, 1);
 trace.prose(`"Look it up first" stops the model from filing blind, and the business key covers what a lookup cannot
   see. Each misses a case the other catches.`);
-summary.push(["still being filed: lookup, tool-call key", "the tool call", String(blindToolUse.reports)]);
-summary.push(["still being filed: lookup, business key", "run + module + title", String(blindBusiness.reports)]);
+summary.push([
+  "still being filed: lookup, tool-call key",
+  "the tool call",
+  String(blindToolUse.reports),
+]);
+summary.push([
+  "still being filed: lookup, business key",
+  "run + module + title",
+  String(blindBusiness.reports),
+]);
 
 // ## 6. Codex: retrying the model call, not the tool call
 // A model call can fail too: the stream breaks before the response completes. Codex retries it (its
@@ -330,17 +467,45 @@ trace.section("6 · Codex: a sampling retry rebuilds the request from history");
 trace.prose(`Codex's sampling layer (lesson 03) sends one request to the model and reads its answer as a stream;
   when the stream breaks, it sends the model request again. What goes into that second request decides
   whether a tool call runs twice.`);
-const snapshot = await runCase({ name: "sampling-snapshot", label: "retry 1: resend the request as it was first sent", keys: "tool-use", wording: "honest", breakStream: { call: 1, retry: "snapshot" } });
-trace.knows("the model call failed and was resent as it was", "the resent request did not hold the tool call that ran; the model asked again");
+const snapshot = await runCase({
+  name: "sampling-snapshot",
+  label: "retry 1: resend the request as it was first sent",
+  keys: "tool-use",
+  wording: "honest",
+  breakStream: { call: 1, retry: "snapshot" },
+});
+trace.knows(
+  "the model call failed and was resent as it was",
+  "the resent request did not hold the tool call that ran; the model asked again",
+);
 trace.count(snapshot.reports, 1);
-const fromHistory = await runCase({ name: "sampling-history", label: "retry 2: rebuild the request from the history (Codex)", keys: "tool-use", wording: "honest", breakStream: { call: 1, retry: "history" } });
-trace.knows("the model call failed and was retried", "the retry's input held the tool call and its result; the model saw it done");
+const fromHistory = await runCase({
+  name: "sampling-history",
+  label: "retry 2: rebuild the request from the history (Codex)",
+  keys: "tool-use",
+  wording: "honest",
+  breakStream: { call: 1, retry: "history" },
+});
+trace.knows(
+  "the model call failed and was retried",
+  "the retry's input held the tool call and its result; the model saw it done",
+);
 trace.count(fromHistory.reports, 1);
 trace.table(
   ["sampling retry sends", "model calls", "tool calls run", "reports"],
   [
-    ["the request as first sent", String(snapshot.conversation.modelCalls), String(snapshot.calls.length), String(snapshot.reports)],
-    ["a request rebuilt from history", String(fromHistory.conversation.modelCalls), String(fromHistory.calls.length), String(fromHistory.reports)],
+    [
+      "the request as first sent",
+      String(snapshot.conversation.modelCalls),
+      String(snapshot.calls.length),
+      String(snapshot.reports),
+    ],
+    [
+      "a request rebuilt from history",
+      String(fromHistory.conversation.modelCalls),
+      String(fromHistory.calls.length),
+      String(fromHistory.reports),
+    ],
   ],
 );
 // Sources (openai/codex @ 553376ff, codex-rs/core/src/session/turn.rs): `run_sampling_request` sends
@@ -379,8 +544,16 @@ trace.prose(`Codex's own consuming action makes the same cut. Its terminal UI of
   and codex-rs/app-server-protocol/src/protocol/v2/account.rs.) The key is born with the logical attempt,
   above the retries. An agent's logical attempt, "file this report", has no id of its own; the business key
   gives it one.`);
-summary.push(["sampling retry resends the first request", "the tool call", String(snapshot.reports)]);
-summary.push(["sampling retry rebuilt from history (Codex)", "the tool call", String(fromHistory.reports)]);
+summary.push([
+  "sampling retry resends the first request",
+  "the tool call",
+  String(snapshot.reports),
+]);
+summary.push([
+  "sampling retry rebuilt from history (Codex)",
+  "the tool call",
+  String(fromHistory.reports),
+]);
 
 // ## 7. MCP: a hint from an untrusted server
 // The tool now comes from an MCP server the harness does not trust. Its `tools/list` entry says the
@@ -390,17 +563,32 @@ trace.section("7 · MCP: idempotentHint: true from an untrusted server");
 const mcpTool: McpTool = {
   name: "file_bug_report",
   description: "File a bug report in the tracker.",
-  inputSchema: { type: "object", properties: { title: { type: "string" }, body: { type: "string" }, module: { type: "string" } }, required: ["title"] },
-  annotations: { title: "File a bug report", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  inputSchema: {
+    type: "object",
+    properties: { title: { type: "string" }, body: { type: "string" }, module: { type: "string" } },
+    required: ["title"],
+  },
+  annotations: {
+    title: "File a bug report",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
 };
 trace.line("  tools/list, as the untrusted server answers it:");
 trace.line('    {"tools": [{');
 const fields = Object.entries(mcpTool);
-for (const [i, [k, v]] of fields.entries()) trace.line(`      ${JSON.stringify(k)}: ${JSON.stringify(v)}${i < fields.length - 1 ? "," : ""}`);
+for (const [i, [k, v]] of fields.entries())
+  trace.line(`      ${JSON.stringify(k)}: ${JSON.stringify(v)}${i < fields.length - 1 ? "," : ""}`);
 trace.line("    }]}");
 // Both harnesses call the same server, which answers through the naive tracker; they differ only in
 // what they make of its hint. Request 1 is stored and its answer lost.
-const mcpCase = (name: string, label: string, believeUntrustedHints: boolean): Promise<CaseResult> =>
+const mcpCase = (
+  name: string,
+  label: string,
+  believeUntrustedHints: boolean,
+): Promise<CaseResult> =>
   runCase({
     name,
     label,
@@ -410,11 +598,25 @@ const mcpCase = (name: string, label: string, believeUntrustedHints: boolean): P
     wording: "honest",
     tool: { annotations: mcpTool.annotations!, trustedServer: false, believeUntrustedHints },
   });
-const believing = await mcpCase("mcp-believe", "harness 1 believes the hint, whoever sent it", true);
-trace.knows("a timeout, then a 201 after a resend the hint allowed", "the tool was not idempotent: the resend filed the report again");
+const believing = await mcpCase(
+  "mcp-believe",
+  "harness 1 believes the hint, whoever sent it",
+  true,
+);
+trace.knows(
+  "a timeout, then a 201 after a resend the hint allowed",
+  "the tool was not idempotent: the resend filed the report again",
+);
 trace.count(believing.reports, 1);
-const notBelieving = await mcpCase("mcp-untrusted", "harness 2 ignores hints from servers it does not trust", false);
-trace.knows("a timeout; no resend; \"outcome unknown\"", "the model looked the report up, found it, and stopped");
+const notBelieving = await mcpCase(
+  "mcp-untrusted",
+  "harness 2 ignores hints from servers it does not trust",
+  false,
+);
+trace.knows(
+  'a timeout; no resend; "outcome unknown"',
+  "the model looked the report up, found it, and stopped",
+);
 trace.count(notBelieving.reports, 1);
 // Read at modelcontextprotocol/modelcontextprotocol @ b0f60ba5; the tools page's warning is in the
 // 2025-03-26 (L188-189), 2025-06-18, 2025-11-25 and 2026-07-28 versions.

@@ -18,13 +18,13 @@
  * it marked the row sent, and the redelivery: two notifications without a key, one with it.
  */
 import { lessonSetup } from "../lib/core/cli.ts";
-import { runCell, type CellFault, type CellResult } from "../lib/matrix/matrix.ts";
 import { scratchDir } from "../lib/core/scratch.ts";
-import { startNotifier, type Notifier } from "../lib/outbox/notifier.ts";
+import { type CellFault, type CellResult, runCell } from "../lib/matrix/matrix.ts";
+import { type DispatcherRun, runDispatcher } from "../lib/outbox/dispatcher.ts";
+import { type Notifier, startNotifier } from "../lib/outbox/notifier.ts";
 import type { NotifyConfig } from "../lib/outbox/notify-effects.ts";
 import { dispatchPending, downstreamKey, outboxRowsIn } from "../lib/outbox/outbox.ts";
-import { runDispatcher, type DispatcherRun } from "../lib/outbox/dispatcher.ts";
-import { ReportStore, countReportsIn } from "../lib/tracker/store.ts";
+import { countReportsIn, ReportStore } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 
 const { trace, seed, heading } = lessonSetup(import.meta);
@@ -95,11 +95,22 @@ async function inlineCase(
         const reports = countReportsIn(db);
         const notified = notifier.delivered().length;
         early = Math.max(0, notified - reports);
-        trace.event("lesson", `the process is dead: the maintainer holds ${notified} notification(s), the database ${reports} report(s)`, early > 0 ? "bad" : "warn");
+        trace.event(
+          "lesson",
+          `the process is dead: the maintainer holds ${notified} notification(s), the database ${reports} report(s)`,
+          early > 0 ? "bad" : "warn",
+        );
       },
     });
     const delivered = notifier.delivered();
-    const result = { label, reports: cell.reports, notifications: delivered.length, duplicates: delivered.filter((n) => n.duplicate).length, early, cell };
+    const result = {
+      label,
+      reports: cell.reports,
+      notifications: delivered.length,
+      duplicates: delivered.filter((n) => n.duplicate).length,
+      early,
+      cell,
+    };
     cases.push(result);
     return result;
   });
@@ -111,7 +122,9 @@ async function inlineCase(
 // work; the fault crash-before-commit kills the process right after it, before the commit. The
 // agent's retry waits out the claim's lease (409), takes the key over, and does it all again.
 trace.section("1 · Notify in the handler, then commit; killed in between");
-const before = await inlineCase("before", "inline: notify, then commit", "crash-before-commit", { inline: "before-commit" });
+const before = await inlineCase("before", "inline: notify, then commit", "crash-before-commit", {
+  inline: "before-commit",
+});
 trace.knows(
   `one 201 after ${before.cell.calls[0]!.join(" → ")}`,
   `the maintainer was told of a report that did not exist yet (${before.early} notification more than reports at the crash), then told again: ${before.duplicates} duplicate`,
@@ -123,8 +136,16 @@ counts(before);
 // replayed answer: the work was done before). The kill comes right after the commit, the moment of
 // crash-between-commits. The retry gets the stored 201 replayed, and nobody calls the notifier.
 trace.section("2 · Commit, then notify; killed in between");
-const afterCommit = await inlineCase("after", "inline: commit, then notify", "crash-between-commits", { inline: "after-commit" });
-trace.knows(`a 201, replayed`, `the report is stored and its key completed; the call to the notifier died with the process, and a replay does no work: ${afterCommit.notifications} notifications`);
+const afterCommit = await inlineCase(
+  "after",
+  "inline: commit, then notify",
+  "crash-between-commits",
+  { inline: "after-commit" },
+);
+trace.knows(
+  `a 201, replayed`,
+  `the report is stored and its key completed; the call to the notifier died with the process, and a replay does no work: ${afterCommit.notifications} notifications`,
+);
 counts(afterCommit);
 trace.prose(`Neither order is safe: before the commit, a crash leaves a notification for nothing, and the retry sends
   another; after it, a crash leaves a report nobody hears of. Two writes to two systems with no transaction
@@ -135,7 +156,10 @@ trace.prose(`Neither order is safe: before the commit, a crash leaves a notifica
 // scoped to this purpose ("<key>/<caller>/notify"): the retry's second call to the notifier carries
 // the same key, and the notifier answers from its store instead of delivering again.
 trace.section("3 · Notify before the commit, passing the request's key downstream");
-const passed = await inlineCase("passed", "inline: key passed on", "crash-before-commit", { inline: "before-commit", passKey: true });
+const passed = await inlineCase("passed", "inline: key passed on", "crash-before-commit", {
+  inline: "before-commit",
+  passKey: true,
+});
 trace.knows(
   `one 201 after ${passed.cell.calls[0]!.join(" → ")}`,
   `the second call carried the same key and the notifier did not deliver again: ${passed.notifications} notification; but at the crash it was there before its report (${passed.early})`,
@@ -155,18 +179,40 @@ trace.prose(`This works when the downstream takes keys, and only as long as the 
 // It is killed with SIGKILL at the one moment the pattern cannot avoid: the notifier has accepted the
 // row, the row is not marked yet. The next dispatcher sends it again. Without a key the notifier
 // cannot know; with a key derived from the row, the same on every redelivery, it can.
-async function outboxCase(name: string, withKey: boolean): Promise<Case & { duplicates: number; runs: DispatcherRun[] }> {
+async function outboxCase(
+  name: string,
+  withKey: boolean,
+): Promise<Case & { duplicates: number; runs: DispatcherRun[] }> {
   return withNotifier(async (notifier) => {
     // The agent files the report through a lost response and a retry: the retry is replayed, so
     // there is still one report and one row.
-    const cell = await runCell(VARIANT, "lose-response", cellOptions(name, { notifierUrl: notifier.url, outbox: true }));
+    const cell = await runCell(
+      VARIANT,
+      "lose-response",
+      cellOptions(name, { notifierUrl: notifier.url, outbox: true }),
+    );
     const rows = outboxRowsIn(cell.db);
-    trace.event("lesson", `the file holds ${cell.reports} report(s) and ${rows.length} outbox row(s), ${rows.filter((r) => r.state === "to_send").length} to send`);
+    trace.event(
+      "lesson",
+      `the file holds ${cell.reports} report(s) and ${rows.length} outbox row(s), ${rows.filter((r) => r.state === "to_send").length} to send`,
+    );
     const runs: DispatcherRun[] = [];
     for (const kill of [true, false]) {
-      trace.event("lesson", `dispatcher process started${withKey ? ", sending each row with its key" : ", sending no key"}${kill ? "" : " (a fresh one)"}`);
-      const run = await runDispatcher({ db: cell.db, notifierUrl: notifier.url, withKey, killAfterAccepted: kill }, (text, mark) => trace.event("outbox", text, mark));
-      trace.event("lesson", run.killed ? "the dispatcher process is gone (SIGKILL)" : `the dispatcher exited: ${run.delivered} row(s) delivered and marked sent`, run.killed ? "warn" : "ok");
+      trace.event(
+        "lesson",
+        `dispatcher process started${withKey ? ", sending each row with its key" : ", sending no key"}${kill ? "" : " (a fresh one)"}`,
+      );
+      const run = await runDispatcher(
+        { db: cell.db, notifierUrl: notifier.url, withKey, killAfterAccepted: kill },
+        (text, mark) => trace.event("outbox", text, mark),
+      );
+      trace.event(
+        "lesson",
+        run.killed
+          ? "the dispatcher process is gone (SIGKILL)"
+          : `the dispatcher exited: ${run.delivered} row(s) delivered and marked sent`,
+        run.killed ? "warn" : "ok",
+      );
       runs.push(run);
     }
     const delivered = notifier.delivered();
@@ -196,7 +242,9 @@ function counts(c: Case): void {
   trace.count(c.notifications, 1, "notifications the maintainer received");
 }
 
-trace.section("4a · The outbox, delivered without a key; the dispatcher killed after the notifier accepted");
+trace.section(
+  "4a · The outbox, delivered without a key; the dispatcher killed after the notifier accepted",
+);
 const outboxNoKey = await outboxCase("outbox-nokey", false);
 trace.section("4b · The same, each row delivered with a key derived from it");
 const outboxKeyed = await outboxCase("outbox-keyed", true);
@@ -222,14 +270,28 @@ for (const variant of ["keyed", "fenced"] as const) {
       notify: { notifierUrl: notifier.url, outbox: true },
     });
     const rows = outboxRowsIn(cell.db);
-    trace.event("lesson", `${variant}: the paused holder woke after a take-over; the file holds ${cell.reports} report(s) and ${rows.length} outbox row(s)`, cell.reports === 1 ? "ok" : "bad");
+    trace.event(
+      "lesson",
+      `${variant}: the paused holder woke after a take-over; the file holds ${cell.reports} report(s) and ${rows.length} outbox row(s)`,
+      cell.reports === 1 ? "ok" : "bad",
+    );
     const store = new ReportStore(cell.db);
     try {
-      await dispatchPending({ store, notifierUrl: notifier.url, withKey: true, say: (text, mark) => trace.event("outbox", text, mark) });
+      await dispatchPending({
+        store,
+        notifierUrl: notifier.url,
+        withKey: true,
+        say: (text, mark) => trace.event("outbox", text, mark),
+      });
     } finally {
       store.close();
     }
-    return { label: `outbox: paused holder, ${variant}`, reports: cell.reports, rows: rows.length, notifications: notifier.delivered().length };
+    return {
+      label: `outbox: paused holder, ${variant}`,
+      reports: cell.reports,
+      rows: rows.length,
+      notifications: notifier.delivered().length,
+    };
   });
   trace.count(c.notifications, 1, `${variant}: notifications the maintainer received`);
   guarded.push([variant, String(c.reports), String(c.rows), String(c.notifications)]);
@@ -245,7 +307,13 @@ trace.prose(`Keys deduplicate deliveries of one row; they cannot merge two rows.
 trace.section("Lesson 07, as measured in this run");
 trace.table(
   ["case", "reports", "notifications", "before its report", "should be"],
-  cases.map((c) => [c.label, String(c.reports), String(c.notifications), c.early === undefined ? "–" : String(c.early), "1 and 1"]),
+  cases.map((c) => [
+    c.label,
+    String(c.reports),
+    String(c.notifications),
+    c.early === undefined ? "–" : String(c.early),
+    "1 and 1",
+  ]),
 );
 trace.prose(`"before its report": the notifications the maintainer held when the tracker process died, beyond the
   reports its database held then. The outbox sends nothing before the report's commit: its row commits with it.`);

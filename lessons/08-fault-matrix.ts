@@ -22,36 +22,34 @@
  * report count": npm run lesson 8 -- --step --variant keyed --fault pause-past-lease (--policy picks
  * the client). The same steps in a browser, drawn as lanes: npm run demos, then the page /step.
  */
-import { UsageError, exitOnUsageError, lessonSetup } from "../lib/core/cli.ts";
+
+import { POLICY_NAMES, type PolicyName } from "../lib/client/client.ts";
+import { exitOnUsageError, lessonSetup, UsageError } from "../lib/core/cli.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
 import { simulatePoint } from "../lib/herd/simulator.ts";
 import {
-  MATRIX_FAULTS,
-  MATRIX_FAULT_HELP,
-  STEP_FAULTS,
+  type CellResult,
   isStepFault,
+  MATRIX_FAULT_HELP,
+  MATRIX_FAULTS,
+  type MatrixFault,
   matrixVariants,
   policyFor,
   runCell,
   runCells,
-  type CellResult,
-  type MatrixFault,
+  STEP_FAULTS,
   type StepFault,
 } from "../lib/matrix/matrix.ts";
-import { scratchDir } from "../lib/core/scratch.ts";
 import { isVariantName, type VariantName } from "../lib/tracker/variant.ts";
-import { POLICY_NAMES, type PolicyName } from "../lib/client/client.ts";
 
-const { trace, seed, step, color, values, heading } = lessonSetup(
-  import.meta,
-  {
-    options: { variant: { type: "string" }, fault: { type: "string" }, policy: { type: "string" } },
-    optionHelp: {
-      variant: `run only this variant's cells, each with its full trace (${matrixVariants().join(", ")})`,
-      fault: `run only this fault's cells, each with its full trace (${STEP_FAULTS.join(", ")}); with --step, Enter by Enter (--step alone: naive × lose-response)`,
-      policy: `the agent's client in those cells (${POLICY_NAMES.join(", ")}; default: blind-retry for naive, same-key for the others)`,
-    },
+const { trace, seed, step, color, values, heading } = lessonSetup(import.meta, {
+  options: { variant: { type: "string" }, fault: { type: "string" }, policy: { type: "string" } },
+  optionHelp: {
+    variant: `run only this variant's cells, each with its full trace (${matrixVariants().join(", ")})`,
+    fault: `run only this fault's cells, each with its full trace (${STEP_FAULTS.join(", ")}); with --step, Enter by Enter (--step alone: naive × lose-response)`,
+    policy: `the agent's client in those cells (${POLICY_NAMES.join(", ")}; default: blind-retry for naive, same-key for the others)`,
   },
-);
+});
 const scratch = scratchDir();
 const started = performance.now();
 
@@ -60,19 +58,36 @@ const started = performance.now();
 const only = exitOnUsageError(() => {
   const v = values.variant;
   const f = values.fault;
-  if (v !== undefined && !isVariantName(v)) throw new UsageError(`there is no variant "${v}"; the variants are ${matrixVariants().join(", ")}`);
-  if (v !== undefined && !matrixVariants().includes(v)) throw new UsageError(`the "${v}" variant is not built yet (available: ${matrixVariants().join(", ")})`);
-  if (f !== undefined && !isStepFault(f)) throw new UsageError(`there is no fault "${f}" in the matrix; the faults are ${STEP_FAULTS.join(", ")}`);
+  if (v !== undefined && !isVariantName(v))
+    throw new UsageError(
+      `there is no variant "${v}"; the variants are ${matrixVariants().join(", ")}`,
+    );
+  if (v !== undefined && !matrixVariants().includes(v))
+    throw new UsageError(
+      `the "${v}" variant is not built yet (available: ${matrixVariants().join(", ")})`,
+    );
+  if (f !== undefined && !isStepFault(f))
+    throw new UsageError(
+      `there is no fault "${f}" in the matrix; the faults are ${STEP_FAULTS.join(", ")}`,
+    );
   const p = values.policy;
-  if (p !== undefined && !(POLICY_NAMES as readonly string[]).includes(p)) throw new UsageError(`there is no policy "${p}"; the policies are ${POLICY_NAMES.join(", ")}`);
-  return { variant: v as VariantName | undefined, fault: f as StepFault | undefined, policy: p as PolicyName | undefined };
+  if (p !== undefined && !(POLICY_NAMES as readonly string[]).includes(p))
+    throw new UsageError(`there is no policy "${p}"; the policies are ${POLICY_NAMES.join(", ")}`);
+  return {
+    variant: v as VariantName | undefined,
+    fault: f as StepFault | undefined,
+    policy: p as PolicyName | undefined,
+  };
 });
 // The cells' kept traces at the trace's width: the one printed in full below wraps as a live trace does.
 const cellOptions = { dbPath: scratch.path, seed, color, width: trace.width };
 
-
 /** The named cells, one after the other, each with its full trace (and, with --step, Enter by Enter). */
-async function traced(variant: VariantName | undefined, fault: StepFault | undefined, policy: PolicyName | undefined): Promise<void> {
+async function traced(
+  variant: VariantName | undefined,
+  fault: StepFault | undefined,
+  policy: PolicyName | undefined,
+): Promise<void> {
   if (variant === undefined && fault === undefined) {
     variant = "naive";
     fault = "lose-response";
@@ -81,12 +96,22 @@ async function traced(variant: VariantName | undefined, fault: StepFault | undef
   }
   const cells = matrixVariants()
     .filter((v) => variant === undefined || v === variant)
-    .flatMap((v) => (fault === undefined ? MATRIX_FAULTS : [fault]).map((f) => ({ variant: v, fault: f })));
+    .flatMap((v) =>
+      (fault === undefined ? MATRIX_FAULTS : [fault]).map((f) => ({ variant: v, fault: f })),
+    );
   const results: CellResult[] = [];
   for (const c of cells) {
     // runCell opens a section for the cell; its events are printed as they happen.
-    const r = await runCell(c.variant, c.fault, { ...cellOptions, trace, stepped: step, ...(policy ? { policy } : {}) });
-    trace.knows(`calls: ${r.calls.map((attempts) => attempts.join(" → ")).join(" and ")}`, describeCell(r));
+    const r = await runCell(c.variant, c.fault, {
+      ...cellOptions,
+      trace,
+      stepped: step,
+      ...(policy ? { policy } : {}),
+    });
+    trace.knows(
+      `calls: ${r.calls.map((attempts) => attempts.join(" → ")).join(" and ")}`,
+      describeCell(r),
+    );
     trace.count(r.reports, r.expected);
     results.push(r);
   }
@@ -94,17 +119,29 @@ async function traced(variant: VariantName | undefined, fault: StepFault | undef
     trace.section("These cells, as measured in this run");
     printMatrix(results);
   }
-  trace.prose(`The whole matrix: npm run lesson 8. (This run took ${Math.round(performance.now() - started)} ms.)`);
+  trace.prose(
+    `The whole matrix: npm run lesson 8. (This run took ${Math.round(performance.now() - started)} ms.)`,
+  );
 }
 
 /** What happened in a cell, in a sentence, from what it measured. */
 function describeCell(r: CellResult): string {
-  if (!r.fired && r.fault === "crash-after-claim" && (r.variant === "naive" || r.variant === "key-after")) {
+  if (
+    !r.fired &&
+    r.fault === "crash-after-claim" &&
+    (r.variant === "naive" || r.variant === "key-after")
+  ) {
     return "the fault's moment never came: this variant claims no key, so nothing was there to crash after";
   }
-  if (!r.fired) return `the fault's moment never came: the request was answered ${r.calls[0]!.at(-1)} before it`;
-  if (r.verdict === "ok") return r.fault === "none" ? "one logical call, one report, nothing went wrong" : "one logical call, one report";
-  return r.verdict === "duplicate" ? `one logical call, ${r.reports} reports: the report was filed twice` : "one logical call, and no report";
+  if (!r.fired)
+    return `the fault's moment never came: the request was answered ${r.calls[0]!.at(-1)} before it`;
+  if (r.verdict === "ok")
+    return r.fault === "none"
+      ? "one logical call, one report, nothing went wrong"
+      : "one logical call, one report";
+  return r.verdict === "duplicate"
+    ? `one logical call, ${r.reports} reports: the report was filed twice`
+    : "one logical call, and no report";
 }
 
 async function wholeMatrix(): Promise<void> {
@@ -125,13 +162,20 @@ async function wholeMatrix(): Promise<void> {
   const cells = variants.flatMap((variant) => MATRIX_FAULTS.map((fault) => ({ variant, fault })));
   const results = await runCells(cells, cellOptions, 4);
   printMatrix(results);
-  for (const f of MATRIX_FAULTS) trace.line(`  ${SHORT[f].padEnd(12)} ${f}: ${MATRIX_FAULT_HELP[f]}`);
-  trace.line(`  ✓ one report   ✗ a duplicate or a lost report   – the fault's moment does not exist in this variant`);
-  const cell = (v: VariantName, f: MatrixFault): CellResult => results.find((r) => r.variant === v && r.fault === f)!;
-  const wrong = (v: VariantName): MatrixFault[] => MATRIX_FAULTS.filter((f) => cell(v, f).verdict !== "ok");
+  for (const f of MATRIX_FAULTS)
+    trace.line(`  ${SHORT[f].padEnd(12)} ${f}: ${MATRIX_FAULT_HELP[f]}`);
+  trace.line(
+    `  ✓ one report   ✗ a duplicate or a lost report   – the fault's moment does not exist in this variant`,
+  );
+  const cell = (v: VariantName, f: MatrixFault): CellResult =>
+    results.find((r) => r.variant === v && r.fault === f)!;
+  const wrong = (v: VariantName): MatrixFault[] =>
+    MATRIX_FAULTS.filter((f) => cell(v, f).verdict !== "ok");
   for (const v of variants) {
     const bad = wrong(v);
-    trace.line(`  ${v.padEnd(10)} ${bad.length === 0 ? "one report in every cell" : `wrong under ${bad.join(", ")}`}`);
+    trace.line(
+      `  ${v.padEnd(10)} ${bad.length === 0 ? "one report in every cell" : `wrong under ${bad.join(", ")}`}`,
+    );
   }
   trace.prose(`Read it row by row. naive files again after any retry that follows work it already did. key-after
     survives a lost response (the key was recorded) but not a retry that arrives while the first request runs,
@@ -144,7 +188,9 @@ async function wholeMatrix(): Promise<void> {
   // Here the fenced tracker meets the lost response under each retrying policy.
   trace.section("The client's half: fenced × lose-response under each retry policy");
   const policies: PolicyName[] = ["blind-retry", "fresh-key", "same-key"];
-  const byPolicy = await Promise.all(policies.map((policy) => runCell("fenced", "lose-response", { ...cellOptions, policy })));
+  const byPolicy = await Promise.all(
+    policies.map((policy) => runCell("fenced", "lose-response", { ...cellOptions, policy })),
+  );
   trace.table(
     ["policy", "the agent's attempts", "reports", "verdict"],
     byPolicy.map((r) => [r.policy, r.calls[0]!.join(" → "), String(r.reports), verdictText(r)]),
@@ -176,7 +222,8 @@ async function wholeMatrix(): Promise<void> {
 
   // 1. Exponential backoff prevents the thundering herd. The simulator of lesson 02 (synthetic: the
   //    AWS blog's model), run here for one herd of 50 clients, 20 runs each.
-  const herd = (strategy: "exponential" | "full") => simulatePoint({ strategy, clients: 50, runs: 20, seed });
+  const herd = (strategy: "exponential" | "full") =>
+    simulatePoint({ strategy, clients: 50, runs: 20, seed });
   const expo = herd("exponential");
   const full = herd("full");
   trace.line(`  1. "Exponential backoff prevents the thundering herd."`);
@@ -198,7 +245,9 @@ async function wholeMatrix(): Promise<void> {
   // 4. Insert first, then record the key: the key-after row, printed in full.
   const after = cell("key-after", "crash-between-commits");
   trace.line(`  4. "Insert the data first, then record the key."`);
-  trace.prose(`Cell key-after × crash-between-commits: ${after.reports} reports. Its trace, as it ran:`);
+  trace.prose(
+    `Cell key-after × crash-between-commits: ${after.reports} reports. Its trace, as it ran:`,
+  );
   for (const line of after.events) trace.line(line);
   trace.prose(`The report was committed, the key was not; the restarted tracker did not know the key and filed again.
     keyed and fenced commit the report and the key together: ${cell("keyed", "crash-between-commits").reports} and ${cell("fenced", "crash-between-commits").reports}.`);
@@ -217,9 +266,15 @@ async function wholeMatrix(): Promise<void> {
     ["question", "answered in"],
     [
       ["the side effect is not in your database", "lesson 07: the outbox, a key passed downstream"],
-      ["the process is killed after claiming the key", "lesson 05; cells × crash-after-claim and × pause-past-lease"],
+      [
+        "the process is killed after claiming the key",
+        "lesson 05; cells × crash-after-claim and × pause-past-lease",
+      ],
       ["should 429 be retried?", "lesson 03: which 429, and Retry-After"],
-      ["the model submitted again by itself", "lesson 06: business keys, honest tool results, a judge"],
+      [
+        "the model submitted again by itself",
+        "lesson 06: business keys, honest tool results, a judge",
+      ],
       ["what does my HTTP client do on its own?", "lesson 09"],
     ],
   );
@@ -258,7 +313,9 @@ function printMatrix(results: CellResult[]): void {
 
 function cellText(r: CellResult): string {
   if (!r.fired) return trace.style("gray", `${r.reports} –`);
-  return r.verdict === "ok" ? trace.style("green", `${r.reports} ✓`) : trace.style(["red", "bold"], `${r.reports} ✗`);
+  return r.verdict === "ok"
+    ? trace.style("green", `${r.reports} ✓`)
+    : trace.style(["red", "bold"], `${r.reports} ✗`);
 }
 
 function verdictText(r: CellResult): string {
@@ -268,7 +325,8 @@ function verdictText(r: CellResult): string {
 
 trace.title(heading);
 try {
-  if (only.variant !== undefined || only.fault !== undefined || only.policy !== undefined || step) await traced(only.variant, only.fault, only.policy);
+  if (only.variant !== undefined || only.fault !== undefined || only.policy !== undefined || step)
+    await traced(only.variant, only.fault, only.policy);
   else await wholeMatrix();
 } finally {
   scratch.remove();

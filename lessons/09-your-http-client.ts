@@ -18,6 +18,8 @@
  */
 import { exitWithUsage, lessonSetup } from "../lib/core/cli.ts";
 import { nowMs } from "../lib/core/clock.ts";
+import { seeded } from "../lib/core/random.ts";
+import { wrapHanging } from "../lib/core/text.ts";
 import {
   attemptsCell,
   changingCell,
@@ -27,25 +29,31 @@ import {
   keyCell,
   keyUse,
   ms,
+  type Observation,
   postsProcessed,
   reportsAtKeyedTracker,
   retryAfterCell,
   retryAfterVerdict,
-  type Observation,
 } from "../lib/http-clients/analysis.ts";
-import { ATTEMPT_CAP, HANG_TIMEOUT_MS, JITTER_RUNS, LONG_RETRY_AFTER_S, measureAll, versionsOf, type ProbeReport } from "../lib/http-clients/measure.ts";
+import {
+  ATTEMPT_CAP,
+  HANG_TIMEOUT_MS,
+  JITTER_RUNS,
+  LONG_RETRY_AFTER_S,
+  measureAll,
+  type ProbeReport,
+  versionsOf,
+} from "../lib/http-clients/measure.ts";
 import { findProbe, PROBES } from "../lib/http-clients/probes/index.ts";
 import { kyProbe } from "../lib/http-clients/probes/ky.ts";
 import { stripeDefaultRetries } from "../lib/http-clients/probes/stripe.ts";
-import { startFaultyServer, type LoggedAttempt } from "../lib/http-clients/server.ts";
-import { seeded } from "../lib/core/random.ts";
-import { wrapHanging } from "../lib/core/text.ts";
+import { type LoggedAttempt, startFaultyServer } from "../lib/http-clients/server.ts";
 
 const names = PROBES.map((p) => p.name).join(", ");
-const { trace, seed, values, heading } = lessonSetup(
-  import.meta,
-  { options: { only: { type: "string" } }, optionHelp: { only: `measure one library only: ${names}` } },
-);
+const { trace, seed, values, heading } = lessonSetup(import.meta, {
+  options: { only: { type: "string" } },
+  optionHelp: { only: `measure one library only: ${names}` },
+});
 const only = (values as { only?: string }).only;
 let probes = PROBES;
 if (only !== undefined) {
@@ -71,7 +79,10 @@ trace.table(
   [
     ["503 / 429", "503 Service Unavailable or 429 Too Many Requests, no Retry-After"],
     ["reset", "reads the whole body (a POST is filed), then resets the connection (TCP RST)"],
-    ["hang", `reads the whole body and never answers; the client gives up after ${HANG_TIMEOUT_MS} ms`],
+    [
+      "hang",
+      `reads the whole body and never answers; the client gives up after ${HANG_TIMEOUT_MS} ms`,
+    ],
     ["Retry-After", "503 with Retry-After (seconds, an HTTP-date, or one hour) once, then 200"],
   ],
 );
@@ -115,19 +126,38 @@ let reports: ProbeReport[];
 try {
   reports = await measureAll(server, probes, seeded(seed), (phase, ps) => {
     const who = ps.map((p) => p.name).join(", ");
-    if (phase === "warm-up") trace.event("lesson", `warm-up: one successful GET through each library (${who})`);
-    if (phase === "repeats") trace.event("lesson", `${who}: ${JITTER_RUNS} runs of GET → 503 at once, alone, for the gaps`);
-    if (phase === "confirm") trace.event("lesson", `${who}: the gaps varied; ${JITTER_RUNS} more runs, to confirm it is jitter`);
+    if (phase === "warm-up")
+      trace.event("lesson", `warm-up: one successful GET through each library (${who})`);
+    if (phase === "repeats")
+      trace.event(
+        "lesson",
+        `${who}: ${JITTER_RUNS} runs of GET → 503 at once, alone, for the gaps`,
+      );
+    if (phase === "confirm")
+      trace.event(
+        "lesson",
+        `${who}: the gaps varied; ${JITTER_RUNS} more runs, to confirm it is jitter`,
+      );
     if (phase === "rest") trace.event("lesson", "every other case, for all libraries at once");
   });
 } finally {
   await server.close();
 }
-trace.event("lesson", `done: ${reports.reduce((n, r) => n + countAttempts(r), 0)} attempts logged by the server`, "ok");
+trace.event(
+  "lesson",
+  `done: ${reports.reduce((n, r) => n + countAttempts(r), 0)} attempts logged by the server`,
+  "ok",
+);
 
 /** Attempts in every observation kept for the tables (the GET 503 case is also the first repeat). */
 function countAttempts(r: ProbeReport): number {
-  const kept = new Set<Observation>([...r.repeats, ...Object.values(r.cases), r.retryAfter.delay, r.retryAfter.date, r.retryAfter.long]);
+  const kept = new Set<Observation>([
+    ...r.repeats,
+    ...Object.values(r.cases),
+    r.retryAfter.delay,
+    r.retryAfter.date,
+    r.retryAfter.long,
+  ]);
   return [...kept].reduce((n, o) => n + o.log.length, 0);
 }
 
@@ -140,12 +170,14 @@ printLog(closeUp.cases["post-reset"].log);
 const filed = postsProcessed(closeUp.cases["post-reset"].log);
 trace.count(filed, 1, "reports filed for one call");
 const counter = changingHeaders(closeUp.cases["post-reset"].log)[0];
-trace.prose(filed <= 1
-  ? "It did not resend the POST: one call, one report, and the caller gets an error it must handle."
-  : keyUse(closeUp.cases["post-reset"].log).kind !== "none"
-    ? `One call, ${filed} POSTs, each with the library's own key: see part 3.`
-    : `One call, ${filed} reports. ${counter ? `${counter.name} tells the server "this is a retry", but not of which request: ` : ""}with
-      no Idempotency-Key, the server cannot find the report it already filed.`);
+trace.prose(
+  filed <= 1
+    ? "It did not resend the POST: one call, one report, and the caller gets an error it must handle."
+    : keyUse(closeUp.cases["post-reset"].log).kind !== "none"
+      ? `One call, ${filed} POSTs, each with the library's own key: see part 3.`
+      : `One call, ${filed} reports. ${counter ? `${counter.name} tells the server "this is a retry", but not of which request: ` : ""}with
+      no Idempotency-Key, the server cannot find the report it already filed.`,
+);
 
 function printLog(log: readonly LoggedAttempt[]): void {
   const t0 = log[0]?.arrivedAt ?? 0;
@@ -153,8 +185,12 @@ function printLog(log: readonly LoggedAttempt[]): void {
     const marks = Object.entries(a.headers)
       .filter(([h]) => /idempotency|retry-count|retry-attempt/i.test(h))
       .map(([h, v]) => `${h}: ${String(v)}`);
-    const note = marks.length ? marks.join(", ") : "no Idempotency-Key, nothing marks it as a retry";
-    trace.line(`  ${trace.style("gray", `+${String(Math.round(a.arrivedAt - t0)).padStart(5)} ms`)}  ${trace.style("magenta", "server")}  #${a.n} ${a.method} ${a.path}: ${a.bodyBytes} bytes read (report filed), ${a.answer}; ${note}`);
+    const note = marks.length
+      ? marks.join(", ")
+      : "no Idempotency-Key, nothing marks it as a retry";
+    trace.line(
+      `  ${trace.style("gray", `+${String(Math.round(a.arrivedAt - t0)).padStart(5)} ms`)}  ${trace.style("magenta", "server")}  #${a.n} ${a.method} ${a.path}: ${a.bodyBytes} bytes read (report filed), ${a.answer}; ${note}`,
+    );
   }
 }
 
@@ -178,7 +214,9 @@ trace.table(
   ]),
 );
 if (reports.some((r) => Object.values(r.cases).some((o) => o.stopped))) {
-  trace.line(`  * still retrying at ${ATTEMPT_CAP} attempts, stopped by the lesson: the library itself sets no limit.`);
+  trace.line(
+    `  * still retrying at ${ATTEMPT_CAP} attempts, stopped by the lesson: the library itself sets no limit.`,
+  );
 }
 
 // ## Part 2: how long does it wait?
@@ -188,7 +226,14 @@ if (reports.some((r) => Object.values(r.cases).some((o) => o.stopped))) {
 // near a second, so that waiting for Retry-After cannot be mistaken for its own backoff.
 trace.section("2 · How long does it wait?");
 trace.table(
-  ["library", `gaps after 503 (median of ${JITTER_RUNS})`, "jitter", "RA seconds", "RA date", `RA ${LONG_RETRY_AFTER_S / 3600} h`],
+  [
+    "library",
+    `gaps after 503 (median of ${JITTER_RUNS})`,
+    "jitter",
+    "RA seconds",
+    "RA date",
+    `RA ${LONG_RETRY_AFTER_S / 3600} h`,
+  ],
   reports.map((r) => {
     const runs = r.repeats.map((o) => o.log);
     const ra = r.retryAfter;
@@ -215,10 +260,24 @@ for (const r of reports) {
 
 // ## Part 3: what does it send, and how long does it wait for an answer?
 trace.section("3 · What does it send? How long does it wait for an answer?");
-const timeouts = new Map(await Promise.all(reports.map(async (r) => [r.probe.name, await r.probe.defaultTimeout()] as const)));
+const timeouts = new Map(
+  await Promise.all(
+    reports.map(async (r) => [r.probe.name, await r.probe.defaultTimeout()] as const),
+  ),
+);
 trace.table(
-  ["library", "own Idempotency-Key (POST, answer lost)", "headers that change on a retry", "default timeout"],
-  reports.map((r) => [r.probe.name, keyCell(r.cases["post-reset"].log), changingCell(r.cases["get-503"].log), timeouts.get(r.probe.name)!.text]),
+  [
+    "library",
+    "own Idempotency-Key (POST, answer lost)",
+    "headers that change on a retry",
+    "default timeout",
+  ],
+  reports.map((r) => [
+    r.probe.name,
+    keyCell(r.cases["post-reset"].log),
+    changingCell(r.cases["get-503"].log),
+    timeouts.get(r.probe.name)!.text,
+  ]),
 );
 trace.prose(`No case here waits for a default timeout (in the hang cases
   each client's own timeout option was ${HANG_TIMEOUT_MS} ms). They are read at run time where the library exposes
@@ -234,22 +293,52 @@ for (const r of reports) item(`    ${r.probe.name}: `, timeouts.get(r.probe.name
 // every attempt?
 trace.section("What follows: which of these would file a bug report twice?");
 trace.table(
-  ["library", "reports after a lost answer", "after a timeout", "lost answer, at a keyed tracker", "your own key on every attempt"],
+  [
+    "library",
+    "reports after a lost answer",
+    "after a timeout",
+    "lost answer, at a keyed tracker",
+    "your own key on every attempt",
+  ],
   reports.map((r) => {
     const keyed = keyUse(r.cases["post-reset-keyed"].log);
     const n = r.cases["post-reset-keyed"].log.length;
-    const keyCellText = keyed.kind === "same" ? (n > 1 ? `same key on all ${n}` : "1 attempt") : keyed.kind === "none" ? "dropped" : keyed.kind;
-    return [r.probe.name, reportsCell(r.cases["post-reset"]), reportsCell(r.cases["post-hang"]), keyedCell(r.cases["post-reset"].log), keyCellText];
+    const keyCellText =
+      keyed.kind === "same"
+        ? n > 1
+          ? `same key on all ${n}`
+          : "1 attempt"
+        : keyed.kind === "none"
+          ? "dropped"
+          : keyed.kind;
+    return [
+      r.probe.name,
+      reportsCell(r.cases["post-reset"]),
+      reportsCell(r.cases["post-hang"]),
+      keyedCell(r.cases["post-reset"].log),
+      keyCellText,
+    ];
   }),
 );
-const duplicators = reports.filter((r) => postsProcessed(r.cases["post-reset"].log) > 1 || postsProcessed(r.cases["post-hang"].log) > 1);
+const duplicators = reports.filter(
+  (r) =>
+    postsProcessed(r.cases["post-reset"].log) > 1 || postsProcessed(r.cases["post-hang"].log) > 1,
+);
 const careful = reports.filter((r) => !duplicators.includes(r));
-const ownKey = duplicators.filter((r) => keyUse(r.cases["post-reset"].log).kind !== "none" || keyUse(r.cases["post-hang"].log).kind !== "none");
-trace.prose(duplicators.length
-  ? `Would file one report several times: ${duplicators.map((r) => r.probe.name).join(", ")}. ${ownKey.length === 0
-    ? `${duplicators.length === 1 ? "It sent no" : "None of them sent an"} Idempotency-Key of its own, so the tracker cannot tell the copies apart.`
-    : `Of these, ${ownKey.map((r) => r.probe.name).join(", ")} sent a key of its own (part 3).`}`
-  : "None of these resent the POST.");
+const ownKey = duplicators.filter(
+  (r) =>
+    keyUse(r.cases["post-reset"].log).kind !== "none" ||
+    keyUse(r.cases["post-hang"].log).kind !== "none",
+);
+trace.prose(
+  duplicators.length
+    ? `Would file one report several times: ${duplicators.map((r) => r.probe.name).join(", ")}. ${
+        ownKey.length === 0
+          ? `${duplicators.length === 1 ? "It sent no" : "None of them sent an"} Idempotency-Key of its own, so the tracker cannot tell the copies apart.`
+          : `Of these, ${ownKey.map((r) => r.probe.name).join(", ")} sent a key of its own (part 3).`
+      }`
+    : "None of these resent the POST.",
+);
 if (careful.length) {
   trace.prose(`Did not resend the POST: ${careful.map((r) => r.probe.name).join(", ")}. The caller still gets an error that
     means "unknown" (lesson 01), not "failed": retrying it by hand has the same problem.`);
@@ -257,11 +346,16 @@ if (careful.length) {
 const retried = reports.filter((r) => r.cases["post-reset-keyed"].log.length > 1);
 const keptKey = retried.filter((r) => keyUse(r.cases["post-reset-keyed"].log).kind === "same");
 if (retried.length) {
-  trace.prose(keptKey.length === retried.length
-    ? `Every library that resent the POST sent the caller's own Idempotency-Key unchanged on every attempt: a
+  trace.prose(
+    keptKey.length === retried.length
+      ? `Every library that resent the POST sent the caller's own Idempotency-Key unchanged on every attempt: a
       key made once per logical call and put in the request headers is all a keyed server (lesson 04) needs to
       file one report.`
-    : `Not every library kept the caller's key on its retries: ${retried.filter((r) => !keptKey.includes(r)).map((r) => r.probe.name).join(", ")}.`);
+      : `Not every library kept the caller's key on its retries: ${retried
+          .filter((r) => !keptKey.includes(r))
+          .map((r) => r.probe.name)
+          .join(", ")}.`,
+  );
 }
 if (reports.some((r) => r.probe.name === "openai" || r.probe.name === "anthropic")) {
   trace.prose(`The LLM SDKs have no key of their own to offer: the OpenAI SDK only adds one when a header name is set
@@ -278,24 +372,36 @@ const stripe = reports.find((r) => r.probe.name === "stripe");
 if (stripe) {
   const log = stripe.cases["post-reset"].log;
   const own = keyUse(log);
-  const keyless = duplicators.filter((r) => r !== stripe && keyUse(r.cases["post-reset"].log).kind === "none");
-  const shown = own.kind === "none" ? "none" : own.values[0]!.replace(/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}/i, "<uuid>");
-  trace.prose(own.kind === "same"
-    ? `stripe is the counterexample, by design: the SDK of an API whose server honours keys. It made one key for
+  const keyless = duplicators.filter(
+    (r) => r !== stripe && keyUse(r.cases["post-reset"].log).kind === "none",
+  );
+  const shown =
+    own.kind === "none"
+      ? "none"
+      : own.values[0]!.replace(/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}/i, "<uuid>");
+  trace.prose(
+    own.kind === "same"
+      ? `stripe is the counterexample, by design: the SDK of an API whose server honours keys. It made one key for
       the call, ${own.header}: ${shown}, and sent it unchanged on all ${log.length} attempts, so where this keyless
       server filed ${postsProcessed(log)} reports a keyed tracker keeps ${reportsAtKeyedTracker(log)}. Its source says why (stripe
       esm/RequestSender.js, _defaultIdempotencyKey): "Key every POST, including when maxNetworkRetries is 0.
-      Closed-connection errors are retried regardless of that setting".${keyless.length
-        ? ` The others that resent the POST (${keyless.map((r) => r.probe.name).join(", ")}) sent no key of their own.`
-        : ""}`
-    : `stripe's own key: ${own.kind === "none" ? "none was sent" : `${own.header}, ${own.kind}`} (stripe ${versionsOf(stripe.probe)}).`);
+      Closed-connection errors are retried regardless of that setting".${
+        keyless.length
+          ? ` The others that resent the POST (${keyless.map((r) => r.probe.name).join(", ")}) sent no key of their own.`
+          : ""
+      }`
+      : `stripe's own key: ${own.kind === "none" ? "none was sent" : `${own.header}, ${own.kind}`} (stripe ${versionsOf(stripe.probe)}).`,
+  );
   const retries = stripeDefaultRetries();
   const path = (s: { source: string }): string => s.source.replace(/^stripe /, "");
   const code =
     retries.node.text === retries.platform.text
       ? `${retries.node.text} in its code (stripe ${path(retries.node)}, the build Node loads, and ${path(retries.platform)})`
       : `${retries.node.text} in the build Node loads (stripe ${path(retries.node)}), ${retries.platform.text} in ${path(retries.platform)}`;
-  const readme = retries.readme.text === retries.node.text ? "its README agrees" : `its README says ${retries.readme.text} (maxNetworkRetries)`;
+  const readme =
+    retries.readme.text === retries.node.text
+      ? "its README agrees"
+      : `its README says ${retries.readme.text} (maxNetworkRetries)`;
   trace.prose(`stripe-node's default number of retries: ${code}, and its CHANGELOG at 17.0.0 says "max retries: 1 -> 2";
     ${readme}. This run measured the code: ${log.length} attempts, ${log.length - 1} retries.`);
 }

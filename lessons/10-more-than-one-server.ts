@@ -32,32 +32,37 @@
  */
 import pg from "pg";
 import type { Attempt } from "../lib/client/client.ts";
-import { lessonSetup } from "../lib/core/cli.ts";
+import { claimRace } from "../lib/cluster/claim-race.ts";
 import {
+  type AgentCallOptions,
   agentCall,
   andList,
+  type ClaimSeen,
+  type Cluster,
+  type ClusterOptions,
   claimsIn,
   filingsIn,
   heldKeyMetBy,
+  type InstanceEvent,
   lostAnswersOf,
   outcomeText,
   replayedBy,
   startCluster,
-  type AgentCallOptions,
-  type ClaimSeen,
-  type Cluster,
-  type ClusterOptions,
-  type InstanceEvent,
 } from "../lib/cluster/trackers.ts";
+import { lessonSetup } from "../lib/core/cli.ts";
+import { seeded } from "../lib/core/random.ts";
 import { scratchDir } from "../lib/core/scratch.ts";
 import { startNotifier } from "../lib/outbox/notifier.ts";
-import { claimRace } from "../lib/cluster/claim-race.ts";
-import { startPgDispatcher, type PgDispatcher } from "../lib/outbox/postgres-dispatcher.ts";
-import { createOutboxTables, fileWithOutboxRow, outboxStates, toSendRows } from "../lib/outbox/postgres-outbox.ts";
+import { type PgDispatcher, startPgDispatcher } from "../lib/outbox/postgres-dispatcher.ts";
+import {
+  createOutboxTables,
+  fileWithOutboxRow,
+  outboxStates,
+  toSendRows,
+} from "../lib/outbox/postgres-outbox.ts";
 import { createSchema } from "../lib/postgres/schema.ts";
 import { PostgresUnavailable, startPostgres } from "../lib/postgres/server.ts";
 import { pacedClock } from "../lib/tracker/paced-clock.ts";
-import { seeded } from "../lib/core/random.ts";
 import { countReportsAt } from "../lib/tracker/postgres-store.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";
 
@@ -70,7 +75,11 @@ const started = performance.now();
 // 04-05 wait 100 ms. Here every answer comes from another process through the balancer, and on a
 // busy machine a process can take a few hundred ms to answer; only a lost answer is meant to time out.
 const TIMEOUT_MS = 600;
-const report = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
+const report = {
+  title: "Login button does nothing",
+  body: "Clicking 'Log in' on /login has no effect.",
+  module: "auth",
+};
 /** Rows of the closing table, filled in as the cases run. */
 const summary: string[][] = [];
 
@@ -103,17 +112,31 @@ trace.prose(`Every lesson so far ran the tracker as one process, or several over
   PostgreSQL server: ${postgres.external ? "your own, the one DATABASE_URL names" : "one that the workbook started for this lesson (DATABASE_URL is not set)"}.`);
 trace.event(
   "database",
-  postgres.external ? "PostgreSQL: the server DATABASE_URL names" : `PostgreSQL started on 127.0.0.1 in ${Math.round(performance.now() - pgStarted)} ms (a fresh cluster in a scratch folder)`,
+  postgres.external
+    ? "PostgreSQL: the server DATABASE_URL names"
+    : `PostgreSQL started on 127.0.0.1 in ${Math.round(performance.now() - pgStarted)} ms (a fresh cluster in a scratch folder)`,
 );
 
 // The three instances: real tracker processes behind the round-robin balancer (lib/cluster/trackers.ts).
 // Each event an instance tells is printed as "[instance 2] #1 …" (its request number 1) and kept in
 // cluster.events; what the lesson then says happened is read from those events and from the
 // database, not written in advance.
-const cluster = (options: Omit<ClusterOptions, "trace">): Promise<Cluster> => startCluster({ trace, ...options });
+const cluster = (options: Omit<ClusterOptions, "trace">): Promise<Cluster> =>
+  startCluster({ trace, ...options });
 /** The agent's one logical call through the balancer: one key, reused on every attempt. */
-const call = (on: Cluster, maxAttempts = 3, beforeRetry?: AgentCallOptions["beforeRetry"]): Promise<Attempt[]> =>
-  agentCall(on, { trace, report, timeoutMs: TIMEOUT_MS, random, maxAttempts, ...(beforeRetry ? { beforeRetry } : {}) });
+const call = (
+  on: Cluster,
+  maxAttempts = 3,
+  beforeRetry?: AgentCallOptions["beforeRetry"],
+): Promise<Attempt[]> =>
+  agentCall(on, {
+    trace,
+    report,
+    timeoutMs: TIMEOUT_MS,
+    random,
+    maxAttempts,
+    ...(beforeRetry ? { beforeRetry } : {}),
+  });
 const ownFile = (instance: number): string => scratch.path(`own-instance-${instance}.sqlite`);
 
 try {
@@ -125,10 +148,17 @@ try {
   // sends the retry to instance 2, which has never seen that key.
   trace.section("1 · Keys in each instance's own file: the retry lands on instance 2");
   const own = await (async () => {
-    const three = await cluster({ store: { kind: "own-files", file: ownFile }, faults: { 1: { 1: "lose-response" } } });
+    const three = await cluster({
+      store: { kind: "own-files", file: ownFile },
+      faults: { 1: { 1: "lose-response" } },
+    });
     try {
       const attempts = await call(three);
-      return { attempts, events: three.events, perInstance: [1, 2, 3].map((i) => countReportsIn(ownFile(i))) };
+      return {
+        attempts,
+        events: three.events,
+        perInstance: [1, 2, 3].map((i) => countReportsIn(ownFile(i))),
+      };
     } finally {
       await three.close();
     }
@@ -139,7 +169,11 @@ try {
     `${firstFiling(own.events)}; ${againFilings(own.events, "found the key in no table it can see and filed it again")} (reports per instance: ${own.perInstance.join(", ")})`,
   );
   trace.count(ownReports, 1);
-  summary.push(["keys in each instance's own file", `${ownReports} (per instance: ${own.perInstance.join(", ")})`, "1"]);
+  summary.push([
+    "keys in each instance's own file",
+    `${ownReports} (per instance: ${own.perInstance.join(", ")})`,
+    "1",
+  ]);
   trace.prose(`The key did its job on every single instance: instance 1 would have replayed. The retry simply did not
   go there. A sticky balancer (the same client to the same instance) only narrows the window: the instance
   restarts, is drained for a deploy, or the client's next connection is balanced elsewhere. The keys must live
@@ -152,7 +186,10 @@ try {
   // retry lands on instance 2 again; this time instance 2 finds the key instance 1 completed.
   trace.section("2 · Keys in the shared PostgreSQL: the same accident");
   const shared = await withSchema("lesson10_shared", async (url) => {
-    const three = await cluster({ store: { kind: "postgres", url }, faults: { 1: { 1: "lose-response" } } });
+    const three = await cluster({
+      store: { kind: "postgres", url },
+      faults: { 1: { 1: "lose-response" } },
+    });
     try {
       const attempts = await call(three);
       return { attempts, events: three.events, reports: await countReportsAt(url) };
@@ -161,13 +198,24 @@ try {
     }
   });
   const filers = new Set(filingsIn(shared.events).map((f) => f.instance));
-  const replayers = replayedBy(shared.events).map((i) => `instance ${i}${filers.has(i) ? "" : ", which did none of the work,"} replayed the stored 201 from the shared key table`);
+  const replayers = replayedBy(shared.events).map(
+    (i) =>
+      `instance ${i}${filers.has(i) ? "" : ", which did none of the work,"} replayed the stored 201 from the shared key table`,
+  );
   trace.knows(
     shared.attempts.map(outcomeText).join(" → "),
-    [firstFiling(shared.events), ...replayers, ...(replayers.length === 0 ? [againFilings(shared.events, "filed it again")] : [])].join("; "),
+    [
+      firstFiling(shared.events),
+      ...replayers,
+      ...(replayers.length === 0 ? [againFilings(shared.events, "filed it again")] : []),
+    ].join("; "),
   );
   trace.count(shared.reports, 1);
-  summary.push(["keys in the shared PostgreSQL", `${shared.reports} (${shared.attempts.map(outcomeText).join(" → ")})`, "1"]);
+  summary.push([
+    "keys in the shared PostgreSQL",
+    `${shared.reports} (${shared.attempts.map(outcomeText).join(" → ")})`,
+    "1",
+  ]);
 
   // ## 3. Two instances claim one key at the same moment
   // Two requests with one key, on two instances, at the same moment: the agent's retry overtaking a
@@ -185,7 +233,12 @@ try {
       trace.event("database", `[connection of instance ${instance}] ${text}`, mark);
     };
     try {
-      const result = await claimRace({ url: schema.url, design, ...(isolation ? { isolation } : {}), say });
+      const result = await claimRace({
+        url: schema.url,
+        design,
+        ...(isolation ? { isolation } : {}),
+        say,
+      });
       /** What each connection's SELECT of the key found (check-then-insert), by instance. */
       const found = told.flatMap((t) => {
         const m = /^SELECT the key: (\d+) rows/.exec(t.text);
@@ -198,11 +251,17 @@ try {
   };
   type Race = Awaited<ReturnType<typeof race>>;
   /** The level both connections reported, or each one's if they differ. */
-  const levelOf = (r: Race): string => (r.isolation[0] === r.isolation[1] ? r.isolation[0] : `${r.isolation[0]} and ${r.isolation[1]}`).toUpperCase();
+  const levelOf = (r: Race): string =>
+    (r.isolation[0] === r.isolation[1]
+      ? r.isolation[0]
+      : `${r.isolation[0]} and ${r.isolation[1]}`
+    ).toUpperCase();
   const winners = (r: Race): number => r.answers.filter((a) => a === "201").length;
   /** What the constraint's loser got: no row and an answer, or an error and its rerun's answer. */
   const loserGot = (r: Race): string =>
-    r.rerun === undefined ? `got no row back and answered ${r.answers[1]}` : `got ${r.answers[1]} instead of an empty result, and its rerun answered ${r.rerun}`;
+    r.rerun === undefined
+      ? `got no row back and answered ${r.answers[1]}`
+      : `got ${r.answers[1]} instead of an empty result, and its rerun answered ${r.rerun}`;
   const SQL_SAW = "connections got:";
 
   // With the primary key on (caller, key), the claim is one statement:
@@ -210,7 +269,9 @@ try {
   // Instance 2's INSERT waits on the unique index until instance 1 commits. What it gets then depends
   // on the isolation level the server runs by default: at READ COMMITTED it inserts nothing and gets
   // no row back; above it, 40001 (as 3d shows). The sentence below is built from what it got.
-  trace.section("3a · Two instances claim one key at once: PRIMARY KEY (caller, key) and ON CONFLICT");
+  trace.section(
+    "3a · Two instances claim one key at once: PRIMARY KEY (caller, key) and ON CONFLICT",
+  );
   const withConstraint = await race("constraint");
   const oneWon = (r: Race): boolean => winners(r) === 1 && r.keyRows === 1;
   trace.knows(
@@ -227,8 +288,16 @@ try {
   /** 3b and 3c: what the two SELECTs found, and who claimed. */
   const lookedAndClaimed = (r: Race): string => {
     const sawNone = r.found.length === 2 && r.found.every((n) => n === 0);
-    const looked = sawNone ? "both looked, both found nothing" : `their SELECTs found ${andList(r.found)} rows`;
-    const refused = r.answers.flatMap((a, i) => (a === "201" ? [] : [`instance ${i + 1}'s claim was refused with ${a}${a === "40001" ? ", a serialization failure" : ""}`]));
+    const looked = sawNone
+      ? "both looked, both found nothing"
+      : `their SELECTs found ${andList(r.found)} rows`;
+    const refused = r.answers.flatMap((a, i) =>
+      a === "201"
+        ? []
+        : [
+            `instance ${i + 1}'s claim was refused with ${a}${a === "40001" ? ", a serialization failure" : ""}`,
+          ],
+    );
     if (refused.length === 0) return `${looked}, both claimed: ${r.keyRows} key rows for one key`;
     return `${looked}; ${refused.join(", ")}: it must be run again whole`;
   };
@@ -243,7 +312,8 @@ try {
   const sawNone = checkThenInsert.found.length === 2 && checkThenInsert.found.every((n) => n === 0);
   const sees: Record<string, string> = {
     "READ COMMITTED": "Under it each statement sees what was committed when it began",
-    "REPEATABLE READ": "Under it each transaction sees what was committed when its first statement began",
+    "REPEATABLE READ":
+      "Under it each transaction sees what was committed when its first statement began",
   };
   trace.prose(`Both ran at ${level}, the server's default, as read from the server on each connection
   (SHOW transaction_isolation). ${winners(checkThenInsert) < 2 ? "At this level the second claim was refused, as 3c shows at SERIALIZABLE on any server; at READ COMMITTED or REPEATABLE READ it goes in. " : ""}${sees[level] ? `${sees[level]}: both SELECTs began before either claim existed, so ${sawNone ? "both saw none" : `they saw ${andList(checkThenInsert.found)} rows`}. ` : ""}${level === "REPEATABLE READ" ? "REPEATABLE READ, the level this ran at, did not help: each transaction sees" : "REPEATABLE READ would not help: each transaction would see"} its own snapshot, and two INSERTs of new rows do not conflict. What saved 3a was not the isolation level
@@ -259,7 +329,11 @@ try {
   // and the client must run all of it again: section 6's subject.
   trace.section("3c · check-then-insert at SERIALIZABLE");
   const serializable = await race("check-then-insert", "SERIALIZABLE");
-  trace.knows(`instance 1: ${serializable.answers[0]}, instance 2: ${serializable.answers[1]}`, lookedAndClaimed(serializable), SQL_SAW);
+  trace.knows(
+    `instance 1: ${serializable.answers[0]}, instance 2: ${serializable.answers[1]}`,
+    lookedAndClaimed(serializable),
+    SQL_SAW,
+  );
   trace.count(serializable.reports, 1);
 
   // And 3a's claim at SERIALIZABLE: the constraint still lets one claim in, but the loser's snapshot
@@ -277,10 +351,26 @@ try {
   trace.count(constraintSerializable.reports, 1);
   const rerunNote = (r: Race): string => (r.rerun === undefined ? "" : `, rerun → ${r.rerun}`);
   summary.push(
-    ["one key, two instances: unique constraint + ON CONFLICT", `${withConstraint.reports} (${withConstraint.answers.join(" and ")}${rerunNote(withConstraint)})`, "1"],
-    ["one key, two instances: check-then-insert, no constraint", `${checkThenInsert.reports} (${checkThenInsert.answers.join(" and ")})`, "1"],
-    ["the same at SERIALIZABLE", `${serializable.reports} (${serializable.answers.join(" and ")})`, "1"],
-    ["unique constraint + ON CONFLICT at SERIALIZABLE", `${constraintSerializable.reports} (${constraintSerializable.answers.join(" and ")}${rerunNote(constraintSerializable)})`, "1"],
+    [
+      "one key, two instances: unique constraint + ON CONFLICT",
+      `${withConstraint.reports} (${withConstraint.answers.join(" and ")}${rerunNote(withConstraint)})`,
+      "1",
+    ],
+    [
+      "one key, two instances: check-then-insert, no constraint",
+      `${checkThenInsert.reports} (${checkThenInsert.answers.join(" and ")})`,
+      "1",
+    ],
+    [
+      "the same at SERIALIZABLE",
+      `${serializable.reports} (${serializable.answers.join(" and ")})`,
+      "1",
+    ],
+    [
+      "unique constraint + ON CONFLICT at SERIALIZABLE",
+      `${constraintSerializable.reports} (${constraintSerializable.answers.join(" and ")}${rerunNote(constraintSerializable)})`,
+      "1",
+    ],
   );
   trace.prose(`SERIALIZABLE turns the duplicate into an error that the application must handle by running the whole
   transaction again. At READ COMMITTED the constraint turns it into a 409 with no retry loop in the code; at
@@ -301,20 +391,43 @@ try {
   const paused = async (variant: "keyed" | "fenced") =>
     withSchema(`lesson10_paused_${variant}`, async (url, db) => {
       const clock = pacedClock();
-      const three = await cluster({ variant, store: { kind: "postgres", url }, faults: { 1: { 1: "pause-past-lease" } }, leaseMs: LEASE_MS, clockMs: clock.now() });
+      const three = await cluster({
+        variant,
+        store: { kind: "postgres", url },
+        faults: { 1: { 1: "pause-past-lease" } },
+        leaseMs: LEASE_MS,
+        clockMs: clock.now(),
+      });
       try {
         const attempts = await call(three, 4, async (last, waitedMs) => {
           const before = clock.now();
           const now = clock.advance(last, waitedMs);
           await Promise.all(three.instances.map((t) => t.setClock(now)));
-          if (now !== before) trace.event("lesson", `every instance's clock: ${before} → ${now} ms (what the agent waited)`);
+          if (now !== before)
+            trace.event(
+              "lesson",
+              `every instance's clock: ${before} → ${now} ms (what the agent waited)`,
+            );
         });
-        trace.event("lesson", "instance 1 wakes from its pause and carries on where it stopped", "warn");
+        trace.event(
+          "lesson",
+          "instance 1 wakes from its pause and carries on where it stopped",
+          "warn",
+        );
         await three.instances[0]!.release(1);
         await three.instances[0]!.reached(1, "handled");
         await three.flush();
-        const fence = Number((await db.query<{ fence: string }>("SELECT fence FROM idempotency_keys")).rows[0]?.fence);
-        return { attempts, reports: await countReportsAt(url), fence, events: three.events, claims: claimsIn(three.events), filings: filingsIn(three.events) };
+        const fence = Number(
+          (await db.query<{ fence: string }>("SELECT fence FROM idempotency_keys")).rows[0]?.fence,
+        );
+        return {
+          attempts,
+          reports: await countReportsAt(url),
+          fence,
+          events: three.events,
+          claims: claimsIn(three.events),
+          filings: filingsIn(three.events),
+        };
       } finally {
         await three.close();
       }
@@ -324,7 +437,8 @@ try {
   const pausedStory = (run: Paused): string => {
     const first = run.claims.find((c) => c.takenFrom === undefined);
     const over = run.claims.find((c) => c.takenFrom !== undefined);
-    if (first === undefined || over === undefined) return `claims seen: ${run.claims.map((c) => `instance ${c.instance}, fence ${c.fence}`).join("; ") || "none"}; no take-over`;
+    if (first === undefined || over === undefined)
+      return `claims seen: ${run.claims.map((c) => `instance ${c.instance}, fence ${c.fence}`).join("; ") || "none"}; no take-over`;
     const filed = run.filings.find((f) => f.instance === over.instance && f.committed);
     const woke = run.filings.find((f) => f.instance === first.instance);
     const overPart = `instance ${over.instance} took the key over and ${filed ? `filed report ${filed.report}` : "filed nothing"}`;
@@ -414,11 +528,21 @@ try {
     const t1 = await d1.take();
     const t2 = await d2.take();
     const first = t1[0];
-    if (first === undefined) throw new Error("instance 1's dispatcher took no row, so there was no batch to kill it in the middle of");
+    if (first === undefined)
+      throw new Error(
+        "instance 1's dispatcher took no row, so there was no batch to kill it in the middle of",
+      );
     const committed = await d1.deliver(first);
-    if (committed !== undefined) throw new Error(`instance 1's dispatcher was to kill itself after row ${first} was accepted, but it committed ${committed} row(s) instead`);
+    if (committed !== undefined)
+      throw new Error(
+        `instance 1's dispatcher was to kill itself after row ${first} was accepted, but it committed ${committed} row(s) instead`,
+      );
     const exit = await d1.exited;
-    trace.event("lesson", `instance 1's dispatcher is gone (${exit.signal}); its connection closed with it`, "warn");
+    trace.event(
+      "lesson",
+      `instance 1's dispatcher is gone (${exit.signal}); its connection closed with it`,
+      "warn",
+    );
     await backendGone(db, d1.backendPid);
     const { toSend, unlocked: free } = await toSendRows(db);
     const held = toSend.filter((row) => !free.includes(row));
@@ -452,15 +576,25 @@ try {
       `${unlocked.posts > ROWS ? "✗ " : ""}${unlocked.posts} POSTs: ${sentTwice.length} sent twice, kept to ${unlocked.delivered} notifications only by the notifier's key`,
       `${ROWS} POSTs`,
     ],
-    ["two dispatchers, SKIP LOCKED", `${both.delivered} notifications (${both.posts} POSTs, ${both.duplicates} duplicates)`, String(ROWS)],
-    ["one dispatcher killed mid-batch", `${killed.delivered} notifications (${killed.posts} POSTs, ${killed.replays} replayed by key)`, String(ROWS)],
+    [
+      "two dispatchers, SKIP LOCKED",
+      `${both.delivered} notifications (${both.posts} POSTs, ${both.duplicates} duplicates)`,
+      String(ROWS),
+    ],
+    [
+      "one dispatcher killed mid-batch",
+      `${killed.delivered} notifications (${killed.posts} POSTs, ${killed.replays} replayed by key)`,
+      String(ROWS),
+    ],
   );
   trace.prose(`SKIP LOCKED keeps live dispatchers apart: a row is held by one transaction at a time. It cannot keep a dead
   dispatcher's delivery from being repeated: the row it had sent was not marked, because the mark was in the
   transaction that died. Delivery stays at least once; the row's key makes it once at the receiver.`);
 
   /** 5a and 5b: round by round, both take a batch, then each delivers and commits, until both find nothing. */
-  async function sideBySide({ dispatchers: [d1, d2] }: OutboxRig): Promise<{ taken: number[][][] }> {
+  async function sideBySide({
+    dispatchers: [d1, d2],
+  }: OutboxRig): Promise<{ taken: number[][][] }> {
     const taken: number[][][] = [[], []];
     for (;;) {
       const t1 = await d1.take();
@@ -479,13 +613,22 @@ try {
    * not); runs `work`, then measures: what each dispatcher POSTed and got back as a replay, the rows
    * by state, and what the notifier delivered.
    */
-  async function withOutbox<T extends { taken: number[][][] }>(lock: boolean, work: (rig: OutboxRig) => Promise<T>) {
+  async function withOutbox<T extends { taken: number[][][] }>(
+    lock: boolean,
+    work: (rig: OutboxRig) => Promise<T>,
+  ) {
     return withSchema("lesson10_outbox", async (url, db) => {
       await createOutboxTables(db);
       const rows: number[] = [];
-      for (let i = 1; i <= ROWS; i++) rows.push((await fileWithOutboxRow(db, `${report.title} (${i})`)).rowId);
-      trace.event("database", `${rows.length} reports filed, each with its outbox row in the same transaction: ${(await outboxStates(db)).toSend} rows to send`);
-      const notifier = await startNotifier({ onEvent: (e) => trace.event("notifier", e.text, e.mark) });
+      for (let i = 1; i <= ROWS; i++)
+        rows.push((await fileWithOutboxRow(db, `${report.title} (${i})`)).rowId);
+      trace.event(
+        "database",
+        `${rows.length} reports filed, each with its outbox row in the same transaction: ${(await outboxStates(db)).toSend} rows to send`,
+      );
+      const notifier = await startNotifier({
+        onEvent: (e) => trace.event("notifier", e.text, e.mark),
+      });
       const posted: number[][] = [[], []];
       const replayedRows: number[][] = [[], []];
       const hear = (n: 0 | 1) => (text: string, mark?: "ok" | "bad" | "warn") => {
@@ -496,7 +639,10 @@ try {
         trace.event("outbox", `[instance ${n + 1}] ${text}`, mark);
       };
       const config = { url, notifierUrl: notifier.url, batch: BATCH, lock };
-      const dispatchers = await Promise.all([startPgDispatcher(config, hear(0)), startPgDispatcher(config, hear(1))]);
+      const dispatchers = await Promise.all([
+        startPgDispatcher(config, hear(0)),
+        startPgDispatcher(config, hear(1)),
+      ]);
       try {
         const result = await work({ db, dispatchers: [dispatchers[0]!, dispatchers[1]!] });
         const delivered = notifier.delivered();
@@ -573,7 +719,10 @@ try {
 }
 
 /** Runs `work` in a fresh schema with one connection of its own; the schema is dropped afterwards. */
-async function withSchema<T>(prefix: string, work: (url: string, db: pg.Client) => Promise<T>): Promise<T> {
+async function withSchema<T>(
+  prefix: string,
+  work: (url: string, db: pg.Client) => Promise<T>,
+): Promise<T> {
   const schema = await createSchema(postgres.url, prefix);
   const db = new pg.Client({ connectionString: schema.url });
   await db.connect();
@@ -588,7 +737,15 @@ async function withSchema<T>(prefix: string, work: (url: string, db: pg.Client) 
 /** Resolves once the server no longer lists backend `pid`: it has seen the connection close and rolled back. */
 async function backendGone(db: pg.Client, pid: number): Promise<void> {
   const until = Date.now() + 10_000;
-  while (Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1", [pid])).rows[0]!.n) > 0) {
+  while (
+    Number(
+      (
+        await db.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1", [
+          pid,
+        ])
+      ).rows[0]!.n,
+    ) > 0
+  ) {
     if (Date.now() > until) throw new Error(`the server still lists backend ${pid}`);
     await new Promise((r) => setTimeout(r, 2));
   }
@@ -603,20 +760,31 @@ function firstFiling(events: readonly InstanceEvent[]): string {
 
 /** Sections 1 and 2: the reports kept after the first one, as `instance N <what>`. */
 function againFilings(events: readonly InstanceEvent[], what: string): string {
-  const again = filingsIn(events).filter((f) => f.committed).slice(1);
-  return again.length === 0 ? "no other instance filed it" : again.map((f) => `instance ${f.instance} ${what}`).join("; ");
+  const again = filingsIn(events)
+    .filter((f) => f.committed)
+    .slice(1);
+  return again.length === 0
+    ? "no other instance filed it"
+    : again.map((f) => `instance ${f.instance} ${what}`).join("; ");
 }
 
 /** 4b: the fence numbers no claim was seen holding, and the claims that met the held row and used them up. */
 function fenceGap(run: { claims: ClaimSeen[]; events: InstanceEvent[] }): string {
   const first = run.claims.find((c) => c.takenFrom === undefined);
   const over = run.claims.find((c) => c.takenFrom !== undefined);
-  if (first === undefined || over === undefined) return "No claim took the key over in this run, so there is no fence to explain.";
+  if (first === undefined || over === undefined)
+    return "No claim took the key over in this run, so there is no fence to explain.";
   const held = new Set(run.claims.map((c) => c.fence));
-  const skipped = Array.from({ length: Math.max(over.fence - first.fence - 1, 0) }, (_, i) => first.fence + 1 + i).filter((n) => !held.has(n));
-  if (skipped.length === 0) return `Fence ${over.fence}: no number was used up between instance ${first.instance}'s claim and instance ${over.instance}'s take-over.`;
+  const skipped = Array.from(
+    { length: Math.max(over.fence - first.fence - 1, 0) },
+    (_, i) => first.fence + 1 + i,
+  ).filter((n) => !held.has(n));
+  if (skipped.length === 0)
+    return `Fence ${over.fence}: no number was used up between instance ${first.instance}'s claim and instance ${over.instance}'s take-over.`;
   // Every instance whose request met the held key ran the claim first: a 409 while the lease ran, and the take-over's own INSERT.
-  const met = [...new Set([...heldKeyMetBy(run.events), over.instance])].filter((i) => i !== first.instance);
+  const met = [...new Set([...heldKeyMetBy(run.events), over.instance])].filter(
+    (i) => i !== first.instance,
+  );
   const who = `${met.length === 1 ? "instance" : "instances"} ${andList(met)}`;
   const usedUp =
     met.length === skipped.length
@@ -628,7 +796,10 @@ function fenceGap(run: { claims: ClaimSeen[]; events: InstanceEvent[] }): string
 
 /** The same row ids, whatever the order. */
 function sameRows(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && [...a].sort((x, y) => x - y).every((row, i) => row === [...b].sort((x, y) => x - y)[i]);
+  return (
+    a.length === b.length &&
+    [...a].sort((x, y) => x - y).every((row, i) => row === [...b].sort((x, y) => x - y)[i])
+  );
 }
 
 /** Section 5: one outbox, its connection, and the two dispatchers draining it. */

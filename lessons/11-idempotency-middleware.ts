@@ -37,12 +37,12 @@ import { installedVersion } from "../lib/middleware/sources.ts";
 import {
   notSafe,
   statusesCell,
+  type TableRow,
   tableJson,
   tableRows,
   VERDICT_MEANING,
   verdictCell,
   verdictGrid,
-  type TableRow,
 } from "../lib/middleware/table.ts";
 import { TRACKER_RULE, WIRING } from "../lib/middleware/wiring.ts";
 import { CASE_HELP } from "../lib/probe/texts.ts";

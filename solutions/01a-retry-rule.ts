@@ -27,7 +27,11 @@ export function isIdempotentMethod(method: string): boolean {
  * `hasIdempotencyKey` means the request carries an Idempotency-Key, reused on every attempt, that the
  * server is documented to honour.
  */
-export function mayRetryAutomatically(method: string, failure: Failure, hasIdempotencyKey: boolean): boolean {
+export function mayRetryAutomatically(
+  method: string,
+  failure: Failure,
+  hasIdempotencyKey: boolean,
+): boolean {
   if (isIdempotentMethod(method)) return true;
   // "some means to detect that the original request was never applied": nothing was sent.
   if (failure === "connection-refused") return true;

@@ -50,7 +50,12 @@ function askedFor(headers: Headers, nowMs: number): number | undefined {
  * How long to wait, in ms, before the next retry. `retriesSoFar` is 0 before the first retry;
  * `nowMs` is the current time (ms since the epoch) for an HTTP-date.
  */
-export function retryDelay(retriesSoFar: number, headers: Headers, random: Random, nowMs: number): number {
+export function retryDelay(
+  retriesSoFar: number,
+  headers: Headers,
+  random: Random,
+  nowMs: number,
+): number {
   const asked = askedFor(headers, nowMs);
   if (asked !== undefined && asked > 0 && asked <= MAX_RETRY_AFTER_MS) return asked;
   return anthropicSdkDelayMs(retriesSoFar, random);

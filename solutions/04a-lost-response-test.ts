@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { fileReport } from "../lib/client/client.ts";
-import { Faults } from "../lib/tracker/faults.ts";
 import { seeded } from "../lib/core/random.ts";
+import { Faults } from "../lib/tracker/faults.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 
@@ -24,7 +24,14 @@ export interface Subjects {
 export async function reportsAfterLostResponse(variant: VariantName): Promise<number> {
   const tracker = await startTracker({ variant, faults: new Faults({ 1: "lose-response" }) });
   try {
-    await fileReport({ url: tracker.url, report: { title: "Login button does nothing" }, policy: "same-key", maxAttempts: 2, timeoutMs: 100, random: seeded(1) });
+    await fileReport({
+      url: tracker.url,
+      report: { title: "Login button does nothing" },
+      policy: "same-key",
+      maxAttempts: 2,
+      timeoutMs: 100,
+      random: seeded(1),
+    });
     return tracker.store.countReports();
   } finally {
     await tracker.close();
@@ -32,7 +39,17 @@ export async function reportsAfterLostResponse(variant: VariantName): Promise<nu
 }
 
 /** The test: 2 reports on `subjects.broken`, exactly 1 on `subjects.fixed`; an AssertionError if not. */
-export async function lostResponseTest(subjects: Subjects = { broken: "naive", fixed: "keyed" }): Promise<void> {
-  assert.equal(await reportsAfterLostResponse(subjects.broken), 2, `${subjects.broken}: a retry after a lost response should store a second report`);
-  assert.equal(await reportsAfterLostResponse(subjects.fixed), 1, `${subjects.fixed}: a retry after a lost response should replay, not store again`);
+export async function lostResponseTest(
+  subjects: Subjects = { broken: "naive", fixed: "keyed" },
+): Promise<void> {
+  assert.equal(
+    await reportsAfterLostResponse(subjects.broken),
+    2,
+    `${subjects.broken}: a retry after a lost response should store a second report`,
+  );
+  assert.equal(
+    await reportsAfterLostResponse(subjects.fixed),
+    1,
+    `${subjects.fixed}: a retry after a lost response should replay, not store again`,
+  );
 }

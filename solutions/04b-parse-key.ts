@@ -4,4 +4,8 @@
  * The reference answer is the tracker's own parser, which the keyed variants use on every request:
  * read it in lib/protocol/idempotency-key.ts (parseIdempotencyKey, parseSfString, parseBare).
  */
-export { MAX_KEY_CHARS, parseIdempotencyKey, type KeyParse } from "../lib/protocol/idempotency-key.ts";
+export {
+  type KeyParse,
+  MAX_KEY_CHARS,
+  parseIdempotencyKey,
+} from "../lib/protocol/idempotency-key.ts";

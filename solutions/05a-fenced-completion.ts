@@ -6,12 +6,21 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 
-export function completeFenced(db: DatabaseSync, key: string, fence: number, title: string): number | undefined {
+export function completeFenced(
+  db: DatabaseSync,
+  key: string,
+  fence: number,
+  title: string,
+): number | undefined {
   db.exec("BEGIN IMMEDIATE");
   try {
-    const id = Number(db.prepare("INSERT INTO reports (title) VALUES (?)").run(title).lastInsertRowid);
+    const id = Number(
+      db.prepare("INSERT INTO reports (title) VALUES (?)").run(title).lastInsertRowid,
+    );
     const { changes } = db
-      .prepare("UPDATE idempotency_keys SET state = 'completed', report_id = ? WHERE key = ? AND state = 'in_progress' AND fence = ?")
+      .prepare(
+        "UPDATE idempotency_keys SET state = 'completed', report_id = ? WHERE key = ? AND state = 'in_progress' AND fence = ?",
+      )
       .run(id, key, fence);
     if (Number(changes) !== 1) {
       // Another claim holds the key (or it is no longer in progress): undo the report too.

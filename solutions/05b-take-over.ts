@@ -12,16 +12,31 @@ interface Row {
   lease_until: number;
 }
 
-export function takeOver(db: DatabaseSync, key: string, now: number, leaseMs: number): number | undefined {
+export function takeOver(
+  db: DatabaseSync,
+  key: string,
+  now: number,
+  leaseMs: number,
+): number | undefined {
   db.exec("BEGIN IMMEDIATE");
   try {
-    const row = db.prepare("SELECT state, fence, lease_until FROM idempotency_keys WHERE key = ?").get(key) as unknown as Row | undefined;
+    const row = db
+      .prepare("SELECT state, fence, lease_until FROM idempotency_keys WHERE key = ?")
+      .get(key) as unknown as Row | undefined;
     if (row === undefined || row.state !== "in_progress" || now < Number(row.lease_until)) {
       db.exec("ROLLBACK");
       return undefined;
     }
-    const fence = Number((db.prepare("UPDATE fence_counter SET value = value + 1 WHERE only = 1 RETURNING value").get() as { value: number }).value);
-    db.prepare("UPDATE idempotency_keys SET fence = ?, lease_until = ? WHERE key = ? AND fence = ?").run(fence, now + leaseMs, key, row.fence);
+    const fence = Number(
+      (
+        db
+          .prepare("UPDATE fence_counter SET value = value + 1 WHERE only = 1 RETURNING value")
+          .get() as { value: number }
+      ).value,
+    );
+    db.prepare(
+      "UPDATE idempotency_keys SET fence = ?, lease_until = ? WHERE key = ? AND fence = ?",
+    ).run(fence, now + leaseMs, key, row.fence);
     db.exec("COMMIT");
     return fence;
   } catch (err) {

@@ -4,4 +4,4 @@
  * The reference answer is the harness's own wording: read it in lib/agent/tool-result.ts
  * (toolResultFor, beside submissionFailedResult, the wording lesson 06 shows going wrong).
  */
-export { toolResultFor, type ToolOutcome, type ToolResultBody } from "../lib/agent/tool-result.ts";
+export { type ToolOutcome, type ToolResultBody, toolResultFor } from "../lib/agent/tool-result.ts";

@@ -6,7 +6,7 @@
  * notifier has accepted it. A row the notifier did not accept stays 'to_send' for the next pass.
  */
 import { httpCall } from "../lib/client/client.ts";
-import { outboxOf, type OutboxRow } from "../lib/outbox/outbox.ts";
+import { type OutboxRow, outboxOf } from "../lib/outbox/outbox.ts";
 import type { ReportStore } from "../lib/tracker/store.ts";
 
 export interface DispatchInput {

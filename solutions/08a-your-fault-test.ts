@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { fileReport } from "../lib/client/client.ts";
-import { Faults } from "../lib/tracker/faults.ts";
 import { seeded } from "../lib/core/random.ts";
+import { Faults } from "../lib/tracker/faults.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 
@@ -50,5 +50,9 @@ export async function reportsAfter(variant: VariantName, fault: TestedFault): Pr
 
 /** The test: exactly one report after `fault`; an AssertionError if not. */
 export async function exactlyOnce(variant: VariantName, fault: TestedFault): Promise<void> {
-  assert.equal(await reportsAfter(variant, fault), 1, `${variant} under ${fault}: one logical call must leave exactly one report`);
+  assert.equal(
+    await reportsAfter(variant, fault),
+    1,
+    `${variant} under ${fault}: one logical call must leave exactly one report`,
+  );
 }

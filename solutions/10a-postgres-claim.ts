@@ -13,7 +13,13 @@ export async function claimKey(db: ClientBase, claim: Claim): Promise<number | u
      VALUES ($1, $2, $3, 'in_progress', nextval('idempotency_fence'), $4, $5)
      ON CONFLICT (caller, key) DO NOTHING
      RETURNING fence`,
-    [claim.caller, claim.key, claim.fingerprint, claim.now + claim.leaseMs, claim.now + claim.ttlMs],
+    [
+      claim.caller,
+      claim.key,
+      claim.fingerprint,
+      claim.now + claim.leaseMs,
+      claim.now + claim.ttlMs,
+    ],
   );
   // No row back: the key was there already (another instance's claim, committed or waited for).
   return rows[0] === undefined ? undefined : Number(rows[0].fence);

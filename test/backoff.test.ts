@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
-  HERD_PARAMS,
-  STRATEGY_NAMES,
   anthropicSdkDelayMs,
   codexBackoffMs,
   codexCappedMs,
@@ -11,9 +9,11 @@ import {
   equalJitterMs,
   exponentialMs,
   fullJitterMs,
+  HERD_PARAMS,
   isStrategyName,
   makeBackoff,
   noBackoffMs,
+  STRATEGY_NAMES,
   schedule,
 } from "../lib/client/backoff.ts";
 import { scripted, seeded } from "../lib/core/random.ts";
@@ -22,10 +22,16 @@ const P = HERD_PARAMS; // base 5 ms, cap 2000 ms
 
 describe("strategy names", () => {
   test("are the fixed ones", () => {
-    assert.deepEqual(
-      [...STRATEGY_NAMES].sort(),
-      ["anthropic-sdk", "codex", "codex-capped", "decorrelated", "equal", "exponential", "full", "no-backoff"],
-    );
+    assert.deepEqual([...STRATEGY_NAMES].sort(), [
+      "anthropic-sdk",
+      "codex",
+      "codex-capped",
+      "decorrelated",
+      "equal",
+      "exponential",
+      "full",
+      "no-backoff",
+    ]);
     assert.equal(isStrategyName("full"), true);
     assert.equal(isStrategyName("Full"), false);
   });
@@ -107,7 +113,10 @@ describe("Codex: 200 ms * 2^(n-1) * uniform[0.9, 1.1), no cap", () => {
 
   test("makeBackoff numbers retries the same way", () => {
     const b = makeBackoff("codex", P, scripted(0.5, 0.5, 0.5, 0.5, 0.5));
-    assert.deepEqual([1, 2, 3, 4, 5].map((n) => b.nextDelayMs(n)), [200, 400, 800, 1600, 3200]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((n) => b.nextDelayMs(n)),
+      [200, 400, 800, 1600, 3200],
+    );
   });
 });
 
@@ -149,7 +158,10 @@ describe("bounds", () => {
         for (let n = 1; n <= 14; n++) {
           const d = b.nextDelayMs(n);
           const { lowMs, highMs } = delayBounds(name, n, P);
-          assert.ok(d >= lowMs && d <= highMs, `${name} n=${n}: ${d} outside [${lowMs}, ${highMs}]`);
+          assert.ok(
+            d >= lowMs && d <= highMs,
+            `${name} n=${n}: ${d} outside [${lowMs}, ${highMs}]`,
+          );
         }
       }
     }
@@ -177,7 +189,11 @@ describe("bounds", () => {
     assert.deepEqual(delayBounds("equal", 2, P), { lowMs: 10, highMs: 20, nominalMs: 20 });
     assert.deepEqual(delayBounds("full", 9, P), { lowMs: 0, highMs: 2000, nominalMs: 2000 });
     assert.deepEqual(delayBounds("decorrelated", 2, P), { lowMs: 5, highMs: 45, nominalMs: null });
-    assert.deepEqual(delayBounds("anthropic-sdk", 1, P), { lowMs: 375, highMs: 500, nominalMs: 500 });
+    assert.deepEqual(delayBounds("anthropic-sdk", 1, P), {
+      lowMs: 375,
+      highMs: 500,
+      nominalMs: 500,
+    });
     assert.deepEqual(delayBounds("codex", 1, P), { lowMs: 180, highMs: 220, nominalMs: 200 });
   });
 

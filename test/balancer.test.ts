@@ -3,12 +3,14 @@
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { test } from "node:test";
-import { startBalancer } from "../lib/cluster/balancer.ts";
 import { httpCall } from "../lib/client/client.ts";
+import { startBalancer } from "../lib/cluster/balancer.ts";
 import { gate } from "../lib/core/gate.ts";
 import { listenOnLoopback } from "../lib/core/listen.ts";
 
-async function upstream(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
+async function upstream(
+  handler: Parameters<typeof createServer>[1],
+): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
   const { url } = await listenOnLoopback(server);
   return { url, server };
@@ -20,19 +22,33 @@ test("requests go round robin, 1, 2, 3, 1, and the answers come back whole", asy
       upstream((req, res) => {
         let body = "";
         req.on("data", (c: Buffer) => (body += c.toString()));
-        req.on("end", () => res.writeHead(201, { "content-type": "application/json", "x-instance": String(i) }).end(JSON.stringify({ instance: i, got: body ? JSON.parse(body) : null, path: req.url })));
+        req.on("end", () =>
+          res
+            .writeHead(201, { "content-type": "application/json", "x-instance": String(i) })
+            .end(
+              JSON.stringify({ instance: i, got: body ? JSON.parse(body) : null, path: req.url }),
+            ),
+        );
       }),
     ),
   );
   const routes: number[] = [];
-  const balancer = await startBalancer({ upstreams: ups.map((u) => u.url), onRoute: (r) => routes.push(r.instance) });
+  const balancer = await startBalancer({
+    upstreams: ups.map((u) => u.url),
+    onRoute: (r) => routes.push(r.instance),
+  });
   t.after(async () => {
     await balancer.close();
     for (const u of ups) u.server.close();
   });
   const seen: unknown[] = [];
   for (let n = 0; n < 4; n++) {
-    const o = await httpCall({ method: "POST", url: `${balancer.url}/reports?x=${n}`, body: { n }, timeoutMs: 5_000 });
+    const o = await httpCall({
+      method: "POST",
+      url: `${balancer.url}/reports?x=${n}`,
+      body: { n },
+      timeoutMs: 5_000,
+    });
     assert.equal(o.kind, "response");
     if (o.kind !== "response") return;
     assert.equal(o.status, 201);
@@ -48,7 +64,9 @@ test("requests go round robin, 1, 2, 3, 1, and the answers come back whole", asy
   assert.deepEqual(balancer.sent, [2, 1, 1]);
 });
 
-test("a client that gives up closes the instance's connection too; an instance that hangs up is a 502", { timeout: 15_000 }, async (t) => {
+test("a client that gives up closes the instance's connection too; an instance that hangs up is a 502", {
+  timeout: 15_000,
+}, async (t) => {
   const closed = gate();
   const silent = await upstream((req, res) => {
     req.resume();
@@ -61,9 +79,19 @@ test("a client that gives up closes the instance's connection too; an instance t
     silent.server.close();
     rude.server.close();
   });
-  const gaveUp = await httpCall({ method: "POST", url: `${balancer.url}/reports`, body: {}, timeoutMs: 100 });
+  const gaveUp = await httpCall({
+    method: "POST",
+    url: `${balancer.url}/reports`,
+    body: {},
+    timeoutMs: 100,
+  });
   assert.equal(gaveUp.kind, "timeout");
   await closed.passed; // never resolves if the balancer kept the instance's connection open
-  const cut = await httpCall({ method: "POST", url: `${balancer.url}/reports`, body: {}, timeoutMs: 5_000 });
+  const cut = await httpCall({
+    method: "POST",
+    url: `${balancer.url}/reports`,
+    body: {},
+    timeoutMs: 5_000,
+  });
   assert.equal(cut.kind === "response" && cut.status, 502);
 });

@@ -3,7 +3,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CPU_GOALS, floorReport, measureFloor } from "../lib/bench/floor.ts";
-import { benchTargets, type IdempotencyBench, type TargetResult } from "../lib/bench/idempotency.ts";
+import {
+  benchTargets,
+  type IdempotencyBench,
+  type TargetResult,
+} from "../lib/bench/idempotency.ts";
 
 test("measureFloor: both floors are measured, and two transactions cost more than one", () => {
   // CPU time on a shared machine is noisy (a GC pause, another process's cache): the best of three
@@ -29,18 +33,63 @@ test("floorReport: CPU per request beside floor + HTTP, the gap, and each goal m
     "fenced:replay": 95,
   };
   const results = benchTargets(["naive", "key-after", "keyed", "fenced"]).map(
-    (target) => ({ target, cpuMicrosPerRequest: target.synchronous === "FULL" ? 999 : cpu[`${target.server}:${target.keys}`]! }) as TargetResult,
+    (target) =>
+      ({
+        target,
+        cpuMicrosPerRequest:
+          target.synchronous === "FULL" ? 999 : cpu[`${target.server}:${target.keys}`]!,
+      }) as TargetResult,
   );
-  const text = floorReport({ results } as IdempotencyBench, { operations: 1000, insertMicros: 30, claimCompleteMicros: 80 });
+  const text = floorReport({ results } as IdempotencyBench, {
+    operations: 1000,
+    insertMicros: 30,
+    claimCompleteMicros: 80,
+  });
   const row = (label: string): string[] => {
     const line = text.split("\n").find((l) => l.startsWith(label));
     assert.ok(line, `no row ${label} in\n${text}`);
-    return line.slice(label.length).trim().split(/\s{2,}/);
+    return line
+      .slice(label.length)
+      .trim()
+      .split(/\s{2,}/);
   };
-  assert.deepEqual(row("naive"), ["85 µs", "50 µs (30 + 20)", "35 µs", `≤ ${CPU_GOALS.naive} µs`, "met"]);
-  assert.deepEqual(row("keyed, fresh keys"), ["150 µs", "100 µs (80 + 20)", "50 µs", `≤ ${CPU_GOALS.keyedFresh} µs`, "MISSED"]);
-  assert.deepEqual(row("fenced, fresh keys"), ["130 µs", "100 µs (80 + 20)", "30 µs", `≤ ${CPU_GOALS.keyedFresh} µs`, "met"]);
-  assert.deepEqual(row("keyed, replays"), ["60 µs", "20 µs (0 + 20)", "40 µs", "≤ naive (85 µs)", "met"]);
-  assert.deepEqual(row("fenced, replays"), ["95 µs", "20 µs (0 + 20)", "75 µs", "≤ naive (85 µs)", "MISSED"]);
-  assert.match(text, /one insert in one transaction 30 µs of CPU; claim \+ complete in two transactions 80 µs;/);
+  assert.deepEqual(row("naive"), [
+    "85 µs",
+    "50 µs (30 + 20)",
+    "35 µs",
+    `≤ ${CPU_GOALS.naive} µs`,
+    "met",
+  ]);
+  assert.deepEqual(row("keyed, fresh keys"), [
+    "150 µs",
+    "100 µs (80 + 20)",
+    "50 µs",
+    `≤ ${CPU_GOALS.keyedFresh} µs`,
+    "MISSED",
+  ]);
+  assert.deepEqual(row("fenced, fresh keys"), [
+    "130 µs",
+    "100 µs (80 + 20)",
+    "30 µs",
+    `≤ ${CPU_GOALS.keyedFresh} µs`,
+    "met",
+  ]);
+  assert.deepEqual(row("keyed, replays"), [
+    "60 µs",
+    "20 µs (0 + 20)",
+    "40 µs",
+    "≤ naive (85 µs)",
+    "met",
+  ]);
+  assert.deepEqual(row("fenced, replays"), [
+    "95 µs",
+    "20 µs (0 + 20)",
+    "75 µs",
+    "≤ naive (85 µs)",
+    "MISSED",
+  ]);
+  assert.match(
+    text,
+    /one insert in one transaction 30 µs of CPU; claim \+ complete in two transactions 80 µs;/,
+  );
 });

@@ -29,8 +29,14 @@ test("exercise 02b's goal shows its two formulas on lines of their own", (t) => 
   t.after(() => p.remove());
   const goal = listExercises(p.root).find((e) => e.id === "02b")?.goal ?? "";
   const lines = goal.split("\n");
-  assert.ok(lines.some((l) => l.startsWith("Full Jitter:")), goal);
-  assert.ok(lines.some((l) => l.startsWith("Decorrelated Jitter:")), goal);
+  assert.ok(
+    lines.some((l) => l.startsWith("Full Jitter:")),
+    goal,
+  );
+  assert.ok(
+    lines.some((l) => l.startsWith("Decorrelated Jitter:")),
+    goal,
+  );
 });
 
 test("exercise 02a's test titles, which the runner shows, do not give its answer away", async () => {

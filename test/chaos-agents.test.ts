@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { createServer, type ServerResponse } from "node:http";
 import { test } from "node:test";
-import { runAgents, type FromAgents } from "../lib/chaos/agents.ts";
-import { planOp, type ChaosPlanOptions } from "../lib/chaos/schedule.ts";
+import { type FromAgents, runAgents } from "../lib/chaos/agents.ts";
+import { type ChaosPlanOptions, planOp } from "../lib/chaos/schedule.ts";
 import { Signals } from "../lib/core/gate.ts";
 import { listenOnLoopback } from "../lib/core/listen.ts";
 
@@ -31,7 +31,9 @@ test("an agent files its operations in their order, three at a time, the next as
   const answer = (op: number): void => {
     const res = heldAnswers.get(op)!;
     heldAnswers.delete(op);
-    res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ id: 100 + op }));
+    res
+      .writeHead(201, { "content-type": "application/json" })
+      .end(JSON.stringify({ id: 100 + op }));
   };
   const told: FromAgents[] = [];
   let settle!: () => void;
@@ -66,17 +68,34 @@ test("an agent files its operations in their order, three at a time, the next as
     answer(5);
     answer(6);
     await agents;
-    assert.deepEqual(arrivals.map((a) => a.op), [1, 2, 3, 4, 5, 6]);
-    assert.ok(arrivals.every((a) => a.inFlight.length < 3), "never more than three at once");
+    assert.deepEqual(
+      arrivals.map((a) => a.op),
+      [1, 2, 3, 4, 5, 6],
+    );
+    assert.ok(
+      arrivals.every((a) => a.inFlight.length < 3),
+      "never more than three at once",
+    );
     // The run heard of each operation before its request left, and of each answer, then the end.
     const opens = told.filter((m) => m.type === "open").map((m) => m.index);
     assert.deepEqual(opens, [1, 2, 3, 4, 5, 6]);
     const done = told.filter((m) => m.type === "done");
-    assert.deepEqual(done.map((m) => [m.index, m.acked, m.settled, m.log]).sort((a, b) => Number(a[0]) - Number(b[0])), [1, 2, 3, 4, 5, 6].map((i) => [i, 100 + i, false, undefined]));
+    assert.deepEqual(
+      done
+        .map((m) => [m.index, m.acked, m.settled, m.log])
+        .sort((a, b) => Number(a[0]) - Number(b[0])),
+      [1, 2, 3, 4, 5, 6].map((i) => [i, 100 + i, false, undefined]),
+    );
     assert.deepEqual(told.at(-2), { type: "main-phase-over" });
     const finished = told.at(-1);
-    assert.ok(finished?.type === "finished" && finished.attempts === 6 && finished.gaveUp === 0, JSON.stringify(finished));
-    assert.ok(finished.inFlightMean > 1 && finished.inFlightMean <= 3, `mean in flight ${finished.inFlightMean}`);
+    assert.ok(
+      finished?.type === "finished" && finished.attempts === 6 && finished.gaveUp === 0,
+      JSON.stringify(finished),
+    );
+    assert.ok(
+      finished.inFlightMean > 1 && finished.inFlightMean <= 3,
+      `mean in flight ${finished.inFlightMean}`,
+    );
     // What the agent sent is the plan's: its key and caller.
     assert.equal(planOp(plan, 4).caller, "agent-1");
   } finally {
@@ -92,7 +111,11 @@ test("no request of an operation leaves before the run has said that it knows th
   const server = createServer((req, res) => {
     requests++;
     req.resume();
-    req.on("end", () => res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ id: requests })));
+    req.on("end", () =>
+      res
+        .writeHead(201, { "content-type": "application/json" })
+        .end(JSON.stringify({ id: requests })),
+    );
   });
   const { url } = await listenOnLoopback(server);
   const opened = new Signals();

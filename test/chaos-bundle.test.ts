@@ -17,21 +17,42 @@ test("the bundled tracker child: one file that loads no .ts module, and serves a
     const entry = bundleTrackerChild(folder.dir);
     assert.ok(entry.endsWith(".cjs"), entry);
     const text = readFileSync(entry, "utf8");
-    assert.ok(!/require\(["'][^"']*\.ts["']\)/.test(text), "the bundle requires no TypeScript file");
-    assert.ok(/\brequire\(["']node:sqlite["']\)/.test(text), "the bundle leaves Node's built-ins to Node");
+    assert.ok(
+      !/require\(["'][^"']*\.ts["']\)/.test(text),
+      "the bundle requires no TypeScript file",
+    );
+    assert.ok(
+      /\brequire\(["']node:sqlite["']\)/.test(text),
+      "the bundle leaves Node's built-ins to Node",
+    );
     const db = join(folder.dir, "t.sqlite");
     const post = (url: string) =>
-      httpCall({ method: "POST", url: `${url}/reports`, body: { title: "bundled" }, headers: { "idempotency-key": '"k-1"' }, timeoutMs: 5_000 });
+      httpCall({
+        method: "POST",
+        url: `${url}/reports`,
+        body: { title: "bundled" },
+        headers: { "idempotency-key": '"k-1"' },
+        timeoutMs: 5_000,
+      });
     const first = await startChildTracker({ variant: "fenced", db, quiet: true, entry });
     const a = await post(first.url);
     assert.equal(a.kind === "response" ? a.status : a.kind, 201);
     // Killed and started again on the same port and file, as the cluster does: the retry is replayed.
     await first.kill();
-    const again = await startChildTracker({ variant: "fenced", db, port: first.port, quiet: true, entry });
+    const again = await startChildTracker({
+      variant: "fenced",
+      db,
+      port: first.port,
+      quiet: true,
+      entry,
+    });
     const b = await post(again.url);
     assert.equal(b.kind === "response" ? b.status : b.kind, 201);
     assert.equal(b.kind === "response" ? b.headers["idempotent-replayed"] : undefined, "true");
-    assert.deepEqual(b.kind === "response" ? (b.body as { id: number }).id : undefined, a.kind === "response" ? (a.body as { id: number }).id : undefined);
+    assert.deepEqual(
+      b.kind === "response" ? (b.body as { id: number }).id : undefined,
+      a.kind === "response" ? (a.body as { id: number }).id : undefined,
+    );
     await again.close();
   } finally {
     folder.remove();
@@ -41,11 +62,22 @@ test("the bundled tracker child: one file that loads no .ts module, and serves a
 test("a quiet tracker process counts arrivals: request n has arrived once n have, nobody having waited for the others", async () => {
   const folder = tempFolder("retry-workbook-bundle-test-");
   const entry = bundleTrackerChild(folder.dir);
-  const tracker = await startChildTracker({ variant: "fenced", db: join(folder.dir, "t.sqlite"), quiet: true, entry });
+  const tracker = await startChildTracker({
+    variant: "fenced",
+    db: join(folder.dir, "t.sqlite"),
+    quiet: true,
+    entry,
+  });
   try {
     const third = tracker.reached(3, "arrived");
     for (let i = 1; i <= 3; i++) {
-      const r = await httpCall({ method: "POST", url: `${tracker.url}/reports`, body: { title: `quiet ${i}` }, headers: { "idempotency-key": `"q-${i}"` }, timeoutMs: 5_000 });
+      const r = await httpCall({
+        method: "POST",
+        url: `${tracker.url}/reports`,
+        body: { title: `quiet ${i}` },
+        headers: { "idempotency-key": `"q-${i}"` },
+        timeoutMs: 5_000,
+      });
       assert.equal(r.kind === "response" ? r.status : r.kind, 201);
     }
     await third;

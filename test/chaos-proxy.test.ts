@@ -15,8 +15,28 @@ import { listenOnLoopback } from "../lib/core/listen.ts";
 import type { ChildTracker } from "../lib/tracker/child.ts";
 
 test("hop-by-hop headers are left out, with those Connection names; the others pass in order", () => {
-  const raw = ["Host", "x", "Connection", "close, X-Hop", "X-Hop", "1", "Keep-Alive", "timeout=5", "Idempotency-Key", '"k"', "Content-Length", "2"];
-  assert.deepEqual(withoutHopByHop(raw), ["Host", "x", "Idempotency-Key", '"k"', "Content-Length", "2"]);
+  const raw = [
+    "Host",
+    "x",
+    "Connection",
+    "close, X-Hop",
+    "X-Hop",
+    "1",
+    "Keep-Alive",
+    "timeout=5",
+    "Idempotency-Key",
+    '"k"',
+    "Content-Length",
+    "2",
+  ];
+  assert.deepEqual(withoutHopByHop(raw), [
+    "Host",
+    "x",
+    "Idempotency-Key",
+    '"k"',
+    "Content-Length",
+    "2",
+  ]);
 });
 
 test("the proxy sends a process many requests over one kept connection, without the client's Connection: close", async () => {
@@ -26,7 +46,9 @@ test("the proxy sends a process many requests over one kept connection, without 
   const server = createServer((req, res) => {
     seen.push(req);
     arrived.fire(`${seen.length}:arrived`);
-    res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ id: seen.length }));
+    res
+      .writeHead(201, { "content-type": "application/json" })
+      .end(JSON.stringify({ id: seen.length }));
   });
   server.on("connection", () => (connections += 1));
   const { fleet, exit } = await standIn(server, arrived);
@@ -34,13 +56,25 @@ test("the proxy sends a process many requests over one kept connection, without 
   try {
     for (let i = 1; i <= 3; i++) {
       // httpCall opens a connection per attempt and says Connection: close, as the run's clients do.
-      const r = await httpCall({ method: "POST", url: `${proxy.url}/reports`, body: { title: `t${i}` }, timeoutMs: 5_000 });
+      const r = await httpCall({
+        method: "POST",
+        url: `${proxy.url}/reports`,
+        body: { title: `t${i}` },
+        timeoutMs: 5_000,
+      });
       assert.equal(r.kind === "response" ? r.status : r.kind, 201);
-      assert.equal(r.kind === "response" ? r.headers["keep-alive"] : "?", undefined, "the process's Keep-Alive stays between it and the proxy");
+      assert.equal(
+        r.kind === "response" ? r.headers["keep-alive"] : "?",
+        undefined,
+        "the process's Keep-Alive stays between it and the proxy",
+      );
     }
     assert.equal(seen.length, 3);
     assert.equal(connections, 1, "three requests, one connection from the proxy");
-    assert.ok(seen.every((req) => req.headers.connection !== "close"), JSON.stringify(seen.map((r) => r.headers.connection)));
+    assert.ok(
+      seen.every((req) => req.headers.connection !== "close"),
+      JSON.stringify(seen.map((r) => r.headers.connection)),
+    );
   } finally {
     await proxy.close();
     exit();
@@ -52,10 +86,15 @@ test("the proxy sends a process many requests over one kept connection, without 
  * A one-process fleet around `server`: only what the proxy uses of a tracker process (its URL, its
  * exit, its arrivals as `arrived` fires them) and of a fleet. `exit()` ends the stand-in process.
  */
-async function standIn(server: Server, arrived: Signals): Promise<{ fleet: Fleet; exit: () => void }> {
+async function standIn(
+  server: Server,
+  arrived: Signals,
+): Promise<{ fleet: Fleet; exit: () => void }> {
   const { port, url } = await listenOnLoopback(server);
   let exit!: () => void;
-  const exited = new Promise<{ code: number; signal: null }>((resolve) => (exit = () => resolve({ code: 0, signal: null })));
+  const exited = new Promise<{ code: number; signal: null }>(
+    (resolve) => (exit = () => resolve({ code: 0, signal: null })),
+  );
   const tracker = {
     url,
     port,
@@ -64,7 +103,12 @@ async function standIn(server: Server, arrived: Signals): Promise<{ fleet: Fleet
     hasReached: (n: number, stage: string) => arrived.fired(`${n}:${stage}`),
   } as unknown as ChildTracker;
   const backend: Backend = { index: 0, port, current: tracker, generation: 1 };
-  const fleet = { backends: [backend], isLive: () => true, anyLive: async () => {}, kill: async () => {} } as unknown as Fleet;
+  const fleet = {
+    backends: [backend],
+    isLive: () => true,
+    anyLive: async () => {},
+    kill: async () => {},
+  } as unknown as Fleet;
   return { fleet, exit };
 }
 
@@ -82,7 +126,9 @@ async function numberingProcess() {
     received.fire(String(n));
     if (each) tell(n);
     req.resume();
-    res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ n, tag: req.headers["x-tag"] }));
+    res
+      .writeHead(201, { "content-type": "application/json" })
+      .end(JSON.stringify({ n, tag: req.headers["x-tag"] }));
   });
   const { fleet, exit } = await standIn(server, arrived);
   // Arrivals are told in order, as the child tells them: request n has arrived once n have.
@@ -113,7 +159,13 @@ async function numberingProcess() {
 
 /** A request through the proxy, tagged; "n" in its answer is the number the process gave it. */
 async function tagged(url: string, tag: string): Promise<{ n: number; tag: string }> {
-  const r = await httpCall({ method: "POST", url: `${url}/reports`, body: { title: tag }, headers: { "x-tag": tag }, timeoutMs: 10_000 });
+  const r = await httpCall({
+    method: "POST",
+    url: `${url}/reports`,
+    body: { title: tag },
+    headers: { "x-tag": tag },
+    timeoutMs: 10_000,
+  });
   assert.equal(r.kind === "response" ? r.status : r.kind, 201, tag);
   return (r as { body: { n: number; tag: string } }).body;
 }
@@ -130,22 +182,32 @@ function numberingHooks() {
     hooks: {
       accept: (exchange: { rawHeaders: string[] }) => {
         accepted.fire(String(++n));
-        const at = exchange.rawHeaders.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === "x-tag");
+        const at = exchange.rawHeaders.findIndex(
+          (h, i) => i % 2 === 0 && h.toLowerCase() === "x-tag",
+        );
         return exchange.rawHeaders[at + 1]!;
       },
       numbered: (tag: string) => tag.startsWith("N"),
-      arrived: (tag: string, target: { requestNo: number }) => void given.set(tag, target.requestNo),
+      arrived: (tag: string, target: { requestNo: number }) =>
+        void given.set(tag, target.requestNo),
     },
   };
 }
 
-test("a request that needs no number goes out at once; a numbered one waits until those before it have arrived", { timeout: 30_000 }, async () => {
+test("a request that needs no number goes out at once; a numbered one waits until those before it have arrived", {
+  timeout: 30_000,
+}, async () => {
   const child = await numberingProcess();
   const h = numberingHooks();
   const proxy = await startProxy(child.fleet, h.hooks);
   try {
     // The process never says that these arrived: they are answered all the same, without waiting.
-    assert.deepEqual(await Promise.all([tagged(proxy.url, "u1"), tagged(proxy.url, "u2")]).then((r) => r.map((b) => b.tag).sort()), ["u1", "u2"]);
+    assert.deepEqual(
+      await Promise.all([tagged(proxy.url, "u1"), tagged(proxy.url, "u2")]).then((r) =>
+        r.map((b) => b.tag).sort(),
+      ),
+      ["u1", "u2"],
+    );
     // A numbered request must be the third to arrive: it waits until the two before it have.
     const numbered = tagged(proxy.url, "N3");
     await h.accepted(3);
@@ -164,7 +226,9 @@ test("a request that needs no number goes out at once; a numbered one waits unti
   }
 });
 
-test("requests waiting while a numbered one is on its way: each numbered one gets the number the process gives it", { timeout: 30_000 }, async () => {
+test("requests waiting while a numbered one is on its way: each numbered one gets the number the process gives it", {
+  timeout: 30_000,
+}, async () => {
   const child = await numberingProcess();
   const h = numberingHooks();
   const proxy = await startProxy(child.fleet, h.hooks);
@@ -184,7 +248,11 @@ test("requests waiting while a numbered one is on its way: each numbered one get
     child.tellEach();
     const answers = [await first, ...(await Promise.all(rest))];
     for (const a of answers.filter((a) => a.tag.startsWith("N"))) {
-      assert.equal(h.given.get(a.tag), a.n, `${a.tag}: the proxy said ${h.given.get(a.tag)}, the process gave ${a.n}`);
+      assert.equal(
+        h.given.get(a.tag),
+        a.n,
+        `${a.tag}: the proxy said ${h.given.get(a.tag)}, the process gave ${a.n}`,
+      );
     }
     assert.equal(answers.length, tags.length + 1);
   } finally {

@@ -27,6 +27,7 @@ if (difference) {
   problems++;
   console.log(`counts differ: ${difference}`);
 }
-if (zh.code !== 0 || zh.stderr !== "") console.log(`zh run: exit ${zh.code}, stderr ${zh.stderr.slice(0, 500)}`);
+if (zh.code !== 0 || zh.stderr !== "")
+  console.log(`zh run: exit ${zh.code}, stderr ${zh.stderr.slice(0, 500)}`);
 console.log(problems === 0 ? "the Chinese run is clean" : `${problems} problem(s)`);
 process.exitCode = problems === 0 ? 0 : 1;

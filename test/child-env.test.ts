@@ -12,7 +12,11 @@ test("childEnv: NO_COLOR drops an inherited FORCE_COLOR; without NO_COLOR it sta
     assert.equal(childEnv({ NO_COLOR: "1" }).FORCE_COLOR, undefined);
     assert.equal(childEnv({ NO_COLOR: "1" }).NO_COLOR, "1");
     assert.equal(childEnv({}).FORCE_COLOR, "1");
-    assert.equal(childEnv({ NO_COLOR: "1", FORCE_COLOR: "2" }).FORCE_COLOR, "2", "asked for both: both");
+    assert.equal(
+      childEnv({ NO_COLOR: "1", FORCE_COLOR: "2" }).FORCE_COLOR,
+      "2",
+      "asked for both: both",
+    );
   } finally {
     delete process.env.FORCE_COLOR;
   }

@@ -11,8 +11,8 @@ import { fileReport, httpCall } from "../lib/client/client.ts";
 import { seeded } from "../lib/core/random.ts";
 import { ROOT } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
+import { type ChildExit, startChildTracker } from "../lib/tracker/child.ts";
 import type { FaultName } from "../lib/tracker/faults.ts";
-import { startChildTracker, type ChildExit } from "../lib/tracker/child.ts";
 import type { TrackerEvent } from "../lib/tracker/narrate.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
@@ -29,10 +29,20 @@ const report = { title: "Login button does nothing" };
  * The crash case: request #1 hits `crash`, and the agent's retries wait (beforeRetry) until the
  * supervisor has a fresh child listening on the same file and port; reports are counted in the file.
  */
-async function crashAndRetry(variant: VariantName, crash: FaultName, extra: { leaseMs?: number; maxAttempts?: number } = {}) {
+async function crashAndRetry(
+  variant: VariantName,
+  crash: FaultName,
+  extra: { leaseMs?: number; maxAttempts?: number } = {},
+) {
   const db = dbFile();
   const events: TrackerEvent[] = [];
-  const tracker = await superviseTracker({ variant, db, faults: { 1: crash }, onEvent: (e) => events.push(e), ...(extra.leaseMs ? { leaseMs: extra.leaseMs } : {}) });
+  const tracker = await superviseTracker({
+    variant,
+    db,
+    faults: { 1: crash },
+    onEvent: (e) => events.push(e),
+    ...(extra.leaseMs ? { leaseMs: extra.leaseMs } : {}),
+  });
   const exits: ChildExit[] = [];
   try {
     const r = await fileReport({
@@ -46,8 +56,17 @@ async function crashAndRetry(variant: VariantName, crash: FaultName, extra: { le
         if (tracker.generation === 1) exits.push(await tracker.restartAfterExit());
       },
     });
-    const statuses = r.attempts.map((a) => (a.outcome.kind === "response" ? a.outcome.status : a.outcome.kind));
-    return { reports: countReportsIn(db), statuses, last: r.final, events, exits, generation: tracker.generation };
+    const statuses = r.attempts.map((a) =>
+      a.outcome.kind === "response" ? a.outcome.status : a.outcome.kind,
+    );
+    return {
+      reports: countReportsIn(db),
+      statuses,
+      last: r.final,
+      events,
+      exits,
+      generation: tracker.generation,
+    };
   } finally {
     await tracker.close();
   }
@@ -56,12 +75,25 @@ async function crashAndRetry(variant: VariantName, crash: FaultName, extra: { le
 test("a child tracker takes its side effects as a plug-in: the module named by URL is loaded in the child, with its config", async () => {
   const events: TrackerEvent[] = [];
   const module = new URL("./fixtures/side-effects-plugin.ts", import.meta.url).href;
-  const tracker = await startChildTracker({ variant: "naive", db: dbFile(), sideEffects: { module, config: { word: "plugged in" } }, onEvent: (e) => events.push(e) });
+  const tracker = await startChildTracker({
+    variant: "naive",
+    db: dbFile(),
+    sideEffects: { module, config: { word: "plugged in" } },
+    onEvent: (e) => events.push(e),
+  });
   try {
-    const r = await httpCall({ method: "POST", url: `${tracker.url}/reports`, body: report, timeoutMs: 10_000 });
+    const r = await httpCall({
+      method: "POST",
+      url: `${tracker.url}/reports`,
+      body: report,
+      timeoutMs: 10_000,
+    });
     assert.equal(r.kind === "response" && r.status, 201);
     await tracker.flush();
-    assert.ok(events.some((e) => e.text === "plugged in: report 1 for anonymous caller"), events.map((e) => e.text).join("\n"));
+    assert.ok(
+      events.some((e) => e.text === "plugged in: report 1 for anonymous caller"),
+      events.map((e) => e.text).join("\n"),
+    );
   } finally {
     await tracker.close();
   }
@@ -71,7 +103,10 @@ test("key-after killed (SIGKILL) between its commits: the retry on the restarted
   const r = await crashAndRetry("key-after", "crash-between-commits");
   assert.deepEqual(r.exits, [{ code: null, signal: "SIGKILL" }]);
   assert.deepEqual(r.statuses, ["error", 201], "the connection died with the process");
-  assert.ok(r.events.some((e) => e.text.includes('killed (SIGKILL) at "between-commits"')), "the event before the kill reached the parent");
+  assert.ok(
+    r.events.some((e) => e.text.includes('killed (SIGKILL) at "between-commits"')),
+    "the event before the kill reached the parent",
+  );
   assert.equal(r.generation, 2);
   assert.equal(r.reports, 2);
 });
@@ -95,14 +130,34 @@ test("keyed killed after the claim: the restarted server answers 409 until the l
 
 test("the parent steers the child over IPC: a slow request is held until released, a fault is set by number", async () => {
   const events: string[] = [];
-  const server = await startChildTracker({ variant: "keyed", db: dbFile(), faults: { 1: "slow" }, onEvent: (e) => events.push(`#${e.requestNo} ${e.text}`) });
+  const server = await startChildTracker({
+    variant: "keyed",
+    db: dbFile(),
+    faults: { 1: "slow" },
+    onEvent: (e) => events.push(`#${e.requestNo} ${e.text}`),
+  });
   try {
-    const first = httpCall({ method: "POST", url: `${server.url}/reports`, body: report, headers: { "idempotency-key": "a" }, timeoutMs: 10_000 });
+    const first = httpCall({
+      method: "POST",
+      url: `${server.url}/reports`,
+      body: report,
+      headers: { "idempotency-key": "a" },
+      timeoutMs: 10_000,
+    });
     await server.reached(1, "held");
-    const busy = await httpCall({ method: "POST", url: `${server.url}/reports`, body: report, headers: { "idempotency-key": "a" }, timeoutMs: 10_000 });
+    const busy = await httpCall({
+      method: "POST",
+      url: `${server.url}/reports`,
+      body: report,
+      headers: { "idempotency-key": "a" },
+      timeoutMs: 10_000,
+    });
     assert.equal(busy.kind === "response" && busy.status, 409);
     await server.flush();
-    assert.ok(events.some((e) => e.startsWith("#2 → 409")), "flush() delivers every event written before it");
+    assert.ok(
+      events.some((e) => e.startsWith("#2 → 409")),
+      "flush() delivers every event written before it",
+    );
     assert.equal(server.hasReached(1, "committed"), false);
     await server.release(1);
     const done = await first;
@@ -110,7 +165,13 @@ test("the parent steers the child over IPC: a slow request is held until release
     assert.equal(server.hasReached(1, "committed"), true);
 
     await server.setFault(3, "internal-error");
-    const failed = await httpCall({ method: "POST", url: `${server.url}/reports`, body: report, headers: { "idempotency-key": "b" }, timeoutMs: 10_000 });
+    const failed = await httpCall({
+      method: "POST",
+      url: `${server.url}/reports`,
+      body: report,
+      headers: { "idempotency-key": "b" },
+      timeoutMs: 10_000,
+    });
     assert.equal(failed.kind === "response" && failed.status, 500);
   } finally {
     const exit = await server.close();
@@ -135,7 +196,10 @@ test("a child that cannot start (its port is taken) is reported and not left run
   await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
   const port = (blocker.address() as { port: number }).port;
   try {
-    await assert.rejects(startChildTracker({ variant: "naive", db: dbFile(), port }), /did not start: .*EADDRINUSE/);
+    await assert.rejects(
+      startChildTracker({ variant: "naive", db: dbFile(), port }),
+      /did not start: .*EADDRINUSE/,
+    );
   } finally {
     blocker.close();
   }
@@ -143,20 +207,30 @@ test("a child that cannot start (its port is taken) is reported and not left run
 
 for (const how of ["hang", "exit", "throw"] as const) {
   test(`no child outlives its parent (the parent ${how === "hang" ? "is killed with SIGKILL" : how === "exit" ? "exits without closing it" : "dies of an uncaught error"})`, async () => {
-    const parent = spawn(process.execPath, ["--import", "tsx", "test/fixtures/child-parent.ts", how], { cwd: ROOT, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const parent = spawn(
+      process.execPath,
+      ["--import", "tsx", "test/fixtures/child-parent.ts", how],
+      { cwd: ROOT, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] },
+    );
     let out = "";
     const line = new Promise<string>((resolve, reject) => {
       parent.stdout.on("data", (c: Buffer) => {
         out += c.toString();
         if (out.includes("\n")) resolve(out);
       });
-      parent.on("close", () => reject(new Error(`the parent ended before printing the child's pid: ${out}`)));
+      parent.on("close", () =>
+        reject(new Error(`the parent ended before printing the child's pid: ${out}`)),
+      );
     });
     const [pid, scratch] = (await line).trim().split(" ");
     const childPid = Number(pid);
     assert.ok(childPid > 0);
     if (how === "hang") parent.kill("SIGKILL");
-    await new Promise((r) => (parent.exitCode !== null || parent.signalCode !== null ? r(undefined) : parent.once("close", r)));
+    await new Promise((r) =>
+      parent.exitCode !== null || parent.signalCode !== null
+        ? r(undefined)
+        : parent.once("close", r),
+    );
     await gone(childPid, "process", 5_000);
     rmSync(scratch!, { recursive: true, force: true });
   });

@@ -11,16 +11,33 @@ test("four English words in a row are found; code, quoted titles and capitals ar
     "  第 2 次尝试 → POST /reports (Idempotency-Key 1f0c…) INSERT INTO reports VALUES",
     "  the agent knows:",
   ].join("\n");
-  assert.deepEqual(englishRuns(text), [{ line: 1, run: "dropped before any handler ran nothing done" }]);
+  assert.deepEqual(englishRuns(text), [
+    { line: 1, run: "dropped before any handler ran nothing done" },
+  ]);
   // At three words the rule would be too strict: "npm run lesson" is a command, and counts.
-  assert.deepEqual(englishRuns(text, 3).map((r) => r.line), [1, 3, 5]);
+  assert.deepEqual(
+    englishRuns(text, 3).map((r) => r.line),
+    [1, 3, 5],
+  );
 });
 
 test("lines wider than the terminal are counted by display width, a Chinese character as two", () => {
-  assert.deepEqual(widerThan(`${"中".repeat(40)}\n${"中".repeat(41)}\n${"a".repeat(80)}`, 80), ["中".repeat(41)]);
+  assert.deepEqual(widerThan(`${"中".repeat(40)}\n${"中".repeat(41)}\n${"a".repeat(80)}`, 80), [
+    "中".repeat(41),
+  ]);
 });
 
 test("the numbers of a run, times left out, sorted: what a translation must keep", () => {
-  assert.deepEqual(countsOf("  154 ms  agent     attempt 2 ← 201, report 2 (took 1.5 s)\n  reports: 2  ✗ DUPLICATE (1 extra)"), [1, 2, 2, 2, 201]);
-  assert.deepEqual(countsOf("  154 ms  Agent     第 2 次尝试 ← 201，报告 2（用了 1.5 秒）\n  报告数：2  ✗ 重复（多了 1 份）"), [1, 2, 2, 2, 201]);
+  assert.deepEqual(
+    countsOf(
+      "  154 ms  agent     attempt 2 ← 201, report 2 (took 1.5 s)\n  reports: 2  ✗ DUPLICATE (1 extra)",
+    ),
+    [1, 2, 2, 2, 201],
+  );
+  assert.deepEqual(
+    countsOf(
+      "  154 ms  Agent     第 2 次尝试 ← 201，报告 2（用了 1.5 秒）\n  报告数：2  ✗ 重复（多了 1 份）",
+    ),
+    [1, 2, 2, 2, 201],
+  );
 });

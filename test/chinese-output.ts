@@ -55,7 +55,8 @@ export function countsOf(text: string): number[] {
 
 /** What differs between two lists of counts, said in one line ("" when they are the same). */
 export function countDifference(en: number[], zh: number[]): string {
-  const tally = (xs: number[]): Map<number, number> => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<number, number>());
+  const tally = (xs: number[]): Map<number, number> =>
+    xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<number, number>());
   const a = tally(en);
   const b = tally(zh);
   const parts: string[] = [];

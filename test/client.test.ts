@@ -13,7 +13,9 @@ async function scripted(statuses: number[]) {
     seen.push(req.headers);
     req.resume();
     const status = statuses[Math.min(seen.length - 1, statuses.length - 1)]!;
-    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ id: seen.length }));
+    res
+      .writeHead(status, { "content-type": "application/json" })
+      .end(JSON.stringify({ id: seen.length }));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
@@ -24,7 +26,14 @@ async function scripted(statuses: number[]) {
 }
 
 const call = (url: string, policy: PolicyName, maxAttempts = 3) =>
-  fileReport({ url, report: { title: "t" }, policy, maxAttempts, timeoutMs: 2000, random: seeded(3) });
+  fileReport({
+    url,
+    report: { title: "t" },
+    policy,
+    maxAttempts,
+    timeoutMs: 2000,
+    random: seeded(3),
+  });
 
 test("retrying policies resend after 5xx until a 2xx, within maxAttempts", async () => {
   const s = await scripted([503, 500, 201]);
@@ -65,7 +74,10 @@ test("blind-retry sends no key; fresh-key a new key per attempt; same-key one ke
   const s = await scripted([503, 503, 201]);
   try {
     await call(s.url, "blind-retry");
-    assert.deepEqual(s.seen.map((h) => h["idempotency-key"]), [undefined, undefined, undefined]);
+    assert.deepEqual(
+      s.seen.map((h) => h["idempotency-key"]),
+      [undefined, undefined, undefined],
+    );
     s.seen.length = 0;
     await call(s.url, "fresh-key");
     const fresh = s.seen.map((h) => h["idempotency-key"]);
@@ -74,7 +86,10 @@ test("blind-retry sends no key; fresh-key a new key per attempt; same-key one ke
     await call(s.url, "same-key");
     const same = s.seen.map((h) => h["idempotency-key"]);
     assert.equal(new Set(same).size, 1);
-    assert.match(String(same[0]), /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/);
+    assert.match(
+      String(same[0]),
+      /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/,
+    );
   } finally {
     await s.close();
   }

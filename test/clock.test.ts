@@ -1,9 +1,9 @@
 // Timers that count only running time: a stall of the whole process does not eat a timeout.
 import assert from "node:assert/strict";
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { test } from "node:test";
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { ROOT } from "../lib/runner/catalog.ts";
 import { after, nowMs, sleep } from "../lib/core/clock.ts";
+import { ROOT } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 
 /** Blocks the event loop for `ms` (a stall: the process gets no chance to run anything else). */
@@ -36,7 +36,10 @@ test("the clock never runs backwards: a reading just after a stall already leave
     const later = nowMs();
     assert.ok(justAfter >= before, `${justAfter} < ${before}`);
     assert.ok(later >= justAfter, `the clock went back from ${justAfter} to ${later}`);
-    assert.ok(justAfter - before < 100, `the stall was counted as running time: ${justAfter - before} ms`);
+    assert.ok(
+      justAfter - before < 100,
+      `the stall was counted as running time: ${justAfter - before} ms`,
+    );
   } finally {
     cancel();
   }
@@ -68,10 +71,22 @@ test("running time never goes backwards across a stall", async () => {
 });
 
 /** Runs `args` (node --import tsx …) on a pseudo-terminal, via util-linux's script(1); undefined without it. */
-function onTerminal(args: string[]): { child: ChildProcessWithoutNullStreams; output: () => string; waitFor: (re: RegExp) => Promise<void> } | undefined {
+function onTerminal(args: string[]):
+  | {
+      child: ChildProcessWithoutNullStreams;
+      output: () => string;
+      waitFor: (re: RegExp) => Promise<void>;
+    }
+  | undefined {
   if (spawnSync("script", ["--version"]).status !== 0) return undefined;
-  const command = [process.execPath, "--import", "tsx", ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
-  const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: ROOT, env: childEnv({ NO_COLOR: "1", TERM: "dumb" }), stdio: ["pipe", "pipe", "pipe"] });
+  const command = [process.execPath, "--import", "tsx", ...args]
+    .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
+    .join(" ");
+  const child = spawn("script", ["-qfec", command, "/dev/null"], {
+    cwd: ROOT,
+    env: childEnv({ NO_COLOR: "1", TERM: "dumb" }),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let text = "";
   const waiters = new Set<() => void>();
   child.stdout.on("data", (c: Buffer) => {
@@ -95,7 +110,9 @@ function onTerminal(args: string[]): { child: ChildProcessWithoutNullStreams; ou
   };
 }
 
-test("a --step pause waits for Enter without using the CPU (under 0.1 s of CPU over 2 s of waiting)", { timeout: 60_000 }, async (t) => {
+test("a --step pause waits for Enter without using the CPU (under 0.1 s of CPU over 2 s of waiting)", {
+  timeout: 60_000,
+}, async (t) => {
   const term = onTerminal(["test/fixtures/step-pause.ts"]);
   if (!term) return t.skip("script(1) is not installed: no pseudo-terminal to test on");
   t.after(() => term.child.kill("SIGKILL"));
@@ -108,13 +125,17 @@ test("a --step pause waits for Enter without using the CPU (under 0.1 s of CPU o
   assert.ok(cpu < 100_000, `the pause used ${cpu / 1000} ms of CPU`);
 });
 
-test("Ctrl-C during a --step pause stops the process (exit 130), as it would outside the pause", { timeout: 60_000 }, async (t) => {
+test("Ctrl-C during a --step pause stops the process (exit 130), as it would outside the pause", {
+  timeout: 60_000,
+}, async (t) => {
   const term = onTerminal(["test/fixtures/step-pause.ts"]);
   if (!term) return t.skip("script(1) is not installed: no pseudo-terminal to test on");
   t.after(() => term.child.kill("SIGKILL"));
   await term.waitFor(/PAUSED/);
   term.child.stdin.write("\x03");
-  const code = await new Promise<number | null>((resolve) => term.child.on("close", (c) => resolve(c)));
+  const code = await new Promise<number | null>((resolve) =>
+    term.child.on("close", (c) => resolve(c)),
+  );
   assert.equal(code, 130);
   assert.doesNotMatch(term.output(), /RESUMED/);
 });

@@ -3,26 +3,33 @@
 // test/full/demos-browser.test.ts (npm run test:full).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { startDemoServer, type DemoServer } from "../lib/demos/server.ts";
 import { langFromAcceptLanguage, pickLang } from "../lib/demos/lang.ts";
+import { type DemoServer, startDemoServer } from "../lib/demos/server.ts";
 import { gone, printedUrl } from "./run-helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** A raw GET: the path is sent exactly as written (no client-side normalisation of ".."). */
-function rawGet(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function rawGet(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path, method: "GET", headers, agent: false }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      { host: hostname, port, path, method: "GET", headers, agent: false },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -110,8 +117,14 @@ describe("the demo server", () => {
 });
 
 describe("npm run demos", () => {
-  const cli = (args: string[]) => spawn(process.execPath, ["--import", "tsx", "lib/demos/cli.ts", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  async function output(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const cli = (args: string[]) =>
+    spawn(process.execPath, ["--import", "tsx", "lib/demos/cli.ts", ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  async function output(
+    args: string[],
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const child = cli(args);
     let stdout = "";
     let stderr = "";
@@ -155,12 +168,20 @@ describe("npm run demos", () => {
 });
 
 describe("npm run demos with Demo 2 sessions open", () => {
-  test("Ctrl-C ends every session's process and the tracker processes under them", { timeout: 120_000 }, async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "lib/demos/cli.ts"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  test("Ctrl-C ends every session's process and the tracker processes under them", {
+    timeout: 120_000,
+  }, async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "lib/demos/cli.ts"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const { url } = await printedUrl(child);
     try {
       // A crash cell, stepped over its stream until its first tracker process has started.
-      const made = await fetch(`${url}/step/sessions?variant=keyed&fault=crash-after-claim&policy=same-key`, { method: "POST" });
+      const made = await fetch(
+        `${url}/step/sessions?variant=keyed&fault=crash-after-claim&policy=same-key`,
+        { method: "POST" },
+      );
       assert.equal(made.status, 201);
       const { id, pid } = (await made.json()) as { id: string; pid: number };
       const events = await fetch(`${url}/step/sessions/${id}/events`);
@@ -169,7 +190,10 @@ describe("npm run demos with Demo 2 sessions open", () => {
       let text = "";
       let tracker: number | undefined;
       for (let n = 1; n <= 10 && tracker === undefined; n++) {
-        assert.equal((await fetch(`${url}/step/sessions/${id}/step`, { method: "POST" })).status, 202);
+        assert.equal(
+          (await fetch(`${url}/step/sessions/${id}/step`, { method: "POST" })).status,
+          202,
+        );
         // Read until the n-th step has come whole.
         while ((text.match(/event: step\ndata: .*\n\n/g) ?? []).length < n) {
           const chunk = await reader.read();

@@ -4,7 +4,12 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { checkLimitMs, firstFailure, runExerciseTests, testCounts } from "../lib/runner/exercise-run.ts";
+import {
+  checkLimitMs,
+  firstFailure,
+  runExerciseTests,
+  testCounts,
+} from "../lib/runner/exercise-run.ts";
 import { runIn, shippedExercises, tempProject } from "./temp-project.ts";
 
 test("firstFailure reads block errors (assertion message and comparison) and unquotes one-line ones", () => {
@@ -24,13 +29,25 @@ test("firstFailure reads block errors (assertion message and comparison) and unq
     "  ...",
   ].join("\n");
   assert.deepEqual(firstFailure(tap), { test: "methods", error: "HEAD\n\nfalse !== true" });
-  assert.deepEqual(firstFailure(tap.split("\n").slice(9).join("\n")), { test: "other", error: "it's not done" });
-  assert.deepEqual(firstFailure('not ok 1 - x\n  ---\n  error: "a\\nb"\n  ...'), { test: "x", error: "a\nb" });
-  assert.deepEqual(testCounts("# tests 7\n# suites 0\n# pass 2\n# fail 5\n"), { tests: 7, pass: 2, fail: 5 });
+  assert.deepEqual(firstFailure(tap.split("\n").slice(9).join("\n")), {
+    test: "other",
+    error: "it's not done",
+  });
+  assert.deepEqual(firstFailure('not ok 1 - x\n  ---\n  error: "a\\nb"\n  ...'), {
+    test: "x",
+    error: "a\nb",
+  });
+  assert.deepEqual(testCounts("# tests 7\n# suites 0\n# pass 2\n# fail 5\n"), {
+    tests: 7,
+    pass: 2,
+    fail: 5,
+  });
   assert.equal(testCounts("ok 1 - a\n"), undefined);
 });
 
-test("a syntax error reads \"syntax error at file:line:col: message\", not esbuild's \"Transform failed\"", { timeout: 60_000 }, async (t) => {
+test('a syntax error reads "syntax error at file:line:col: message", not esbuild\'s "Transform failed"', {
+  timeout: 60_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const e = p.exercises[0]!;
@@ -45,7 +62,9 @@ test("a syntax error reads \"syntax error at file:line:col: message\", not esbui
   assert.doesNotMatch(r.firstFailure?.error ?? "", new RegExp(p.root));
 });
 
-test("a type error fails the check and reads file:line:col message (tsc), though every test passes", { timeout: 60_000 }, async (t) => {
+test("a type error fails the check and reads file:line:col message (tsc), though every test passes", {
+  timeout: 60_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const e = p.exercises[0]!;
@@ -56,13 +75,22 @@ test("a type error fails the check and reads file:line:col message (tsc), though
   assert.equal(without.passed, true, "the tests alone do not see it");
   const r = await runExerciseTests(e, "exercises", 60_000, { root: p.root, typeCheck: true });
   assert.equal(r.passed, false);
-  assert.equal(r.typeError, `${e.file}:${line}:7 Type 'string' is not assignable to type 'number'.`);
+  assert.equal(
+    r.typeError,
+    `${e.file}:${line}:7 Type 'string' is not assignable to type 'number'.`,
+  );
   assert.equal(r.verdict, `type error at ${r.typeError}`);
   p.solve(e);
-  assert.equal((await runExerciseTests(e, "exercises", 60_000, { root: p.root, typeCheck: true })).passed, true, "a clean answer still passes");
+  assert.equal(
+    (await runExerciseTests(e, "exercises", 60_000, { root: p.root, typeCheck: true })).passed,
+    true,
+    "a clean answer still passes",
+  );
 });
 
-test("every test passes but the file never ends: said so, soon after the last test, not at the time limit", { timeout: 60_000 }, async (t) => {
+test("every test passes but the file never ends: said so, soon after the last test, not at the time limit", {
+  timeout: 60_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const e = p.exercises[0]!;
@@ -83,7 +111,10 @@ test("every test passes but the file never ends: said so, soon after the last te
   const r = await runExerciseTests(e, "exercises", limit, { root: p.root, stillOpenMs: 1_000 });
   assert.equal(r.passed, false);
   assert.equal(r.timedOut, true);
-  assert.equal(r.verdict, "all 3 tests pass, but the test file never ended: something is still open (a server not closed? a timer?)");
+  assert.equal(
+    r.verdict,
+    "all 3 tests pass, but the test file never ended: something is still open (a server not closed? a timer?)",
+  );
   assert.deepEqual(r.counts, { tests: 3, pass: 3, fail: 0 });
   assert.ok(r.ms < limit, `it waited for the whole limit (${r.ms} ms)`);
 });
@@ -97,20 +128,40 @@ test("pure-function exercises get a much shorter time limit than those that star
   assert.ok(checkLimitMs(server) >= 4 * checkLimitMs(pure));
 });
 
-test("npm run check keeps the indentation of a failure's continuation lines", { timeout: 60_000 }, async (t) => {
+test("npm run check keeps the indentation of a failure's continuation lines", {
+  timeout: 60_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const e = p.exercises[0]!;
-  writeFileSync(join(p.root, e.test), ['import { test } from "node:test";', 'test("explains", () => { throw new Error("first line\\n  second line, indented\\nthird"); });'].join("\n"));
+  writeFileSync(
+    join(p.root, e.test),
+    [
+      'import { test } from "node:test";',
+      'test("explains", () => { throw new Error("first line\\n  second line, indented\\nthird"); });',
+    ].join("\n"),
+  );
   const r = await runIn(p.root, "lib/runner/check-cli.ts", [e.id]);
-  assert.match(r.output, /\n {4}failing: explains\n {13}first line\n {15}second line, indented\n {13}third\n/, r.output);
+  assert.match(
+    r.output,
+    /\n {4}failing: explains\n {13}first line\n {15}second line, indented\n {13}third\n/,
+    r.output,
+  );
 });
 
-test("an endless loop is stopped at the time limit, and a cancelled run stops at once", { timeout: 60_000 }, async (t) => {
+test("an endless loop is stopped at the time limit, and a cancelled run stops at once", {
+  timeout: 60_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const e = p.exercises[0]!;
-  writeFileSync(join(p.root, e.file), readFileSync(join(p.root, e.file), "utf8").replace(/throw new Error\("TODO: [^"]*"\);/, "for (;;) {}"));
+  writeFileSync(
+    join(p.root, e.file),
+    readFileSync(join(p.root, e.file), "utf8").replace(
+      /throw new Error\("TODO: [^"]*"\);/,
+      "for (;;) {}",
+    ),
+  );
   const hung = await runExerciseTests(e, "exercises", 1_500, { root: p.root });
   assert.equal(hung.timedOut, true);
   assert.equal(hung.passed, false);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { listLessons, ROOT } from "../lib/runner/catalog.ts";
 import { runExerciseTests } from "../lib/runner/exercise-run.ts";
-import { looksShipped, shippedExerciseFiles, SHIPPED_DIR } from "../lib/runner/shipped.ts";
+import { looksShipped, SHIPPED_DIR, shippedExerciseFiles } from "../lib/runner/shipped.ts";
 import { shippedProject } from "./temp-project.ts";
 
 const project = shippedProject();
@@ -23,47 +23,95 @@ const lessons = listLessons();
 test("every exercise has a lesson, a hint, a test, a solution, and a TODO", () => {
   assert.ok(exercises.length >= 1);
   for (const e of exercises) {
-    assert.ok(lessons.some((l) => l.number === e.lesson), `${e.id}: its lesson in exercises/info.toml, ${e.lesson}, names no lesson`);
-    assert.ok(e.hintSteps.length > 0 && e.hintSteps.every((s) => s.length > 20), `${e.id}: no hint in exercises/info.toml`);
+    assert.ok(
+      lessons.some((l) => l.number === e.lesson),
+      `${e.id}: its lesson in exercises/info.toml, ${e.lesson}, names no lesson`,
+    );
+    assert.ok(
+      e.hintSteps.length > 0 && e.hintSteps.every((s) => s.length > 20),
+      `${e.id}: no hint in exercises/info.toml`,
+    );
     assert.ok(existsSync(join(project.root, e.test)), `${e.test} is missing`);
     assert.ok(existsSync(join(project.root, e.solution)), `${e.solution} is missing`);
     const source = readFileSync(join(project.root, e.file), "utf8");
     assert.match(source, /\/\/ TODO:/, `${e.file} has no "// TODO:" to guide the learner`);
-    assert.match(source, new RegExp(`throw new Error\\("TODO: .*\\(exercise ${e.id}\\)"\\)`), `${e.file} must throw a TODO error naming exercise ${e.id}`);
-    assert.doesNotMatch(source, /^\s*\*\s*@(hint|lesson)\b/m, `${e.file}: the hint and the lesson belong in exercises/info.toml, not in the file the learner edits`);
+    assert.match(
+      source,
+      new RegExp(`throw new Error\\("TODO: .*\\(exercise ${e.id}\\)"\\)`),
+      `${e.file} must throw a TODO error naming exercise ${e.id}`,
+    );
+    assert.doesNotMatch(
+      source,
+      /^\s*\*\s*@(hint|lesson)\b/m,
+      `${e.file}: the hint and the lesson belong in exercises/info.toml, not in the file the learner edits`,
+    );
     // Nothing requires a stub to mention its parameters (the type check allows unused ones).
     assert.doesNotMatch(source, /^\s*void \w+;$/m, `${e.file}: a "void x;" line`);
-    assert.doesNotMatch(readFileSync(join(project.root, e.solution), "utf8"), /TODO/, `${e.solution} still has a TODO`);
+    assert.doesNotMatch(
+      readFileSync(join(project.root, e.solution), "utf8"),
+      /TODO/,
+      `${e.solution} still has a TODO`,
+    );
   }
 });
 
-test("the exercises as shipped and their tests type-check (npm test's own tsc leaves out the learner's exercises/)", { timeout: 120_000 }, () => {
-  writeFileSync(join(project.root, "tsconfig.exercises.json"), JSON.stringify({ extends: "./tsconfig.json", include: ["exercises"] }));
+test("the exercises as shipped and their tests type-check (npm test's own tsc leaves out the learner's exercises/)", {
+  timeout: 120_000,
+}, () => {
+  writeFileSync(
+    join(project.root, "tsconfig.exercises.json"),
+    JSON.stringify({ extends: "./tsconfig.json", include: ["exercises"] }),
+  );
   const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-  const r = spawnSync(process.execPath, [tsc, "--noEmit", "--pretty", "false", "-p", "tsconfig.exercises.json"], { cwd: project.root, encoding: "utf8" });
+  const r = spawnSync(
+    process.execPath,
+    [tsc, "--noEmit", "--pretty", "false", "-p", "tsconfig.exercises.json"],
+    { cwd: project.root, encoding: "utf8" },
+  );
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
 });
 
-test("the exercises as shipped and their tests pass the lint (npm test's own biome lint leaves out the learner's exercises/)", { timeout: 60_000 }, () => {
+test("the exercises as shipped and their tests pass Biome's check, formatting and lint (npm test's own biome check leaves out the learner's exercises/)", {
+  timeout: 60_000,
+}, () => {
   // The configuration, and the ignore file that it reads.
-  for (const file of ["biome.json", ".gitignore"]) writeFileSync(join(project.root, file), readFileSync(join(ROOT, file)));
+  for (const file of ["biome.json", ".gitignore"])
+    writeFileSync(join(project.root, file), readFileSync(join(ROOT, file)));
   const biome = join(ROOT, "node_modules", "@biomejs", "biome", "bin", "biome");
-  const r = spawnSync(process.execPath, [biome, "lint", "--error-on-warnings", "--colors=off", "exercises"], { cwd: project.root, encoding: "utf8" });
+  const r = spawnSync(
+    process.execPath,
+    [biome, "check", "--error-on-warnings", "--colors=off", "exercises"],
+    { cwd: project.root, encoding: "utf8" },
+  );
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
-  assert.match(r.stdout + r.stderr, /Checked [1-9]\d* files?/, "biome linted no file");
+  assert.match(r.stdout + r.stderr, /Checked [1-9]\d* files?/, "biome checked no file");
 });
 
 for (const e of exercises) {
   test(`exercise ${e.id}: the solution passes every test`, { timeout: 120_000 }, async () => {
     const r = await runExerciseTests(e, "solutions", 60_000, { root: project.root });
-    assert.equal(r.passed, true, `${e.solution} fails: ${JSON.stringify(r.firstFailure)}\n${r.output.slice(-2000)}`);
+    assert.equal(
+      r.passed,
+      true,
+      `${e.solution} fails: ${JSON.stringify(r.firstFailure)}\n${r.output.slice(-2000)}`,
+    );
   });
 
-  test(`exercise ${e.id}: as shipped, it fails fast with its TODO message`, { timeout: 120_000 }, async () => {
+  test(`exercise ${e.id}: as shipped, it fails fast with its TODO message`, {
+    timeout: 120_000,
+  }, async () => {
     const r = await runExerciseTests(e, "exercises", 30_000, { root: project.root });
-    assert.equal(r.passed, false, `${e.file} passes as shipped: its tests cannot tell a stub from an answer`);
+    assert.equal(
+      r.passed,
+      false,
+      `${e.file} passes as shipped: its tests cannot tell a stub from an answer`,
+    );
     assert.equal(r.timedOut, false, `${e.file} hangs as shipped`);
-    assert.match(r.firstFailure?.error ?? "", new RegExp(`TODO: .*\\(exercise ${e.id}\\)`), `first failure: ${JSON.stringify(r.firstFailure)}`);
+    assert.match(
+      r.firstFailure?.error ?? "",
+      new RegExp(`TODO: .*\\(exercise ${e.id}\\)`),
+      `first failure: ${JSON.stringify(r.firstFailure)}`,
+    );
   });
 }
 
@@ -71,10 +119,14 @@ test("the shipped exercises come from git's HEAD, else the copy recorded at inst
   const repo = mkdtempSync(join(tmpdir(), "retry-workbook-shipped-"));
   t.after(() => rmSync(repo, { recursive: true, force: true }));
   const git = (...args: string[]): void => {
-    const r = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: repo, encoding: "utf8" });
+    const r = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+      cwd: repo,
+      encoding: "utf8",
+    });
     assert.equal(r.status, 0, r.stderr);
   };
-  const stub = 'export function f(): number {\n  // TODO: return 1.\n  throw new Error("TODO: write f (exercise 01a)");\n}\n';
+  const stub =
+    'export function f(): number {\n  // TODO: return 1.\n  throw new Error("TODO: write f (exercise 01a)");\n}\n';
   const answer = "export function f(): number {\n  return 1;\n}\n";
   const file = join(repo, "exercises", "01a-x.ts");
   writeFileSync(join(repo, ".keep"), "");
@@ -89,12 +141,21 @@ test("the shipped exercises come from git's HEAD, else the copy recorded at inst
   // Solved but not committed: HEAD still has the stub.
   writeFileSync(file, answer);
   const solved = shippedExerciseFiles(repo);
-  assert.deepEqual(solved.map((f) => [f.path, f.from]), [["exercises/01a-x.test.ts", "git HEAD"], ["exercises/01a-x.ts", "git HEAD"]]);
+  assert.deepEqual(
+    solved.map((f) => [f.path, f.from]),
+    [
+      ["exercises/01a-x.test.ts", "git HEAD"],
+      ["exercises/01a-x.ts", "git HEAD"],
+    ],
+  );
   assert.equal(solved[1]!.data.toString(), stub);
 
   // The answer committed: HEAD has moved, so without a recorded copy nothing says what shipped.
   git("commit", "-qam", "my answer");
-  assert.throws(() => shippedExerciseFiles(repo), /cannot find the shipped version of exercises\/01a-x\.ts/);
+  assert.throws(
+    () => shippedExerciseFiles(repo),
+    /cannot find the shipped version of exercises\/01a-x\.ts/,
+  );
   writeFileSync(join(repo, SHIPPED_DIR, "01a-x.ts"), stub);
   const recorded = shippedExerciseFiles(repo).find((f) => f.path === "exercises/01a-x.ts")!;
   assert.equal(recorded.from, "recorded copy");
@@ -102,17 +163,25 @@ test("the shipped exercises come from git's HEAD, else the copy recorded at inst
 
   // Deleted by the learner: still tested, from what shipped.
   rmSync(file);
-  assert.equal(shippedExerciseFiles(repo).find((f) => f.path === "exercises/01a-x.ts")?.data.toString(), stub);
+  assert.equal(
+    shippedExerciseFiles(repo)
+      .find((f) => f.path === "exercises/01a-x.ts")
+      ?.data.toString(),
+    stub,
+  );
 });
 
 // Exercise 08a asks for a test that orders events with gates. A version that counts the reports as
 // soon as the call returns, without waiting for request #1 to be handled, passes on a quiet machine
 // by luck; the exercise's check must fail it anyway (it plays an unlucky scheduler).
-test("exercise 08a: a test that counts before request #1 is handled fails the check", { timeout: 120_000 }, async () => {
+test("exercise 08a: a test that counts before request #1 is handled fails the check", {
+  timeout: 120_000,
+}, async () => {
   const e = exercises.find((x) => x.id === "08a");
   assert.ok(e, "exercise 08a exists");
   const answer = readFileSync(join(project.root, e.solution), "utf8");
-  const gate = '    await call;\n    await faults.reached(1, "handled");\n    return tracker.store.countReports();';
+  const gate =
+    '    await call;\n    await faults.reached(1, "handled");\n    return tracker.store.countReports();';
   assert.ok(answer.includes(gate), "the reference answer waits for request #1 before it counts");
   const file = join(project.root, e.file);
   const shipped = readFileSync(file);

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fileReport, httpCall } from "../lib/client/client.ts";
-import { Faults } from "../lib/tracker/faults.ts";
 import { seeded } from "../lib/core/random.ts";
+import { Faults } from "../lib/tracker/faults.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 
 const report = { title: "Login button does nothing" };
@@ -13,7 +13,14 @@ test("drop-request: nothing runs, the agent times out, a blind retry stores exac
   const faults = new Faults({ 1: "drop-request" });
   const t = await startTracker({ faults });
   try {
-    const r = await fileReport({ url: t.url, report, policy: "blind-retry", maxAttempts: 2, timeoutMs: TIMEOUT_MS, random: seeded(1) });
+    const r = await fileReport({
+      url: t.url,
+      report,
+      policy: "blind-retry",
+      maxAttempts: 2,
+      timeoutMs: TIMEOUT_MS,
+      random: seeded(1),
+    });
     assert.equal(r.attempts[0]!.outcome.kind, "timeout");
     assert.equal(r.ok, true);
     assert.equal(faults.hasReached(1, "dropped"), true);
@@ -28,7 +35,14 @@ test("lose-response: committed, the answer never arrives, a blind retry stores a
   const faults = new Faults({ 1: "lose-response" });
   const t = await startTracker({ faults });
   try {
-    const r = await fileReport({ url: t.url, report, policy: "blind-retry", maxAttempts: 2, timeoutMs: TIMEOUT_MS, random: seeded(1) });
+    const r = await fileReport({
+      url: t.url,
+      report,
+      policy: "blind-retry",
+      maxAttempts: 2,
+      timeoutMs: TIMEOUT_MS,
+      random: seeded(1),
+    });
     assert.equal(r.attempts[0]!.outcome.kind, "timeout");
     assert.equal(faults.hasReached(1, "committed"), true);
     assert.equal(faults.hasReached(1, "lost"), true);
@@ -41,7 +55,13 @@ test("lose-response: committed, the answer never arrives, a blind retry stores a
 test("no-retry after a lost response: one attempt, one report, and the agent does not know it", async () => {
   const t = await startTracker({ faults: new Faults({ 1: "lose-response" }) });
   try {
-    const r = await fileReport({ url: t.url, report, policy: "no-retry", timeoutMs: TIMEOUT_MS, random: seeded(1) });
+    const r = await fileReport({
+      url: t.url,
+      report,
+      policy: "no-retry",
+      timeoutMs: TIMEOUT_MS,
+      random: seeded(1),
+    });
     assert.equal(r.attempts.length, 1);
     assert.equal(r.ok, false);
     assert.equal(t.store.countReports(), 1);
@@ -54,7 +74,14 @@ test("slow: the handler holds at its gate until released; the retry runs beside 
   const faults = new Faults({ 1: "slow" });
   const t = await startTracker({ faults });
   try {
-    const call = fileReport({ url: t.url, report, policy: "blind-retry", maxAttempts: 2, timeoutMs: TIMEOUT_MS, random: seeded(1) });
+    const call = fileReport({
+      url: t.url,
+      report,
+      policy: "blind-retry",
+      maxAttempts: 2,
+      timeoutMs: TIMEOUT_MS,
+      random: seeded(1),
+    });
     await faults.reached(1, "held");
     await faults.reached(2, "arrived");
     assert.equal(faults.hasReached(1, "committed"), false, "#1 is still held when #2 arrives");
@@ -72,7 +99,12 @@ test("slow: the handler holds at its gate until released; the retry runs beside 
 test("a request held forever does not keep close() from finishing", async () => {
   const faults = new Faults({ 1: "slow" });
   const t = await startTracker({ faults });
-  const call = httpCall({ method: "POST", url: `${t.url}/reports`, body: report, timeoutMs: 10_000 });
+  const call = httpCall({
+    method: "POST",
+    url: `${t.url}/reports`,
+    body: report,
+    timeoutMs: 10_000,
+  });
   await faults.reached(1, "held");
   await t.close();
   const o = await call;
@@ -81,10 +113,18 @@ test("a request held forever does not keep close() from finishing", async () => 
 });
 
 test("PUT twice after a lost answer leaves one row; POST twice leaves two", async () => {
-  for (const [method, path, rows] of [["PUT", "/reports/7", 1], ["POST", "/reports", 2]] as const) {
+  for (const [method, path, rows] of [
+    ["PUT", "/reports/7", 1],
+    ["POST", "/reports", 2],
+  ] as const) {
     const t = await startTracker({ faults: new Faults({ 1: "lose-response" }) });
     try {
-      const first = await httpCall({ method, url: t.url + path, body: report, timeoutMs: TIMEOUT_MS });
+      const first = await httpCall({
+        method,
+        url: t.url + path,
+        body: report,
+        timeoutMs: TIMEOUT_MS,
+      });
       assert.equal(first.kind, "timeout");
       const second = await httpCall({ method, url: t.url + path, body: report, timeoutMs: 5000 });
       assert.equal(second.kind, "response");

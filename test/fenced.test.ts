@@ -8,14 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileReport, httpCall, type Outcome } from "../lib/client/client.ts";
-import { Faults } from "../lib/tracker/faults.ts";
-import { pacedClock } from "../lib/tracker/paced-clock.ts";
 import { seeded } from "../lib/core/random.ts";
-import { keyStoreOf } from "../lib/tracker/key-store.ts";
 import { ANONYMOUS_CALLER } from "../lib/protocol/caller.ts";
+import { Faults } from "../lib/tracker/faults.ts";
+import { keyStoreOf } from "../lib/tracker/key-store.ts";
 import type { TrackerEvent } from "../lib/tracker/narrate.ts";
+import { pacedClock } from "../lib/tracker/paced-clock.ts";
 import { startTracker, type Tracker } from "../lib/tracker/service.ts";
-import { ReportStore, countReportsIn } from "../lib/tracker/store.ts";
+import { countReportsIn, ReportStore } from "../lib/tracker/store.ts";
 import { superviseTracker } from "../lib/tracker/supervisor.ts";
 import { availableVariants } from "../lib/tracker/variants/index.ts";
 
@@ -30,7 +30,13 @@ const dbFile = (): string => join(dir, `t${++files}.sqlite`);
 type Response = Extract<Outcome, { kind: "response" }>;
 
 async function post(t: Tracker, body: unknown = report): Promise<Response> {
-  const o = await httpCall({ method: "POST", url: `${t.url}/reports`, body, headers: { "idempotency-key": `"${KEY}"` }, timeoutMs: 10_000 });
+  const o = await httpCall({
+    method: "POST",
+    url: `${t.url}/reports`,
+    body,
+    headers: { "idempotency-key": `"${KEY}"` },
+    timeoutMs: 10_000,
+  });
   assert.equal(o.kind, "response", JSON.stringify(o));
   return o as Response;
 }
@@ -45,7 +51,12 @@ const replayed = (r: Response): boolean => r.headers["idempotent-replayed"] === 
 async function pausedHolder<T>(
   variant: "keyed" | "fenced",
   plan: Record<number, "slow">,
-  steer: (s: { t: Tracker; faults: Faults; holder: Promise<Response>; takeover: Promise<Response> }) => Promise<T>,
+  steer: (s: {
+    t: Tracker;
+    faults: Faults;
+    holder: Promise<Response>;
+    takeover: Promise<Response>;
+  }) => Promise<T>,
 ): Promise<T> {
   let clock = 0;
   const faults = new Faults({ 1: "pause-past-lease", ...plan });
@@ -81,7 +92,11 @@ for (const variant of ["keyed", "fenced"] as const) {
         assert.equal(late.status, 201);
         assert.notEqual(idOf(late), idOf(winner));
         assert.equal(t.store.countReports(), 2);
-        assert.deepEqual(keys.get(ANONYMOUS_CALLER, KEY)?.response?.body, late.body, "and its response overwrote the winner's");
+        assert.deepEqual(
+          keys.get(ANONYMOUS_CALLER, KEY)?.response?.body,
+          late.body,
+          "and its response overwrote the winner's",
+        );
       } else {
         // Green: 0 rows changed, rolled back with its report; it replays the winner's answer.
         assert.equal(late.status, 201);
@@ -105,9 +120,17 @@ for (const variant of ["keyed", "fenced"] as const) {
         assert.equal(late.status, 201, "keyed lets the stale holder complete");
       } else {
         assert.equal(late.status, 409, "the new holder still runs: the stale one gets 409");
-        assert.equal(late.headers["retry-after-ms"], String(LEASE_MS), "until the new holder's lease ends");
+        assert.equal(
+          late.headers["retry-after-ms"],
+          String(LEASE_MS),
+          "until the new holder's lease ends",
+        );
         const row = keyStoreOf(t.store).get(ANONYMOUS_CALLER, KEY)!;
-        assert.deepEqual([row.state, row.fence], ["in_progress", fence], "the new holder's claim is untouched");
+        assert.deepEqual(
+          [row.state, row.fence],
+          ["in_progress", fence],
+          "the new holder's claim is untouched",
+        );
         assert.equal(t.store.countReports(), 0);
       }
       faults.release(2);
@@ -127,8 +150,16 @@ for (const variant of ["keyed", "fenced"] as const) {
       const retry = await post(t);
       if (variant === "keyed") {
         assert.equal(late.status, 500);
-        assert.deepEqual([row.state, row.response?.status], ["completed", 500], "the failure was written over the new claim");
-        assert.equal(retry.status, 500, "red: the retry is told the operation failed while it is still running");
+        assert.deepEqual(
+          [row.state, row.response?.status],
+          ["completed", 500],
+          "the failure was written over the new claim",
+        );
+        assert.equal(
+          retry.status,
+          500,
+          "red: the retry is told the operation failed while it is still running",
+        );
         assert.equal(replayed(retry), true);
       } else {
         assert.equal(late.status, 409);
@@ -157,7 +188,13 @@ test("fenced, with nobody taken over, answers as keyed does: 409 in progress, 42
     const again = await post(t);
     assert.deepEqual([again.status, replayed(again), again.body], [201, true, done.body]);
     const failing = (): Promise<Outcome> =>
-      httpCall({ method: "POST", url: `${t.url}/reports`, body: report, headers: { "idempotency-key": "other" }, timeoutMs: 10_000 });
+      httpCall({
+        method: "POST",
+        url: `${t.url}/reports`,
+        body: report,
+        headers: { "idempotency-key": "other" },
+        timeoutMs: 10_000,
+      });
     const failed = (await failing()) as Response;
     assert.equal(failed.status, 500);
     const failedAgain = (await failing()) as Response;
@@ -195,7 +232,13 @@ test("pause-past-lease wakes on a take-over of its own claim only; a slow reques
   try {
     const slow = post(t);
     await faults.reached(1, "held");
-    const paused = httpCall({ method: "POST", url: `${t.url}/reports`, body: report, headers: { "idempotency-key": "other" }, timeoutMs: 10_000 });
+    const paused = httpCall({
+      method: "POST",
+      url: `${t.url}/reports`,
+      body: report,
+      headers: { "idempotency-key": "other" },
+      timeoutMs: 10_000,
+    });
     await faults.reached(2, "held");
     clock = LEASE_MS;
     assert.equal((await post(t)).status, 201, "#3 takes the slow request's key over");
@@ -221,7 +264,14 @@ async function killedFenced(crash: "crash-after-claim" | "crash-between-commits"
   const db = dbFile();
   const clock = pacedClock();
   const events: TrackerEvent[] = [];
-  const tracker = await superviseTracker({ variant: "fenced", db, faults: { 1: crash }, leaseMs: 400, clockMs: clock.now(), onEvent: (e) => events.push(e) });
+  const tracker = await superviseTracker({
+    variant: "fenced",
+    db,
+    faults: { 1: crash },
+    leaseMs: 400,
+    clockMs: clock.now(),
+    onEvent: (e) => events.push(e),
+  });
   try {
     const r = await fileReport({
       url: tracker.url,
@@ -235,11 +285,20 @@ async function killedFenced(crash: "crash-after-claim" | "crash-between-commits"
         await tracker.setClock(clock.advance(last, waitedMs));
       },
     });
-    const statuses = r.attempts.map((a) => (a.outcome.kind === "response" ? a.outcome.status : a.outcome.kind));
+    const statuses = r.attempts.map((a) =>
+      a.outcome.kind === "response" ? a.outcome.status : a.outcome.kind,
+    );
     const store = new ReportStore(db);
     const fence = keyStoreOf(store).get(ANONYMOUS_CALLER, r.attempts[0]!.key!)?.fence;
     store.close();
-    return { statuses, last: r.final, events, fence, reports: countReportsIn(db), generation: tracker.generation };
+    return {
+      statuses,
+      last: r.final,
+      events,
+      fence,
+      reports: countReportsIn(db),
+      generation: tracker.generation,
+    };
   } finally {
     await tracker.close();
   }
@@ -250,7 +309,9 @@ test("fenced, killed (SIGKILL) between the claim and the commit: 409 while the l
   assert.deepEqual(r.statuses, ["error", 409, 201]);
   assert.equal(r.generation, 2);
   assert.ok(r.events.some((e) => e.text.includes('killed (SIGKILL) at "after-claim"')));
-  assert.ok(r.events.some((e) => e.text.includes("TAKE OVER") && e.text.includes("fence 2 (was 1)")));
+  assert.ok(
+    r.events.some((e) => e.text.includes("TAKE OVER") && e.text.includes("fence 2 (was 1)")),
+  );
   assert.equal(r.fence, 2, "the take-over in the new process drew the next token from the file");
   assert.equal(r.reports, 1);
 });

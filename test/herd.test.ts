@@ -1,22 +1,30 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { seeded } from "../lib/core/random.ts";
+import {
+  bar,
+  bucketCounts,
+  seriesChart,
+  sparkline,
+  sweepTable,
+  table,
+  writeTimeHistogram,
+} from "../lib/herd/charts.ts";
 import { MinHeap } from "../lib/herd/heap.ts";
+import { simulateManyParallel } from "../lib/herd/parallel.ts";
 import {
   HERD_STRATEGIES,
+  type HerdStrategy,
+  type PointResult,
   pointSeed,
+  type RunResult,
   simulateMany,
   simulateOnce,
   simulateOnceLiteral,
   simulatePoint,
-  type HerdStrategy,
-  type PointResult,
-  type RunResult,
 } from "../lib/herd/simulator.ts";
-import { simulateManyParallel } from "../lib/herd/parallel.ts";
-import { bar, bucketCounts, seriesChart, sparkline, sweepTable, table, writeTimeHistogram } from "../lib/herd/charts.ts";
 
 function stats(xs: readonly number[]): { mean: number; sd: number; se: number } {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -76,7 +84,10 @@ describe("MinHeap", () => {
       heap.pop();
     }
     reference = reference.sort((a, b) => a.key - b.key);
-    assert.deepEqual(drained, reference.map((e) => e.key));
+    assert.deepEqual(
+      drained,
+      reference.map((e) => e.key),
+    );
   });
 
   test("refuses to read an empty heap", () => {
@@ -126,7 +137,8 @@ describe("simulator: the model's sanity facts", () => {
     const r = simulateOnce("full", 30, seeded(5), { recordWriteTimes: true });
     assert.ok(r.writeTimesMs);
     assert.equal(r.writeTimesMs.length, r.calls);
-    for (let i = 1; i < r.writeTimesMs.length; i++) assert.ok(r.writeTimesMs[i]! >= r.writeTimesMs[i - 1]!);
+    for (let i = 1; i < r.writeTimesMs.length; i++)
+      assert.ok(r.writeTimesMs[i]! >= r.writeTimesMs[i - 1]!);
     assert.ok(r.writeTimesMs.at(-1)! < r.completionMs);
     assert.equal(simulateOnce("full", 30, seeded(5)).writeTimesMs, undefined);
   });
@@ -182,7 +194,13 @@ describe("simulator: seeds", () => {
       rows.map((r) => `${r.strategy}:${r.clients}`),
       HERD_STRATEGIES.flatMap((s) => [`${s}:5`, `${s}:30`]),
     );
-    const point = simulatePoint({ strategy: "full", clients: 5, runs: 10, seed: 3, recordWriteTimes: true });
+    const point = simulatePoint({
+      strategy: "full",
+      clients: 5,
+      runs: 10,
+      seed: 3,
+      recordWriteTimes: true,
+    });
     assert.equal(point.writeTimesMs?.length, Math.round(point.calls * 10));
   });
 
@@ -207,11 +225,13 @@ describe("simulator: the blog's conclusions at 50 clients", () => {
   const time = (s: HerdStrategy): number => row(rows, s, 50).completionMs;
 
   test("no backoff does the most work", () => {
-    for (const s of HERD_STRATEGIES) if (s !== "no-backoff") assert.ok(calls("no-backoff") > calls(s), s);
+    for (const s of HERD_STRATEGIES)
+      if (s !== "no-backoff") assert.ok(calls("no-backoff") > calls(s), s);
   });
 
   test("backoff without jitter takes the longest, by far", () => {
-    for (const s of HERD_STRATEGIES) if (s !== "exponential") assert.ok(time("exponential") > 2 * time(s), s);
+    for (const s of HERD_STRATEGIES)
+      if (s !== "exponential") assert.ok(time("exponential") > 2 * time(s), s);
   });
 
   test("full and equal jitter cost less work than exponential and no backoff, and about the same", () => {
@@ -267,12 +287,23 @@ describe("charts", () => {
   });
 
   test("tables right-align numbers", () => {
-    const t = table(["name", "n"], [["a", "1"], ["bb", "1,000"]]);
+    const t = table(
+      ["name", "n"],
+      [
+        ["a", "1"],
+        ["bb", "1,000"],
+      ],
+    );
     assert.equal(t, "name      n\n────  ─────\na         1\nbb    1,000");
   });
 
   test("sweep table and histogram render every strategy", () => {
-    const rows = simulateMany({ strategies: ["full", "exponential"], clients: [5, 10], runs: 3, seed: 1 });
+    const rows = simulateMany({
+      strategies: ["full", "exponential"],
+      clients: [5, 10],
+      runs: 3,
+      seed: 1,
+    });
     const t = sweepTable(rows, "calls", 1);
     assert.match(t, /clients\s+full\s+exponential/);
     assert.equal(t.split("\n").length, 4);
@@ -295,7 +326,17 @@ describe("the herd command", () => {
     spawnSync(process.execPath, ["--import", "tsx", cli, ...args], { cwd: root, encoding: "utf8" });
 
   test("--csv prints the header and one row per strategy and client count", () => {
-    const r = herd("--csv", "--clients", "5,10,20", "--runs", "4", "--strategies", "full,exponential", "--seed", "9");
+    const r = herd(
+      "--csv",
+      "--clients",
+      "5,10,20",
+      "--runs",
+      "4",
+      "--strategies",
+      "full,exponential",
+      "--seed",
+      "9",
+    );
     assert.equal(r.status, 0, r.stderr);
     const lines = r.stdout.trimEnd().split("\n");
     assert.equal(lines[0], "strategy,clients,calls,completion_ms");
@@ -311,9 +352,24 @@ describe("the herd command", () => {
       assert.match(cells[3]!, /^\d+(\.\d)?$/);
     }
     // the same seed, the same numbers; they match the library's
-    const again = herd("--csv", "--clients", "5,10,20", "--runs", "4", "--strategies", "full,exponential", "--seed", "9");
+    const again = herd(
+      "--csv",
+      "--clients",
+      "5,10,20",
+      "--runs",
+      "4",
+      "--strategies",
+      "full,exponential",
+      "--seed",
+      "9",
+    );
     assert.equal(again.stdout, r.stdout);
-    const lib = simulateMany({ strategies: ["full", "exponential"], clients: [5, 10, 20], runs: 4, seed: 9 });
+    const lib = simulateMany({
+      strategies: ["full", "exponential"],
+      clients: [5, 10, 20],
+      runs: 4,
+      seed: 9,
+    });
     assert.equal(Number(rows[2]![2]), Math.round(lib[2]!.calls * 10) / 10);
   });
 

@@ -15,7 +15,10 @@ export function response(o: Outcome): Response {
 }
 
 /** Runs `fn` against a fresh tracker and closes it. */
-export async function withTracker(options: Omit<TrackerOptions, "postgres">, fn: (t: Tracker) => Promise<void>): Promise<void> {
+export async function withTracker(
+  options: Omit<TrackerOptions, "postgres">,
+  fn: (t: Tracker) => Promise<void>,
+): Promise<void> {
   const t = await startTracker(options);
   try {
     await fn(t);
@@ -25,18 +28,39 @@ export async function withTracker(options: Omit<TrackerOptions, "postgres">, fn:
 }
 
 /** POSTs a report with the given headers (an array value is sent as several header lines). */
-export async function post(t: { url: string }, body: unknown, headers: Record<string, string | string[]> = {}): Promise<Response> {
-  return response(await httpCall({ method: "POST", url: `${t.url}/reports`, body, headers, timeoutMs: 5_000 }));
+export async function post(
+  t: { url: string },
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+): Promise<Response> {
+  return response(
+    await httpCall({ method: "POST", url: `${t.url}/reports`, body, headers, timeoutMs: 5_000 }),
+  );
 }
 
 /** POSTs a body given as text, so its bytes are exactly these (JSON content type unless overridden). */
-export function rawPost(t: { url: string }, text: string | Buffer, headers: Record<string, string | string[]>): Promise<Response> {
+export function rawPost(
+  t: { url: string },
+  text: string | Buffer,
+  headers: Record<string, string | string[]>,
+): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const req = request(`${t.url}/reports`, { method: "POST", agent: false, headers: { "content-type": "application/json", ...headers } }, (res) => {
-      let data = "";
-      res.on("data", (c: Buffer) => (data += c.toString()));
-      res.on("end", () => resolve({ kind: "response", status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(data) as unknown }));
-    });
+    const req = request(
+      `${t.url}/reports`,
+      { method: "POST", agent: false, headers: { "content-type": "application/json", ...headers } },
+      (res) => {
+        let data = "";
+        res.on("data", (c: Buffer) => (data += c.toString()));
+        res.on("end", () =>
+          resolve({
+            kind: "response",
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: JSON.parse(data) as unknown,
+          }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(text);
   });
@@ -49,7 +73,9 @@ export function raw(port: number, text: string | Buffer): Promise<string> {
     let out = "";
     socket.on("data", (c) => (out += c.toString()));
     socket.on("close", () => resolve(out));
-    socket.on("error", (err: NodeJS.ErrnoException) => (err.code === "ECONNRESET" ? resolve(out) : reject(err)));
+    socket.on("error", (err: NodeJS.ErrnoException) =>
+      err.code === "ECONNRESET" ? resolve(out) : reject(err),
+    );
     socket.end(text);
   });
 }

@@ -1,7 +1,7 @@
 // Every import between the modules of lib/, read from the sources, and what is wrong with them: an
 // import against the floors of the READMEs' map (test/lib-map.ts), and any circle of imports, between
 // two files or through others. test/imports.test.ts runs it on lib/; its own tests run it on small trees.
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 /** How one module names another. */
@@ -88,7 +88,10 @@ export function codeOnly(src: string): { code: string; strings: string[] } {
       i += 1;
       templateText();
       word = "";
-    } else if (c === "/" && (prev === "" || "(,=:[!&|?{};+-*%<>~^".includes(prev) || PATTERN_AFTER.has(word))) {
+    } else if (
+      c === "/" &&
+      (prev === "" || "(,=:[!&|?{};+-*%<>~^".includes(prev) || PATTERN_AFTER.has(word))
+    ) {
       // A regular expression literal: up to the unescaped "/" outside a character class.
       let j = i + 1;
       let inClass = false;
@@ -121,7 +124,22 @@ export function codeOnly(src: string): { code: string; strings: string[] } {
 }
 
 /** Words after which a "/" begins a pattern, not a division. */
-const PATTERN_AFTER = new Set(["return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "instanceof", "yield", "await"]);
+const PATTERN_AFTER = new Set([
+  "return",
+  "typeof",
+  "case",
+  "do",
+  "else",
+  "in",
+  "of",
+  "new",
+  "delete",
+  "void",
+  "throw",
+  "instanceof",
+  "yield",
+  "await",
+]);
 
 /**
  * What a module imports: `import … from "x"`, `import "x"`, `export … from "x"`, `import type …`,
@@ -131,8 +149,12 @@ const PATTERN_AFTER = new Set(["return", "typeof", "case", "do", "else", "in", "
 export function importsOf(source: string): ModuleRef[] {
   const { code, strings } = codeOnly(source);
   const refs: ModuleRef[] = [];
-  for (const m of code.matchAll(/(?<![\w$.])(?:import|export)\s+(?:type\s+)?(?:[\w$*{}\s,]+?\s+from\s*)?"(\d+)"/g)) refs.push({ specifier: strings[Number(m[1])]!, kind: "static" });
-  for (const m of code.matchAll(/(?<![\w$.])import\s*\(\s*"(\d+)"\s*[,)]/g)) refs.push({ specifier: strings[Number(m[1])]!, kind: "dynamic" });
+  for (const m of code.matchAll(
+    /(?<![\w$.])(?:import|export)\s+(?:type\s+)?(?:[\w$*{}\s,]+?\s+from\s*)?"(\d+)"/g,
+  ))
+    refs.push({ specifier: strings[Number(m[1])]!, kind: "static" });
+  for (const m of code.matchAll(/(?<![\w$.])import\s*\(\s*"(\d+)"\s*[,)]/g))
+    refs.push({ specifier: strings[Number(m[1])]!, kind: "dynamic" });
   for (const m of code.matchAll(/\bnew\s+URL\s*\(\s*"(\d+)"\s*,\s*import\.meta\.url\s*\)/g)) {
     const specifier = strings[Number(m[1])]!;
     if (specifier.endsWith(".ts")) refs.push({ specifier, kind: "spawn" });
@@ -177,7 +199,8 @@ export function importGraph(libDir: string): Graph {
     for (const ref of importsOf(readFileSync(file, "utf8"))) {
       if (!ref.specifier.startsWith(".")) continue;
       const target = resolve(dirname(file), ref.specifier);
-      if (!existsSync(target) || !statSync(target).isFile()) unresolved.push(`${name(file)} imports ${ref.specifier}, which does not exist`);
+      if (!existsSync(target) || !statSync(target).isFile())
+        unresolved.push(`${name(file)} imports ${ref.specifier}, which does not exist`);
       else edges.push({ from: name(file), to: name(target), kind: ref.kind });
     }
   }
@@ -190,7 +213,11 @@ export function folderOf(file: string): string | undefined {
   return parts[0] === "lib" && parts.length > 2 ? parts[1] : undefined;
 }
 
-const HOW: Record<ImportKind, string> = { static: "imports", dynamic: "imports (dynamically)", spawn: "starts" };
+const HOW: Record<ImportKind, string> = {
+  static: "imports",
+  dynamic: "imports (dynamically)",
+  spawn: "starts",
+};
 
 /**
  * The imports against the floors: from a folder to another on the same floor or a higher one, or to
@@ -198,8 +225,12 @@ const HOW: Record<ImportKind, string> = { static: "imports", dynamic: "imports (
  */
 export function floorProblems(graph: Graph, floors: ReadonlyMap<string, number>): string[] {
   const problems: string[] = [];
-  const folders = [...new Set(graph.files.map(folderOf).filter((f): f is string => f !== undefined))].sort();
-  for (const f of folders) if (!floors.has(f)) problems.push(`lib/${f}/ is on no floor of the map: place it in the READMEs' map of lib/`);
+  const folders = [
+    ...new Set(graph.files.map(folderOf).filter((f): f is string => f !== undefined)),
+  ].sort();
+  for (const f of folders)
+    if (!floors.has(f))
+      problems.push(`lib/${f}/ is on no floor of the map: place it in the READMEs' map of lib/`);
   for (const e of graph.edges) {
     const from = folderOf(e.from);
     const to = folderOf(e.to);
@@ -212,7 +243,9 @@ export function floorProblems(graph: Graph, floors: ReadonlyMap<string, number>)
     const a = floors.get(from);
     const b = floors.get(to);
     if (a === undefined || b === undefined || b < a) continue;
-    problems.push(`${e.from} ${HOW[e.kind]} ${e.to}: ${to}/ is on floor ${b}, ${b === a ? "the same as" : "above"} ${from}/ (floor ${a})`);
+    problems.push(
+      `${e.from} ${HOW[e.kind]} ${e.to}: ${to}/ is on floor ${b}, ${b === a ? "the same as" : "above"} ${from}/ (floor ${a})`,
+    );
   }
   return problems;
 }
@@ -253,7 +286,11 @@ function components(nodes: readonly string[], next: (n: string) => readonly stri
 }
 
 /** A shortest circle through `start` inside `within`: start → … → start. */
-function circleThrough(start: string, within: ReadonlySet<string>, next: (n: string) => readonly string[]): string[] {
+function circleThrough(
+  start: string,
+  within: ReadonlySet<string>,
+  next: (n: string) => readonly string[],
+): string[] {
   const from = new Map<string, string>();
   const queue = [start];
   while (queue.length > 0) {
@@ -283,7 +320,9 @@ export function fileCycles(graph: Graph): string[] {
   for (const c of components(graph.files, succ)) {
     if (c.length === 1 && !succ(c[0]!).includes(c[0]!)) continue;
     const circle = circleThrough(c[0]!, new Set(c), succ);
-    problems.push(`a circle of imports: ${circle.join(" → ")}${c.length > circle.length - 1 ? ` (${c.length} files reach each other: ${c.join(", ")})` : ""}`);
+    problems.push(
+      `a circle of imports: ${circle.join(" → ")}${c.length > circle.length - 1 ? ` (${c.length} files reach each other: ${c.join(", ")})` : ""}`,
+    );
   }
   return problems;
 }
@@ -310,10 +349,18 @@ export function folderCycles(graph: Graph): string[] {
   for (const c of components(folders, succ)) {
     if (c.length === 1) continue;
     // Every two folders that import each other, and at least one circle for the knot.
-    const pairs = c.flatMap((a, i) => c.slice(i + 1).filter((b) => witness.has(`${a}>${b}`) && witness.has(`${b}>${a}`)).map((b) => [a, b, a]));
+    const pairs = c.flatMap((a, i) =>
+      c
+        .slice(i + 1)
+        .filter((b) => witness.has(`${a}>${b}`) && witness.has(`${b}>${a}`))
+        .map((b) => [a, b, a]),
+    );
     const circles = pairs.length > 0 ? pairs : [circleThrough(c[0]!, new Set(c), succ)];
     for (const circle of circles) problems.push(told(circle));
-    if (c.length > 2) problems.push(`these folders all reach each other through imports: ${c.map((f) => `${f}/`).join(", ")}`);
+    if (c.length > 2)
+      problems.push(
+        `these folders all reach each other through imports: ${c.map((f) => `${f}/`).join(", ")}`,
+      );
   }
   return problems;
 }

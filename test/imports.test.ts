@@ -10,7 +10,14 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { ROOT } from "../lib/runner/catalog.ts";
-import { codeOnly, fileCycles, floorProblems, folderCycles, importGraph, importsOf } from "./import-graph.ts";
+import {
+  codeOnly,
+  fileCycles,
+  floorProblems,
+  folderCycles,
+  importGraph,
+  importsOf,
+} from "./import-graph.ts";
 import { readmeMap } from "./lib-map.ts";
 
 test("imports are found in every form, and not in comments, templates or patterns", () => {
@@ -34,7 +41,7 @@ test("imports are found in every form, and not in comments, templates or pattern
     'const t = `import { no } from "./template.ts" ${"x" + `nested ${1}`} import("./also-template.ts")`;',
     'const re = /import "\\.\\/pattern.ts"/;',
     'const half = 10 / 2; import { l } from "./l.ts";',
-    'const s = "export * from \'./string.ts\'";',
+    "const s = \"export * from './string.ts'\";",
   ].join("\n");
   assert.deepEqual(
     importsOf(source).map((r) => `${r.kind} ${r.specifier}`),
@@ -71,7 +78,8 @@ test("an import sideways or up, a folder on no floor and an import that names no
   const t = tree({
     "lib/core/a.ts": 'import type { X } from "../client/x.ts";\n',
     "lib/client/x.ts": 'import { y } from "../server/y.ts";\nexport type X = 1;\n',
-    "lib/server/y.ts": 'import { a } from "../core/a.ts";\nconst w = new URL("./worker.ts", import.meta.url);\nexport const y = 1;\n',
+    "lib/server/y.ts":
+      'import { a } from "../core/a.ts";\nconst w = new URL("./worker.ts", import.meta.url);\nexport const y = 1;\n',
     "lib/server/worker.ts": 'import { z } from "../tools/z.ts";\n',
     "lib/tools/z.ts": 'import { gone } from "./gone.ts";\nexport const z = 1;\n',
     "lib/stray/s.ts": "export const s = 1;\n",
@@ -103,7 +111,8 @@ test("a circle of imports is told with its files, between two files, through oth
     "lib/one/c.ts": 'import { d } from "./d.ts";\nexport const c = 1;\n',
     "lib/one/d.ts": 'import { e } from "../two/e.ts";\nexport const d = 1;\n',
     "lib/two/e.ts": 'import { c } from "../one/c.ts";\nexport const e = 1;\n',
-    "lib/two/parent.ts": 'const child = new URL("./child.ts", import.meta.url);\nexport type Config = 1;\n',
+    "lib/two/parent.ts":
+      'const child = new URL("./child.ts", import.meta.url);\nexport type Config = 1;\n',
     "lib/two/child.ts": 'import type { Config } from "./parent.ts";\n',
     "lib/two/fine.ts": 'import { e } from "./e.ts";\n',
   });
@@ -114,7 +123,9 @@ test("a circle of imports is told with its files, between two files, through oth
       "a circle of imports: lib/one/c.ts → lib/one/d.ts → lib/two/e.ts → lib/one/c.ts",
       "a circle of imports: lib/two/child.ts → lib/two/parent.ts → lib/two/child.ts",
     ]);
-    assert.deepEqual(folderCycles(graph), ["a circle of folders: one/ → two/ → one/ (lib/one/d.ts → lib/two/e.ts; lib/two/e.ts → lib/one/c.ts)"]);
+    assert.deepEqual(folderCycles(graph), [
+      "a circle of folders: one/ → two/ → one/ (lib/one/d.ts → lib/two/e.ts; lib/two/e.ts → lib/one/c.ts)",
+    ]);
   } finally {
     t.remove();
   }
@@ -130,7 +141,10 @@ test("every relative import in lib/ names a file that exists", () => {
 
 test("lib/ imports with the grain: each folder only from folders on lower floors of the README's map", () => {
   const problems = floorProblems(graph, floors);
-  assert.ok(problems.length === 0, `${problems.length} imports against the floors:\n${problems.join("\n")}`);
+  assert.ok(
+    problems.length === 0,
+    `${problems.length} imports against the floors:\n${problems.join("\n")}`,
+  );
 });
 
 test("no circle of imports between files of lib/", () => {

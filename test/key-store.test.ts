@@ -21,8 +21,14 @@ function withStore(fn: (store: ReportStore, keys: KeyStore) => void): void {
 }
 
 test("canonical JSON: key order and white space do not matter, values do", () => {
-  assert.equal(canonicalJson({ b: 1, a: { d: [1, { z: true, y: null }], c: "x" } }), '{"a":{"c":"x","d":[1,{"y":null,"z":true}]},"b":1}');
-  assert.equal(canonicalJson(JSON.parse('{ "title" : "x",\n "module":"a" }')), canonicalJson({ module: "a", title: "x" }));
+  assert.equal(
+    canonicalJson({ b: 1, a: { d: [1, { z: true, y: null }], c: "x" } }),
+    '{"a":{"c":"x","d":[1,{"y":null,"z":true}]},"b":1}',
+  );
+  assert.equal(
+    canonicalJson(JSON.parse('{ "title" : "x",\n "module":"a" }')),
+    canonicalJson({ module: "a", title: "x" }),
+  );
   assert.notEqual(canonicalJson({ title: "x" }), canonicalJson({ title: "x", body: "" }));
   assert.equal(canonicalJson(JSON.parse("1.0")), "1");
 });
@@ -30,7 +36,10 @@ test("canonical JSON: key order and white space do not matter, values do", () =>
 test("the fingerprint covers method, route and body", () => {
   const fp = requestFingerprint("POST", "/reports", '{"title":"x","module":"a"}');
   assert.match(fp, /^[0-9a-f]{64}$/);
-  assert.equal(requestFingerprint("post", "/reports", Buffer.from('{ "module": "a", "title": "x" }')), fp);
+  assert.equal(
+    requestFingerprint("post", "/reports", Buffer.from('{ "module": "a", "title": "x" }')),
+    fp,
+  );
   assert.notEqual(requestFingerprint("PUT", "/reports", '{"title":"x","module":"a"}'), fp);
   assert.notEqual(requestFingerprint("POST", "/reports/1", '{"title":"x","module":"a"}'), fp);
   assert.notEqual(requestFingerprint("POST", "/reports", '{"title":"y","module":"a"}'), fp);
@@ -60,7 +69,10 @@ test("fencing tokens only grow: across keys, callers and take-overs", () =>
       store.transaction(() => keys.claim("alice", "k", "fp", 20, 10, 1_000)), // a take-over
       store.transaction(() => keys.claim("alice", "other", "fp", 20, 10, 1_000)),
     ];
-    assert.deepEqual([...tokens].sort((a, b) => a - b), tokens);
+    assert.deepEqual(
+      [...tokens].sort((a, b) => a - b),
+      tokens,
+    );
     assert.equal(new Set(tokens).size, tokens.length);
     assert.equal(keys.get("alice", "k")?.fence, tokens[2]);
   }));
@@ -85,7 +97,10 @@ test("complete stores the response for replay, whoever holds the key", () =>
   withStore((store, keys) => {
     store.transaction(() => keys.claim("c", "k", "fp", 0, 10, 1_000));
     store.transaction(() => keys.claim("c", "k", "fp", 20, 10, 1_000)); // taken over
-    assert.equal(store.transaction(() => keys.complete("c", "k", created)), 1);
+    assert.equal(
+      store.transaction(() => keys.complete("c", "k", created)),
+      1,
+    );
     const row = keys.get("c", "k")!;
     assert.equal(row.state, "completed");
     assert.deepEqual(row.response, created);
@@ -95,16 +110,28 @@ test("completeFenced changes nothing for a stale token, one row for the current 
   withStore((store, keys) => {
     const stale = store.transaction(() => keys.claim("c", "k", "fp", 0, 10, 1_000));
     const current = store.transaction(() => keys.claim("c", "k", "fp", 20, 10, 1_000));
-    assert.equal(store.transaction(() => keys.completeFenced("c", "k", stale, created)), 0);
+    assert.equal(
+      store.transaction(() => keys.completeFenced("c", "k", stale, created)),
+      0,
+    );
     assert.equal(keys.get("c", "k")?.state, "in_progress");
-    assert.equal(store.transaction(() => keys.completeFenced("c", "k", current, created)), 1);
-    assert.equal(store.transaction(() => keys.completeFenced("c", "k", current, created)), 0, "only an in-progress row");
+    assert.equal(
+      store.transaction(() => keys.completeFenced("c", "k", current, created)),
+      1,
+    );
+    assert.equal(
+      store.transaction(() => keys.completeFenced("c", "k", current, created)),
+      0,
+      "only an in-progress row",
+    );
   }));
 
 test("record writes a completed row in one go (key-after), replacing an expired one", () =>
   withStore((store, keys) => {
     store.transaction(() => keys.record("c", "k", "fp", created, 0, 1_000));
-    store.transaction(() => keys.record("c", "k", "fp2", { ...created, status: 500 }, 2_000, 1_000));
+    store.transaction(() =>
+      keys.record("c", "k", "fp2", { ...created, status: 500 }, 2_000, 1_000),
+    );
     const row = keys.get("c", "k")!;
     assert.equal(row.state, "completed");
     assert.equal(row.fingerprint, "fp2");

@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fileReport } from "../lib/client/client.ts";
-import { Faults } from "../lib/tracker/faults.ts";
 import { seeded } from "../lib/core/random.ts";
-import { keyStoreOf } from "../lib/tracker/key-store.ts";
 import { ANONYMOUS_CALLER } from "../lib/protocol/caller.ts";
+import { Faults } from "../lib/tracker/faults.ts";
+import { keyStoreOf } from "../lib/tracker/key-store.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import { post, rawPost, withTracker } from "./http-helpers.ts";
 
@@ -30,7 +30,11 @@ test("keyed: the same key replays status, body and Location with Idempotent-Repl
 test("keyed: the quoted and the bare form name the same key; key order and white space do not matter", () =>
   withTracker({ variant: "keyed" }, async (t) => {
     await post(t, report, { "idempotency-key": `"${KEY}"` });
-    const reordered = await rawPost(t, `{ "module" : "auth",\n  "title": "Login button does nothing" }`, { "idempotency-key": KEY });
+    const reordered = await rawPost(
+      t,
+      `{ "module" : "auth",\n  "title": "Login button does nothing" }`,
+      { "idempotency-key": KEY },
+    );
     assert.equal(reordered.status, 201);
     assert.equal(reordered.headers["idempotent-replayed"], "true");
     assert.equal(t.store.countReports(), 1);
@@ -68,7 +72,11 @@ test("keyed: a different request under the key is 422, and that is checked befor
     assert.equal((await post(t, report, { "idempotency-key": KEY })).status, 409);
     faults.release(1);
     await first;
-    assert.equal((await post(t, { title: "Another bug" }, { "idempotency-key": KEY })).status, 422, "after completion too");
+    assert.equal(
+      (await post(t, { title: "Another bug" }, { "idempotency-key": KEY })).status,
+      422,
+      "after completion too",
+    );
     assert.equal(t.store.countReports(), 1);
   });
 });
@@ -78,7 +86,10 @@ test("keyed: the TTL, on the injected clock: a replay just before it, a new requ
   await withTracker({ variant: "keyed", ttlMs: 10_000, now: () => clock }, async (t) => {
     assert.equal((await post(t, report, { "idempotency-key": KEY })).status, 201);
     clock = 9_999;
-    assert.equal((await post(t, report, { "idempotency-key": KEY })).headers["idempotent-replayed"], "true");
+    assert.equal(
+      (await post(t, report, { "idempotency-key": KEY })).headers["idempotent-replayed"],
+      "true",
+    );
     assert.equal((await post(t, { title: "reused" }, { "idempotency-key": KEY })).status, 422);
     clock = 10_000;
     const fresh = await post(t, { title: "reused" }, { "idempotency-key": KEY });
@@ -112,7 +123,10 @@ test("keyed: a claim whose lease ran out is taken over with a larger fence; the 
     clock = 100;
     const takeover = await post(t, report, { "idempotency-key": KEY });
     assert.equal(takeover.status, 201);
-    assert.ok(keys.get(ANONYMOUS_CALLER, KEY)!.fence > firstFence, "the take-over draws a larger fencing token");
+    assert.ok(
+      keys.get(ANONYMOUS_CALLER, KEY)!.fence > firstFence,
+      "the take-over draws a larger fencing token",
+    );
     faults.release(1);
     assert.equal((await holder).status, 201);
     assert.equal(t.store.countReports(), 2, "keyed does not check the fence: two reports");
@@ -136,17 +150,30 @@ test("naive ignores the key: the same key twice stores two reports", () =>
   }));
 
 /** One key, two requests at once: #1 is held until #2 has been answered. */
-async function concurrentSameKey(variant: "key-after" | "keyed"): Promise<{ reports: number; statuses: number[] }> {
+async function concurrentSameKey(
+  variant: "key-after" | "keyed",
+): Promise<{ reports: number; statuses: number[] }> {
   // The clock stands still, so the lease never runs out; the agent may skip the wait it is asked for.
   const faults = new Faults({ 1: "slow" });
   const t = await startTracker({ variant, faults, leaseMs: 1_000, now: () => 0 });
   try {
-    const call = fileReport({ url: t.url, report, policy: "same-key", maxAttempts: 3, timeoutMs: 100, random: seeded(4), maxRetryAfterMs: 0 });
+    const call = fileReport({
+      url: t.url,
+      report,
+      policy: "same-key",
+      maxAttempts: 3,
+      timeoutMs: 100,
+      random: seeded(4),
+      maxRetryAfterMs: 0,
+    });
     await faults.reached(2, "answered");
     faults.release(1);
     await faults.reached(1, "committed");
     const r = await call;
-    return { reports: t.store.countReports(), statuses: r.attempts.map((a) => (a.outcome.kind === "response" ? a.outcome.status : 0)) };
+    return {
+      reports: t.store.countReports(),
+      statuses: r.attempts.map((a) => (a.outcome.kind === "response" ? a.outcome.status : 0)),
+    };
   } finally {
     await t.close();
   }
@@ -165,9 +192,20 @@ test("two requests with one key at once: keyed answers 409, then replays; one re
 });
 
 test("a lost response: key-after and keyed replay for a same-key agent; fresh-key still duplicates", async () => {
-  for (const [variant, policy, reports] of [["key-after", "same-key", 1], ["keyed", "same-key", 1], ["keyed", "fresh-key", 2]] as const) {
+  for (const [variant, policy, reports] of [
+    ["key-after", "same-key", 1],
+    ["keyed", "same-key", 1],
+    ["keyed", "fresh-key", 2],
+  ] as const) {
     await withTracker({ variant, faults: new Faults({ 1: "lose-response" }) }, async (t) => {
-      const r = await fileReport({ url: t.url, report, policy, maxAttempts: 2, timeoutMs: 100, random: seeded(2) });
+      const r = await fileReport({
+        url: t.url,
+        report,
+        policy,
+        maxAttempts: 2,
+        timeoutMs: 100,
+        random: seeded(2),
+      });
       assert.equal(r.ok, true);
       assert.equal(t.store.countReports(), reports, `${variant} + ${policy}`);
     });

@@ -35,9 +35,15 @@ test("lesson 02 leaves exercise 02a's answer to the learner: no nominal Codex wa
 
 test("lesson 02 says what it measured: the exponent against N², decorrelated's widest range, why 2 × base", () => {
   const text = ran.stdout.replace(/\s+/g, " ");
-  assert.match(text, /like N\^\d\.\d+: between linear \(×10\) and N² \(×100\), so the check is that the exponent is at least 1\.5/);
+  assert.match(
+    text,
+    /like N\^\d\.\d+: between linear \(×10\) and N² \(×100\), so the check is that the exponent is at least 1\.5/,
+  );
   assert.match(text, /widest range any history could reach by retry n/);
-  assert.match(text, /Exponential doubles from 10 ms, 2 × base, because the blog's simulator counts the first retry as n = 1/);
+  assert.match(
+    text,
+    /Exponential doubles from 10 ms, 2 × base, because the blog's simulator counts the first retry as n = 1/,
+  );
   assert.doesNotMatch(text, /found in recent forks|stored copy/);
 });
 
@@ -80,7 +86,9 @@ test("lesson 02: every conclusion of the blog is printed with its verdict; all h
 
 test("lesson 02, live HTTP: every agent is served under both strategies, and the counts add up", () => {
   for (const strategy of ["exponential", "full"]) {
-    const m = new RegExp(`${strategy}: (\\d+) requests for 10 agents; (\\d+) served, (\\d+) answered 503`).exec(ran.stdout);
+    const m = new RegExp(
+      `${strategy}: (\\d+) requests for 10 agents; (\\d+) served, (\\d+) answered 503`,
+    ).exec(ran.stdout);
     assert.ok(m, `no summary line for ${strategy}`);
     const [requests, served, refused] = [Number(m[1]), Number(m[2]), Number(m[3])];
     assert.equal(served, 10);
@@ -90,10 +98,18 @@ test("lesson 02, live HTTP: every agent is served under both strategies, and the
 });
 
 test("lesson 02, live HTTP: its words about full jitter agree with the 503s this run counted", () => {
-  const refused = (strategy: string) => Number(new RegExp(`${strategy}: \\d+ requests for 10 agents; \\d+ served, (\\d+) answered 503`).exec(ran.stdout)![1]);
+  const refused = (strategy: string) =>
+    Number(
+      new RegExp(`${strategy}: \\d+ requests for 10 agents; \\d+ served, (\\d+) answered 503`).exec(
+        ran.stdout,
+      )![1],
+    );
   const [expo, full] = [refused("exponential"), refused("full")];
   const text = ran.stdout.replace(/\s+/g, " ");
-  assert.match(text, new RegExp(`full jitter was turned away ${full} times, exponential ${expo} times\\.`));
+  assert.match(
+    text,
+    new RegExp(`full jitter was turned away ${full} times, exponential ${expo} times\\.`),
+  );
   if (full >= expo) assert.match(text, /This run did not show it/);
   else assert.doesNotMatch(text, /This run did not show it/);
   assert.doesNotMatch(text, /the server mostly finds a retry on its own/);
@@ -103,10 +119,16 @@ test("lesson 02, live HTTP: its words about full jitter agree with the 503s this
 const svgDir = mkdtempSync(join(tmpdir(), "retry-workbook-svg-"));
 after(() => rmSync(svgDir, { recursive: true, force: true }));
 let small: ReturnType<typeof runTs> | undefined;
-const smallRun = () => (small ??= runTs([LESSON, "--clients", "20,10", "--runs", "5", "--svg", svgDir], { timeoutMs: 60_000 }));
+const smallRun = () =>
+  (small ??= runTs([LESSON, "--clients", "20,10", "--runs", "5", "--svg", svgDir], {
+    timeoutMs: 60_000,
+  }));
 
 test("lesson 02: --clients and --runs are checked; bad values exit 2 with one line", async () => {
-  const [badList, badRuns] = await Promise.all([runTs([LESSON, "--clients", "10,x"]), runTs([LESSON, "--runs", "0"])]);
+  const [badList, badRuns] = await Promise.all([
+    runTs([LESSON, "--clients", "10,x"]),
+    runTs([LESSON, "--runs", "0"]),
+  ]);
   for (const bad of [badList, badRuns]) {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /^error: --(clients|runs) .* \(try --help\)\n$/);
@@ -124,6 +146,11 @@ test("lesson 02 --svg writes the three herd charts, well-formed, with the plotte
     const svg = readFileSync(join(svgDir, name), "utf8");
     const root = parseXml(svg); // throws on anything that is not well-formed XML
     assert.equal(root.name, "svg", name);
-    assert.ok(allElements(root).some((e) => e.attrs["data-y"] !== undefined || e.attrs["data-value"] !== undefined), `${name} has no plotted points`);
+    assert.ok(
+      allElements(root).some(
+        (e) => e.attrs["data-y"] !== undefined || e.attrs["data-value"] !== undefined,
+      ),
+      `${name} has no plotted points`,
+    );
   }
 });

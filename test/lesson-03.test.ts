@@ -20,23 +20,45 @@ test("lesson 03: the layers, the agent's stack and Codex, as counted by the serv
   assert.equal(last("Codex, upstream defaults"), "30");
   assert.deepEqual(tableRow(ran.stdout, "database"), ["database", "243", "3", "1024"]);
   assert.deepEqual(tableRow(ran.stdout, "layer 3"), ["layer 3", "9", "3", "16"]);
-  assert.match(ran.stdout, /received 12 POSTs for one logical call \(4 harness attempts\); 0 carried an Idempotency-Key/);
+  assert.match(
+    ran.stdout,
+    /received 12 POSTs for one logical call \(4 harness attempts\); 0 carried an Idempotency-Key/,
+  );
   assert.match(ran.stdout, /received 30 requests; Retry-After honoured 0 times/);
 });
 
 test("lesson 03: the retry budget, side by side", () => {
-  assert.deepEqual(tableRow(ran.stdout, "requests during the outage"), ["requests during the outage", "300", "150"]);
-  assert.deepEqual(tableRow(ran.stdout, "requests after the fix"), ["requests after the fix", "300", "100"]);
-  assert.deepEqual(tableRow(ran.stdout, "calls ok after the fix"), ["calls ok after the fix", "0/100 (0 %)", "100/100 (100 %)"]);
+  assert.deepEqual(tableRow(ran.stdout, "requests during the outage"), [
+    "requests during the outage",
+    "300",
+    "150",
+  ]);
+  assert.deepEqual(tableRow(ran.stdout, "requests after the fix"), [
+    "requests after the fix",
+    "300",
+    "100",
+  ]);
+  assert.deepEqual(tableRow(ran.stdout, "calls ok after the fix"), [
+    "calls ok after the fix",
+    "0/100 (0 %)",
+    "100/100 (100 %)",
+  ]);
   assert.equal(last("outage, no budget"), "600");
   assert.equal(last("outage, token bucket"), "250");
-  assert.deepEqual(tableRow(ran.stdout, "1")?.slice(4), ["60", "no", "100"], "round 1: 40 retries at 10 tokens each");
+  assert.deepEqual(
+    tableRow(ran.stdout, "1")?.slice(4),
+    ["60", "no", "100"],
+    "round 1: 40 retries at 10 tokens each",
+  );
 });
 
 test("lesson 03: a 503 retry costs 10 tokens in the AWS SDK for JavaScript v3 (transient), a throttling retry 5", () => {
   const text = ran.stdout.replace(/\s+/g, " ");
   assert.match(text, /Every failure here is a 503: each retry costs 10\./);
-  assert.match(text, /a 503 retry costs 10 tokens, a plain success pays back 1, so once drained, about one retry per 10 successes \(one per 5 for throttling errors\)/);
+  assert.match(
+    text,
+    /a 503 retry costs 10 tokens, a plain success pays back 1, so once drained, about one retry per 10 successes \(one per 5 for throttling errors\)/,
+  );
   assert.doesNotMatch(text, /one retry per five successes/);
 });
 
@@ -45,8 +67,14 @@ test("lesson 03 names the sources it prints: the refund rule, openai-python's 12
   assert.match(text, /recordSuccess in StandardRetryStrategy\.ts/);
   assert.match(text, /openai-python 3\.3\.1, _constants\.py, MAX_RETRY_AFTER_DELAY = 2 \* 60/);
   assert.match(text, /retries-2026-config\.ts/);
-  assert.match(text, /6 sampling attempts and about 30 requests is the bound for Codex talking to the model over HTTPS/);
-  assert.match(text, /only from the second retry on, in a debug build, or when the WebSocket transport is off/);
+  assert.match(
+    text,
+    /6 sampling attempts and about 30 requests is the bound for Codex talking to the model over HTTPS/,
+  );
+  assert.match(
+    text,
+    /only from the second retry on, in a debug build, or when the WebSocket transport is off/,
+  );
 });
 
 test("lesson 03: 429 and Retry-After, case by case", () => {

@@ -34,15 +34,32 @@ test("lesson 04 measures every case: red on naive, fresh-key and key-after, gree
   // The header forms: both forms one key, every malformed one a 400.
   assert.deepEqual(tableRow(ran.stdout, "draft: sf-string")?.[2], "201");
   assert.deepEqual(tableRow(ran.stdout, "Stripe: bare")?.[2], "201 (replay)");
-  for (const bad of ["missing", "empty", "256 characters", "not printable ASCII", "no closing quote", "bare with a space", "two header lines"]) {
+  for (const bad of [
+    "missing",
+    "empty",
+    "256 characters",
+    "not printable ASCII",
+    "no closing quote",
+    "bare with a space",
+    "two header lines",
+  ]) {
     assert.equal(tableRow(ran.stdout, bad)?.[2], "400", bad);
   }
 });
 
 test("lesson 04 names its sources where it prints them, and 3a says what its 409 was for", () => {
   const text = ran.stdout.replace(/\s+/g, " ");
-  assert.match(text, /read first \(anthropic-sdk-python's _parse_retry_after_header in _base_client\.py; retryRequest in the client\.ts of the Anthropic and OpenAI TypeScript SDKs\)/);
-  assert.match(text, /a JSON-RPC-style message with its own id \(codex-rs\/app-server-protocol\/src\/jsonrpc_lite\.rs\)/);
-  assert.match(text, /422 for the other report; 409 for the same report, its JSON fields in another order, while the first still ran/);
+  assert.match(
+    text,
+    /read first \(anthropic-sdk-python's _parse_retry_after_header in _base_client\.py; retryRequest in the client\.ts of the Anthropic and OpenAI TypeScript SDKs\)/,
+  );
+  assert.match(
+    text,
+    /a JSON-RPC-style message with its own id \(codex-rs\/app-server-protocol\/src\/jsonrpc_lite\.rs\)/,
+  );
+  assert.match(
+    text,
+    /422 for the other report; 409 for the same report, its JSON fields in another order, while the first still ran/,
+  );
   assert.doesNotMatch(text, /in another key order/);
 });

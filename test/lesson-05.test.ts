@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import type { Attempt } from "../lib/client/client.ts";
-import { pacedClock } from "../lib/tracker/paced-clock.ts";
 import { startChildTracker } from "../lib/tracker/child.ts";
+import { pacedClock } from "../lib/tracker/paced-clock.ts";
 import { runLesson, testRunsCleanly } from "./lesson-run.ts";
 import { tableRow } from "./run-helpers.ts";
 
@@ -20,7 +20,11 @@ function processesMentioning(text: string): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, "utf8"))) pids.push(Number(entry));
+      if (
+        readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text) &&
+        !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, "utf8"))
+      )
+        pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
@@ -57,9 +61,18 @@ test("lesson 05 measures every case: kill -9 → 1, the paused holder 2 on keyed
   assert.equal(reports("stale failure, fenced"), "1 (the agent was told 409)");
   assert.equal(reports("late holder, nobody took over, fenced"), "1 (201)");
   assert.match(ran.stdout, /#1 process killed \(SIGKILL\) at "after-claim"/);
-  assert.match(ran.stdout, /TAKE OVER \(lease ran out\) key [0-9a-f]{8}…[0-9a-f]{4} as in_progress, fence 2 \(was 1\)/);
-  assert.match(ran.stdout, /#1 INSERT report 2, UPDATE key [0-9a-f]{8}…[0-9a-f]{4} completed WHERE fence = 1: 0 rows · ROLLBACK \(report 2 undone\)/);
-  assert.match(ran.stdout, /UPDATE key [0-9a-f]{8}…[0-9a-f]{4} to the error 500 WHERE fence = 1: 0 rows/);
+  assert.match(
+    ran.stdout,
+    /TAKE OVER \(lease ran out\) key [0-9a-f]{8}…[0-9a-f]{4} as in_progress, fence 2 \(was 1\)/,
+  );
+  assert.match(
+    ran.stdout,
+    /#1 INSERT report 2, UPDATE key [0-9a-f]{8}…[0-9a-f]{4} completed WHERE fence = 1: 0 rows · ROLLBACK \(report 2 undone\)/,
+  );
+  assert.match(
+    ran.stdout,
+    /UPDATE key [0-9a-f]{8}…[0-9a-f]{4} to the error 500 WHERE fence = 1: 0 rows/,
+  );
   assert.match(ran.stdout, /100 ms +│ +150 ms +│ +250 ms +│ +300 ms +│ +yes/);
   const took = Number(/This run took (\d+) ms/.exec(ran.stdout)?.[1]);
   assert.ok(took > 0 && took < 15_000, `the lesson took ${took} ms`);
@@ -68,7 +81,15 @@ test("lesson 05 measures every case: kill -9 → 1, the paused holder 2 on keyed
 test("the paced clock moves by what the agent waited: its timeout, then the wait it was asked for", () => {
   const clock = pacedClock(1_000);
   const timedOut: Attempt = { n: 1, outcome: { kind: "timeout", limitMs: 100 } };
-  const conflict: Attempt = { n: 2, outcome: { kind: "response", status: 409, headers: { "retry-after-ms": "200" }, body: undefined } };
+  const conflict: Attempt = {
+    n: 2,
+    outcome: {
+      kind: "response",
+      status: 409,
+      headers: { "retry-after-ms": "200" },
+      body: undefined,
+    },
+  };
   const reset: Attempt = { n: 3, outcome: { kind: "error", code: "ECONNRESET", message: "" } };
   assert.equal(clock.now(), 1_000);
   assert.equal(clock.advance(timedOut, 0), 1_100);

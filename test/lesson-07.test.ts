@@ -9,7 +9,9 @@ import { processesMarked, tableRow } from "./run-helpers.ts";
 
 const LESSON = "lessons/07-outbox.ts";
 const marker = `WORKBOOK_RUN_MARK=${randomUUID()}`;
-const ran = await runLesson([LESSON, "--seed", "1"], { env: { WORKBOOK_RUN_MARK: marker.split("=")[1]! } });
+const ran = await runLesson([LESSON, "--seed", "1"], {
+  env: { WORKBOOK_RUN_MARK: marker.split("=")[1]! },
+});
 // Read as soon as the lesson has exited: a process of its own still running now outlived it.
 const outlived = processesMarked(marker);
 
@@ -29,8 +31,14 @@ test("lesson 07: inline notifications duplicate or vanish; the outbox with a key
   assert.deepEqual(row("outbox: paused holder, keyed"), ["2", "2", "–"]);
   assert.deepEqual(row("outbox: paused holder, fenced"), ["1", "1", "–"]);
   // The moments the lesson is about, as they happened.
-  assert.match(ran.stdout, /the process is dead: the maintainer holds 1 notification\(s\), the database 0 report\(s\)/);
-  assert.match(ran.stdout, /dispatcher killed \(SIGKILL\) after the notifier accepted row 1, before marking it sent/);
+  assert.match(
+    ran.stdout,
+    /the process is dead: the maintainer holds 1 notification\(s\), the database 0 report\(s\)/,
+  );
+  assert.match(
+    ran.stdout,
+    /dispatcher killed \(SIGKILL\) after the notifier accepted row 1, before marking it sent/,
+  );
   assert.match(ran.stdout, /key outbox-row-1 seen before: .* NOT delivered again/);
   assert.deepEqual(outlived, [], "no tracker or dispatcher process outlives the lesson");
 });

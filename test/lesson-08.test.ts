@@ -13,7 +13,10 @@ const marker = randomUUID();
 // Piped at 80 columns with colour forced, as a narrow terminal shows it: what it measured reads the
 // same there (colour removed), so this one run also checks that no line is wider than 80. The run at
 // 120 columns is in test/full/lessons-width.test.ts.
-const ran = await runLesson([LESSON, "--seed", "1"], { width: 80, env: { WORKBOOK_RUN_MARK: marker } });
+const ran = await runLesson([LESSON, "--seed", "1"], {
+  width: 80,
+  env: { WORKBOOK_RUN_MARK: marker },
+});
 // Read as soon as the lesson has exited: a process of its own still running now outlived it.
 const outlived = processesMarked(`WORKBOOK_RUN_MARK=${marker}`);
 
@@ -29,14 +32,25 @@ test("lesson 08: the matrix as measured, the fenced row all ones; no process lef
   assert.deepEqual(cells("fenced"), ["1 ✓", "1 ✓", "1 ✓", "1 ✓", "1 ✓", "1 ✓"]);
   assert.match(ran.stdout, /fenced {5}one report in every cell/);
   // The client's half: fenced under each policy.
-  assert.deepEqual(tableRow(ran.stdout, "blind-retry  │  timeout")?.slice(1, 3), ["timeout → 400", "0"]);
+  assert.deepEqual(tableRow(ran.stdout, "blind-retry  │  timeout")?.slice(1, 3), [
+    "timeout → 400",
+    "0",
+  ]);
   assert.deepEqual(tableRow(ran.stdout, "fresh-key")?.slice(1, 3), ["timeout → 201", "2"]);
-  assert.deepEqual(tableRow(ran.stdout, "same-key  ")?.slice(1, 3), ["timeout → 201 replayed", "1"]);
+  assert.deepEqual(tableRow(ran.stdout, "same-key  ")?.slice(1, 3), [
+    "timeout → 201 replayed",
+    "1",
+  ]);
   // Each wrong answer is next to the run that disproves it (prose is wrapped: match it flattened).
   const flat = ran.stdout.replace(/\s+/g, " ");
-  const herd = /exponential backoff without jitter needs (\d+) write calls, full jitter (\d+)/.exec(flat);
+  const herd = /exponential backoff without jitter needs (\d+) write calls, full jitter (\d+)/.exec(
+    flat,
+  );
   assert.ok(herd, "the herd figures are printed");
-  assert.ok(Number(herd[1]) > Number(herd[2]), `exponential ${herd[1]} should need more calls than full jitter ${herd[2]}`);
+  assert.ok(
+    Number(herd[1]) > Number(herd[2]),
+    `exponential ${herd[1]} should need more calls than full jitter ${herd[2]}`,
+  );
   assert.match(flat, /Cell fenced × lose-response with fresh-key, above: 2 reports/);
   assert.match(flat, /Cell key-after × crash-between-commits: 2 reports/);
   assert.match(ran.stdout, /INSERT report 2 · COMMIT \(first commit\)/);
@@ -50,10 +64,16 @@ test("lesson 08: the matrix as measured, the fenced row all ones; no process lef
 test("lesson 08: the key-after cell's trace, printed in full, wraps a long event under its text", () => {
   const lines = ran.stdout.split("\n");
   const from = lines.findIndex((l) => l.includes("Its trace, as it ran:"));
-  const to = lines.findIndex((l, i) => i > from && l.includes("The report was committed, the key was not"));
+  const to = lines.findIndex(
+    (l, i) => i > from && l.includes("The report was committed, the key was not"),
+  );
   const trace = lines.slice(from + 1, to);
-  assert.ok(trace.length > 5 && trace.some((l) => !/^ *\d+ ms {2}\S/.test(l)), "the trace has a wrapped event at 80 columns");
-  for (const l of trace) assert.match(l, /^(?: *\d+ ms {2}\S| {20}\S)/, "an event, or an event going on in column 20");
+  assert.ok(
+    trace.length > 5 && trace.some((l) => !/^ *\d+ ms {2}\S/.test(l)),
+    "the trace has a wrapped event at 80 columns",
+  );
+  for (const l of trace)
+    assert.match(l, /^(?: *\d+ ms {2}\S| {20}\S)/, "an event, or an event going on in column 20");
 });
 
 test("lesson 08 --variant --fault runs one cell with its whole trace", async () => {
@@ -75,7 +95,12 @@ test("lesson 08 --fault alone runs that column, each cell traced, then its small
 });
 
 test("lesson 08: an unknown variant or fault is one line on stderr and exit 2", async () => {
-  for (const args of [["--variant", "quick"], ["--fault", "internal-error"], ["--policy", "sometimes"], ["--variant"]]) {
+  for (const args of [
+    ["--variant", "quick"],
+    ["--fault", "internal-error"],
+    ["--policy", "sometimes"],
+    ["--variant"],
+  ]) {
     const ran = await runTs([LESSON, ...args]);
     assert.equal(ran.code, 2, args.join(" "));
     assert.match(ran.stderr, /^error: .* \(try --help\)\n$/);

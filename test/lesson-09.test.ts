@@ -19,10 +19,17 @@ testFitsColumns("lesson 09 --only undici", ran, 80);
 
 test("lesson 09 --only undici measures undici alone: 6 attempts for a GET, 1 for a POST, no key of its own", () => {
   assert.deepEqual(tableRow(ran.stdout, "undici"), ["undici", "6", "6", "6", "1", "1", "1", "1"]);
-  assert.doesNotMatch(ran.stdout, /^\s*(got|axios|fetch|stripe)\s+│/m, "only the chosen library is measured");
+  assert.doesNotMatch(
+    ran.stdout,
+    /^\s*(got|axios|fetch|stripe)\s+│/m,
+    "only the chosen library is measured",
+  );
   // Its rows in parts 1, 2 and 3 and in what follows: no key of its own, nothing changes on a retry,
   // and one report whether the answer was lost or timed out.
-  const rows = ran.stdout.split("\n").filter((l) => l.trim().startsWith("undici ") && l.includes("│")).map((l) => l.split("│").map((c) => c.trim()));
+  const rows = ran.stdout
+    .split("\n")
+    .filter((l) => l.trim().startsWith("undici ") && l.includes("│"))
+    .map((l) => l.split("│").map((c) => c.trim()));
   assert.equal(rows.length, 4, rows.map((r) => r.join(" | ")).join("\n"));
   assert.deepEqual(rows[2]!.slice(0, 3), ["undici", "none", "none"]);
   assert.deepEqual(rows[3], ["undici", "1", "1", "– (no key: 400)", "1 attempt"]);

@@ -11,8 +11,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { wrap } from "../lib/core/text.ts";
-import { ROOT, type Lesson } from "../lib/runner/catalog.ts";
-import { runLesson, type LessonRun } from "./lesson-run.ts";
+import { type Lesson, ROOT } from "../lib/runner/catalog.ts";
+import { type LessonRun, runLesson } from "./lesson-run.ts";
 
 /** The languages a lesson's output is kept in: "en", the lessons' own (a language other than en is run with --lang). */
 export const OUTPUT_LANGUAGES = ["en"] as const;
@@ -36,7 +36,11 @@ export function outputFile(lesson: Lesson, language: OutputLanguage = "en"): str
 }
 
 /** The arguments of a kept run of `lesson` (the lesson's file first). */
-export function outputArgs(lesson: Lesson, language: OutputLanguage = "en", seed = OUTPUT_SEED): string[] {
+export function outputArgs(
+  lesson: Lesson,
+  language: OutputLanguage = "en",
+  seed = OUTPUT_SEED,
+): string[] {
   return [lesson.file, "--seed", seed, "--lang", language];
 }
 
@@ -44,8 +48,14 @@ export function outputArgs(lesson: Lesson, language: OutputLanguage = "en", seed
  * Runs `lesson` as its kept output is made: seed 1, 100 columns, no colour (`seed`: another seed,
  * for a run to set beside it).
  */
-export function runForOutput(lesson: Lesson, options: { language?: OutputLanguage; seed?: string; timeoutMs?: number } = {}): Promise<LessonRun> {
-  return runLesson(outputArgs(lesson, options.language, options.seed), { env: OUTPUT_ENV, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+export function runForOutput(
+  lesson: Lesson,
+  options: { language?: OutputLanguage; seed?: string; timeoutMs?: number } = {},
+): Promise<LessonRun> {
+  return runLesson(outputArgs(lesson, options.language, options.seed), {
+    env: OUTPUT_ENV,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
 }
 
 // ## The masks
@@ -75,7 +85,11 @@ function inSection(from: string, apply: (lines: string[]) => string[]): (text: s
     if (start < 0) return text;
     let end = lines.findIndex((l, i) => i > start && /^\S/.test(l) && !/[│┼]/.test(l));
     if (end < 0) end = lines.length;
-    return [...lines.slice(0, start + 1), ...apply(lines.slice(start + 1, end)), ...lines.slice(end)].join("\n");
+    return [
+      ...lines.slice(0, start + 1),
+      ...apply(lines.slice(start + 1, end)),
+      ...lines.slice(end),
+    ].join("\n");
   };
 }
 
@@ -103,7 +117,10 @@ function unwrapTable(lines: string[], mask: (cell: string, column: number) => st
   const rows: string[][] = [];
   const out: string[] = [];
   const flush = (): void => {
-    for (const [i, row] of rows.entries()) out.push(row.map((c, column) => (out.length === 0 && i === 0 ? c : mask(c, column))).join(" │ "));
+    for (const [i, row] of rows.entries())
+      out.push(
+        row.map((c, column) => (out.length === 0 && i === 0 ? c : mask(c, column))).join(" │ "),
+      );
     rows.length = 0;
   };
   for (const line of lines) {
@@ -115,9 +132,9 @@ function unwrapTable(lines: string[], mask: (cell: string, column: number) => st
     const cells = line.split("│").map((c) => c.trim());
     const last = rows.at(-1);
     if (cells[0] === "" && last !== undefined) {
-      for (const [i, c] of cells.entries()) last[i] = [last[i] ?? "", c].filter((s) => s !== "").join(" ");
-    }
-    else rows.push(cells);
+      for (const [i, c] of cells.entries())
+        last[i] = [last[i] ?? "", c].filter((s) => s !== "").join(" ");
+    } else rows.push(cells);
   }
   flush();
   return out;
@@ -129,7 +146,9 @@ function unwrapTable(lines: string[], mask: (cell: string, column: number) => st
 // masked text, not on how many digits a masked time had.
 const EVENT_TEXT_COLUMN = 20;
 // (A time reads "<n>" once masked.)
-const isEvent = (line: string): boolean => /^ *(?:\d+|<n>) ms {2}\S+ +$/.test(line.slice(0, EVENT_TEXT_COLUMN)) && /^\S/.test(line.slice(EVENT_TEXT_COLUMN));
+const isEvent = (line: string): boolean =>
+  /^ *(?:\d+|<n>) ms {2}\S+ +$/.test(line.slice(0, EVENT_TEXT_COLUMN)) &&
+  /^\S/.test(line.slice(EVENT_TEXT_COLUMN));
 const isEventGoingOn = (line: string): boolean => /^ {20}\S/.test(line) && !/[│┼]/.test(line);
 
 /** Each event on one line: its continuation lines joined to it. */
@@ -154,7 +173,10 @@ function wrapEvents(text: string): string {
     .flatMap((line) => {
       if (!isEvent(line) || line.length <= OUTPUT_COLUMNS) return [line];
       const [first = "", ...rest] = wrap(line.slice(EVENT_TEXT_COLUMN), room);
-      return [line.slice(0, EVENT_TEXT_COLUMN) + first, ...rest.map((l) => " ".repeat(EVENT_TEXT_COLUMN) + l)];
+      return [
+        line.slice(0, EVENT_TEXT_COLUMN) + first,
+        ...rest.map((l) => " ".repeat(EVENT_TEXT_COLUMN) + l),
+      ];
     })
     .join("\n");
 }
@@ -181,7 +203,10 @@ const BY_LESSON: Record<string, Mask[]> = {
           const row = /^ {2}(?:exponential|full) +/.exec(l)?.[0];
           if (row === undefined) {
             return l
-              .replace(/: \d+ requests for (\d+) agents; (\d+) served, \d+ answered 503/, `: ${N} requests for $1 agents; $2 served, ${N} answered 503`)
+              .replace(
+                /: \d+ requests for (\d+) agents; (\d+) served, \d+ answered 503/,
+                `: ${N} requests for $1 agents; $2 served, ${N} answered 503`,
+              )
               .replace(/the peak is \d+\)/, `the peak is ${N})`)
               .replace(/^( +0) +[\d,]+ ms$/, `$1 ${N} ms`); // the chart's time axis, as long as the herd took
           }
@@ -194,23 +219,36 @@ const BY_LESSON: Record<string, Mask[]> = {
     },
     {
       why: "the same herd, in the sentence that reads it: which strategy was turned away more often decides the sentence",
-      apply: (t) => t.replace(/(?:In\s+this\s+run\s+full\s+jitter|This\s+run\s+did\s+not\s+show\s+it:)[\s\S]*?(?=\n\n)/, "<measured>"),
+      apply: (t) =>
+        t.replace(
+          /(?:In\s+this\s+run\s+full\s+jitter|This\s+run\s+did\s+not\s+show\s+it:)[\s\S]*?(?=\n\n)/,
+          "<measured>",
+        ),
     },
     {
       why: "the same herd, in the closing table's two HTTP columns (the simulator's columns are seeded and stay)",
-      apply: inSection("What this run measured", (lines) => lines.map((l) => (/^ {2}(exponential|full) +│/.test(l) ? maskCells(l, [3, 4]) : l))),
+      apply: inSection("What this run measured", (lines) =>
+        lines.map((l) => (/^ {2}(exponential|full) +│/.test(l) ? maskCells(l, [3, 4]) : l)),
+      ),
     },
   ],
   "04": [
     {
       why: "a lease's time left when a retry meets it (its 409 and retry-after-ms): the real clock, since the claim",
-      apply: (t) => t.replace(/lease ends in \d+ ms/g, `lease ends in ${N} ms`).replace(/retry in \d+ ms/g, `retry in ${N} ms`).replace(/retry-after-ms: \d+/g, `retry-after-ms: ${N}`),
+      apply: (t) =>
+        t
+          .replace(/lease ends in \d+ ms/g, `lease ends in ${N} ms`)
+          .replace(/retry in \d+ ms/g, `retry in ${N} ms`)
+          .replace(/retry-after-ms: \d+/g, `retry-after-ms: ${N}`),
     },
   ],
   "06": [
     {
       why: "a lease's time left when the harness's resend meets it: the real clock, since the claim",
-      apply: (t) => t.replace(/lease ends in \d+ ms/g, `lease ends in ${N} ms`).replace(/retry in \d+ ms/g, `retry in ${N} ms`),
+      apply: (t) =>
+        t
+          .replace(/lease ends in \d+ ms/g, `lease ends in ${N} ms`)
+          .replace(/retry in \d+ ms/g, `retry in ${N} ms`),
     },
   ],
   "09": [
@@ -232,23 +270,35 @@ const BY_LESSON: Record<string, Mask[]> = {
         if (table.length === 0) return lines; // no table right under the heading: a file's text, masked already
         // The Retry-After columns (3 to 5) print a wait in ms below a second and in s above: there the unit goes too.
         const cell = (c: string, column: number): string =>
-          (column >= 3 ? c.replace(/\b\d+(?:\.\d+)? m?s\b(?! asked)/g, "<time>") : c).replace(NUMBER, N).replace(/^(?:yes|no)(?= ±)/, "<measured>");
-        return ["<the table one row a line: its column widths follow what was measured>", ...unwrapTable(table, cell), ...rest];
+          (column >= 3 ? c.replace(/\b\d+(?:\.\d+)? m?s\b(?! asked)/g, "<time>") : c)
+            .replace(NUMBER, N)
+            .replace(/^(?:yes|no)(?= ±)/, "<measured>");
+        return [
+          "<the table one row a line: its column widths follow what was measured>",
+          ...unwrapTable(table, cell),
+          ...rest,
+        ];
       }),
     },
     {
       why: "which libraries' gaps varied enough to be measured again: the scheduler's noise can make a library without jitter look jittery",
-      apply: (t) => t.replace(/^(.{8} {2}lesson {4}).*?: the gaps varied;/m, "$1<measured>: the gaps varied;"),
+      apply: (t) =>
+        t.replace(/^(.{8} {2}lesson {4}).*?: the gaps varied;/m, "$1<measured>: the gaps varied;"),
     },
     {
       why:
         "the attempts the server logged in all: it counts the runs measured again (above) and the attempts of the libraries" +
         " that retry on their own schedule while a Retry-After is watched for a fixed time (the counts per case, in part 1, stay)",
-      apply: (t) => t.replace(/done: \d+ attempts logged by the server/, `done: ${N} attempts logged by the server`),
+      apply: (t) =>
+        t.replace(
+          /done: \d+ attempts logged by the server/,
+          `done: ${N} attempts logged by the server`,
+        ),
     },
     {
       why: "how long the measuring took, in its closing sentence",
-      apply: (t) => t.replace(/Measured in \d+(?:\.\d+)? m?s against/, "Measured in <time> against"),
+      apply: (t) =>
+        t.replace(/Measured in \d+(?:\.\d+)? m?s against/, "Measured in <time> against"),
     },
   ],
   "10": [
@@ -298,13 +348,26 @@ export function maskOutput(lessonNumber: string, stdout: string): string {
  * `expected` and "+" for those of `actual` (`names` says whose they are); undefined when the texts
  * are the same.
  */
-export function outputDiff(expected: string, actual: string, names: [string, string] = ["the file", "this run"], maxHunks = 4, maxLines = 10): string | undefined {
+export function outputDiff(
+  expected: string,
+  actual: string,
+  names: [string, string] = ["the file", "this run"],
+  maxHunks = 4,
+  maxLines = 10,
+): string | undefined {
   if (expected === actual) return undefined;
   const a = expected.split("\n");
   const b = actual.split("\n");
   // The longest common subsequence of lines, from the end (the files have a few hundred lines).
-  const common: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) common[i]![j] = a[i] === b[j] ? common[i + 1]![j + 1]! + 1 : Math.max(common[i + 1]![j]!, common[i]![j + 1]!);
+  const common: number[][] = Array.from({ length: a.length + 1 }, () =>
+    new Array<number>(b.length + 1).fill(0),
+  );
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      common[i]![j] =
+        a[i] === b[j]
+          ? common[i + 1]![j + 1]! + 1
+          : Math.max(common[i + 1]![j]!, common[i]![j + 1]!);
   const hunks: { i: number; j: number; removed: string[]; added: string[] }[] = [];
   let i = 0;
   let j = 0;
@@ -316,18 +379,22 @@ export function outputDiff(expected: string, actual: string, names: [string, str
     }
     const hunk = { i, j, removed: [] as string[], added: [] as string[] };
     while ((i < a.length || j < b.length) && !(i < a.length && j < b.length && a[i] === b[j])) {
-      if (j >= b.length || (i < a.length && common[i + 1]![j]! >= common[i]![j + 1]!)) hunk.removed.push(a[i++]!);
+      if (j >= b.length || (i < a.length && common[i + 1]![j]! >= common[i]![j + 1]!))
+        hunk.removed.push(a[i++]!);
       else hunk.added.push(b[j++]!);
     }
     hunks.push(hunk);
   }
-  const line = (sign: string, n: number, text: string): string => `${sign}${String(n + 1).padStart(5)}  ${text}`;
+  const line = (sign: string, n: number, text: string): string =>
+    `${sign}${String(n + 1).padStart(5)}  ${text}`;
   const side = (sign: string, from: number, lines: string[]): string[] => [
     ...lines.slice(0, maxLines).map((l, k) => line(sign, from + k, l)),
     ...(lines.length > maxLines ? [`        … ${lines.length - maxLines} more`] : []),
   ];
   const changed = hunks.reduce((n, h) => n + Math.max(h.removed.length, h.added.length), 0);
-  const out = [`${changed} line(s) differ in ${hunks.length} place(s); - ${names[0]}, + ${names[1]}, each with its own line numbers:`];
+  const out = [
+    `${changed} line(s) differ in ${hunks.length} place(s); - ${names[0]}, + ${names[1]}, each with its own line numbers:`,
+  ];
   let shown = -1; // the last line of `expected` shown as context
   for (const h of hunks.slice(0, maxHunks)) {
     if (h.i > 0 && h.i - 1 > shown) out.push(line(" ", h.i - 1, a[h.i - 1]!));
@@ -340,7 +407,10 @@ export function outputDiff(expected: string, actual: string, names: [string, str
 }
 
 /** The kept output of `lesson`, or undefined when its file does not exist. */
-export function readKeptOutput(lesson: Lesson, language: OutputLanguage = "en"): string | undefined {
+export function readKeptOutput(
+  lesson: Lesson,
+  language: OutputLanguage = "en",
+): string | undefined {
   try {
     return readFileSync(join(ROOT, outputFile(lesson, language)), "utf8");
   } catch {
@@ -349,12 +419,23 @@ export function readKeptOutput(lesson: Lesson, language: OutputLanguage = "en"):
 }
 
 /** Asserts that `ran` (a run of `lesson` by runForOutput) exited 0 and printed, masked, what its file keeps. */
-export function assertKeptOutput(lesson: Lesson, ran: LessonRun, language: OutputLanguage = "en"): void {
+export function assertKeptOutput(
+  lesson: Lesson,
+  ran: LessonRun,
+  language: OutputLanguage = "en",
+): void {
   const file = outputFile(lesson, language);
-  assert.equal(ran.timedOut, false, `lesson ${lesson.number} did not finish within ${ran.limitMs / 1000} s`);
+  assert.equal(
+    ran.timedOut,
+    false,
+    `lesson ${lesson.number} did not finish within ${ran.limitMs / 1000} s`,
+  );
   assert.equal(ran.code, 0, ran.stderr);
   const kept = readKeptOutput(lesson, language);
-  assert.ok(kept !== undefined, `${file} does not exist: write it with ${UPDATE_COMMAND} -- ${Number(lesson.number)}`);
+  assert.ok(
+    kept !== undefined,
+    `${file} does not exist: write it with ${UPDATE_COMMAND} -- ${Number(lesson.number)}`,
+  );
   const diff = outputDiff(kept, maskOutput(lesson.number, ran.stdout));
   assert.ok(
     diff === undefined,
@@ -365,6 +446,12 @@ export function assertKeptOutput(lesson: Lesson, ran: LessonRun, language: Outpu
 }
 
 /** The test "<what>'s output is its file": `ran` compared with what `lesson`'s file keeps. */
-export function testKeptOutput(what: string, lesson: Lesson, ran: LessonRun, language: OutputLanguage = "en"): void {
-  test(`${what}'s output at seed ${OUTPUT_SEED}, masked, is ${outputFile(lesson, language)}`, () => assertKeptOutput(lesson, ran, language));
+export function testKeptOutput(
+  what: string,
+  lesson: Lesson,
+  ran: LessonRun,
+  language: OutputLanguage = "en",
+): void {
+  test(`${what}'s output at seed ${OUTPUT_SEED}, masked, is ${outputFile(lesson, language)}`, () =>
+    assertKeptOutput(lesson, ran, language));
 }

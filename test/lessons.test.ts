@@ -7,7 +7,14 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { listLessons, ROOT } from "../lib/runner/catalog.ts";
-import { maskOutput, OUTPUT_DIR, OUTPUT_LANGUAGES, outputDiff, outputFile, readKeptOutput } from "./lesson-output.ts";
+import {
+  maskOutput,
+  OUTPUT_DIR,
+  OUTPUT_LANGUAGES,
+  outputDiff,
+  outputFile,
+  readKeptOutput,
+} from "./lesson-output.ts";
 import { runTs } from "./run-helpers.ts";
 
 const lessons = listLessons();
@@ -19,7 +26,10 @@ test("there are lessons, numbered from 01 without gaps", () => {
 
 test("every lesson has a test file of its own that runs it", () => {
   for (const lesson of lessons) {
-    const candidates = [join("test", `lesson-${lesson.number}.test.ts`), join("test", "full", `lesson-${lesson.number}.test.ts`)];
+    const candidates = [
+      join("test", `lesson-${lesson.number}.test.ts`),
+      join("test", "full", `lesson-${lesson.number}.test.ts`),
+    ];
     const found = candidates.filter((f) => existsSync(join(ROOT, f)));
     assert.ok(found.length > 0, `lesson ${lesson.number}: none of ${candidates.join(", ")} exists`);
     assert.ok(
@@ -30,21 +40,36 @@ test("every lesson has a test file of its own that runs it", () => {
 });
 
 test("every lesson has its kept output in each language, masked, and each file there is a lesson's", () => {
-  const expected = lessons.flatMap((lesson) => OUTPUT_LANGUAGES.map((language) => ({ lesson, language, file: outputFile(lesson, language) })));
+  const expected = lessons.flatMap((lesson) =>
+    OUTPUT_LANGUAGES.map((language) => ({ lesson, language, file: outputFile(lesson, language) })),
+  );
   for (const { lesson, language, file } of expected) {
     const kept = readKeptOutput(lesson, language);
-    assert.ok(kept !== undefined, `${file} is missing: write it with npm run snapshots -- ${Number(lesson.number)}`);
+    assert.ok(
+      kept !== undefined,
+      `${file} is missing: write it with npm run snapshots -- ${Number(lesson.number)}`,
+    );
     assert.ok(kept.split("\n").length > 20, `${file}: the lesson's whole output`);
     const unmasked = outputDiff(kept, maskOutput(lesson.number, kept));
-    assert.ok(unmasked === undefined, `${file} holds what the masks hide (a hand edit?): write it with npm run snapshots -- ${Number(lesson.number)}. ${unmasked}`);
+    assert.ok(
+      unmasked === undefined,
+      `${file} holds what the masks hide (a hand edit?): write it with npm run snapshots -- ${Number(lesson.number)}. ${unmasked}`,
+    );
   }
   const files = readdirSync(join(ROOT, OUTPUT_DIR)).map((f) => `${OUTPUT_DIR}/${f}`);
-  assert.deepEqual(files.filter((f) => !expected.some((e) => e.file === f)), [], "files no lesson keeps (npm run snapshots removes them)");
+  assert.deepEqual(
+    files.filter((f) => !expected.some((e) => e.file === f)),
+    [],
+    "files no lesson keeps (npm run snapshots removes them)",
+  );
 });
 
 test("a kept output's diff shows each place that differs, with the lines of each side", () => {
   assert.equal(outputDiff("a\nb\nc", "a\nb\nc"), undefined);
-  const diff = outputDiff(["title", "x 1", "same", "same", "gone", "end"].join("\n"), ["title", "x 2", "same", "same", "end", "new"].join("\n"));
+  const diff = outputDiff(
+    ["title", "x 1", "same", "same", "gone", "end"].join("\n"),
+    ["title", "x 2", "same", "same", "end", "new"].join("\n"),
+  );
   assert.equal(
     diff,
     [

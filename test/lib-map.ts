@@ -38,19 +38,26 @@ export function libMap(markdown: string, heading: string): MapEntry[] {
     const item = /^ {4}- `([^`/]+)\/`(.*)$/.exec(line);
     if (floorItem) {
       const n = /\d+/.exec(floorItem[1]!);
-      if (!n || Number(n[0]) !== floor + 1) throw new Error(`under "${heading}", the floor item "${line.trim()}" should name floor ${floor + 1}`);
+      if (!n || Number(n[0]) !== floor + 1)
+        throw new Error(
+          `under "${heading}", the floor item "${line.trim()}" should name floor ${floor + 1}`,
+        );
       floor += 1;
     } else if (item) {
       if (floor === 0) throw new Error(`under "${heading}", lib/${item[1]}/ is on no floor`);
       entries.push({ folder: item[1]!, floor, text: item[2]! });
-    } else if (/^ {6,}\S/.test(line) && entries.length > 0) entries[entries.length - 1]!.text += ` ${line.trim()}`;
-    else if (/^ {2}\S/.test(line) && floor === 0) continue; // the lib/ item's own text, wrapped
+    } else if (/^ {6,}\S/.test(line) && entries.length > 0)
+      entries[entries.length - 1]!.text += ` ${line.trim()}`;
+    else if (/^ {2}\S/.test(line) && floor === 0)
+      continue; // the lib/ item's own text, wrapped
     else break;
   }
   return entries.map(({ folder, floor, text }) => ({
     folder,
     floor,
-    modules: [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((t) => /^[\w.-]+(\.ts|\/)$/.test(t)),
+    modules: [...text.matchAll(/`([^`]+)`/g)]
+      .map((m) => m[1]!)
+      .filter((t) => /^[\w.-]+(\.ts|\/)$/.test(t)),
   }));
 }
 

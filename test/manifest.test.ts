@@ -1,7 +1,15 @@
 // The exercise manifest, exercises/info.toml: the shipped one against the exercise files, and what the
 // reader does with a manifest that is wrong (one line that says what and where, never a stack trace).
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -21,10 +29,24 @@ test("the manifest as shipped lists exactly the exercises of exercises/, in its 
     SHIPPED.map((e) => e.id),
   );
   const sorted = (paths: string[]): string[] => [...paths].sort();
-  assert.deepEqual(sorted(EXERCISES.map((e) => e.file)), shipped.filter((f) => /^exercises\/\d\d[a-z]-.*(?<!\.test)\.ts$/.test(f)), "one entry per exercise file, one file per entry");
-  assert.deepEqual(sorted(EXERCISES.map((e) => e.test)), shipped.filter((f) => f.endsWith(".test.ts")), "one test per exercise, and no other");
-  const solutions = readdirSync(join(ROOT, "solutions")).sort().map((f) => `solutions/${f}`);
-  assert.deepEqual(sorted(EXERCISES.map((e) => e.solution)), solutions, "one reference answer per exercise, and no other");
+  assert.deepEqual(
+    sorted(EXERCISES.map((e) => e.file)),
+    shipped.filter((f) => /^exercises\/\d\d[a-z]-.*(?<!\.test)\.ts$/.test(f)),
+    "one entry per exercise file, one file per entry",
+  );
+  assert.deepEqual(
+    sorted(EXERCISES.map((e) => e.test)),
+    shipped.filter((f) => f.endsWith(".test.ts")),
+    "one test per exercise, and no other",
+  );
+  const solutions = readdirSync(join(ROOT, "solutions"))
+    .sort()
+    .map((f) => `solutions/${f}`);
+  assert.deepEqual(
+    sorted(EXERCISES.map((e) => e.solution)),
+    solutions,
+    "one reference answer per exercise, and no other",
+  );
 });
 
 test("each entry names a lesson that exists, its id starts with that lesson's number, and orders are unique and follow the lessons", () => {
@@ -36,22 +58,43 @@ test("each entry names a lesson that exists, its id starts with that lesson's nu
   const orders = SHIPPED.map((e) => e.order);
   assert.equal(new Set(orders).size, orders.length, "orders are unique");
   const byOrder = SHIPPED.map((e) => e.lesson);
-  assert.deepEqual(byOrder, [...byOrder].sort(), "the runner offers the lessons' exercises in the lessons' order");
+  assert.deepEqual(
+    byOrder,
+    [...byOrder].sort(),
+    "the runner offers the lessons' exercises in the lessons' order",
+  );
 });
 
 test("title and goal are the same words as the header of the exercise file (what the learner reads first)", () => {
   for (const e of EXERCISES) {
     const source = shippedText(e.file);
-    assert.equal(parseHeader(source).first, `Exercise ${e.id} · ${e.title}`, `${e.file}: the first line of its header`);
-    assert.equal(headerParagraph(source, "Goal"), e.goal, `${e.file}: its "Goal:" paragraph and the manifest's goal differ`);
+    assert.equal(
+      parseHeader(source).first,
+      `Exercise ${e.id} · ${e.title}`,
+      `${e.file}: the first line of its header`,
+    );
+    assert.equal(
+      headerParagraph(source, "Goal"),
+      e.goal,
+      `${e.file}: its "Goal:" paragraph and the manifest's goal differ`,
+    );
   }
 });
 
 test("texts flow: prose lines run together, indented lines stay lines, a blank line starts a paragraph", () => {
   assert.equal(flowText("one\n  two\n\n"), "one\ntwo");
-  assert.equal(flowText("\nA sentence that\ngoes on.\n  f(x) = 2x\n  g(x) = x\nThen prose   again\n\n\nA new paragraph.\n"), "A sentence that goes on.\nf(x) = 2x\ng(x) = x\nThen prose again\n\nA new paragraph.");
+  assert.equal(
+    flowText(
+      "\nA sentence that\ngoes on.\n  f(x) = 2x\n  g(x) = x\nThen prose   again\n\n\nA new paragraph.\n",
+    ),
+    "A sentence that goes on.\nf(x) = 2x\ng(x) = x\nThen prose again\n\nA new paragraph.",
+  );
   const goal = EXERCISES.find((e) => e.id === "02b")!.goal.split("\n");
-  assert.ok(goal.some((l) => l.startsWith("Full Jitter:")) && goal.some((l) => l.startsWith("Decorrelated Jitter:")), "02b's formulas are lines of their own");
+  assert.ok(
+    goal.some((l) => l.startsWith("Full Jitter:")) &&
+      goal.some((l) => l.startsWith("Decorrelated Jitter:")),
+    "02b's formulas are lines of their own",
+  );
 });
 
 /** A manifest with one exercise, 01a, with `extra` lines added to its table. */
@@ -72,7 +115,11 @@ function refusal(text: string): string {
 }
 
 test("a manifest is read with its steps and translations; what is wrong with one is said in one line", () => {
-  const [e] = parseManifest(one("pure = true\n[exercises.zh]\ntitle = '标题'\nhint = ['''\n第一步\n''', '''\n第二步\n''']\n"));
+  const [e] = parseManifest(
+    one(
+      "pure = true\n[exercises.zh]\ntitle = '标题'\nhint = ['''\n第一步\n''', '''\n第二步\n''']\n",
+    ),
+  );
   assert.deepEqual(e, {
     id: "01a",
     lesson: "01",
@@ -81,17 +128,44 @@ test("a manifest is read with its steps and translations; what is wrong with one
     texts: { title: "T", goal: "G", hint: ["H"] },
     translations: { zh: { title: "标题", hint: ["第一步", "第二步"] } },
   });
-  assert.equal(refusal(one('title = "again"')), `${MANIFEST}, line 12, column 1: trying to redefine an already defined table or value (not valid TOML)`);
-  assert.equal(refusal("[[exercises]]\nid = '01a'\ngoal = '''\nunfinished\n"), `${MANIFEST}, line 3, column 8: unfinished string (not valid TOML)`);
+  assert.equal(
+    refusal(one('title = "again"')),
+    `${MANIFEST}, line 12, column 1: trying to redefine an already defined table or value (not valid TOML)`,
+  );
+  assert.equal(
+    refusal("[[exercises]]\nid = '01a'\ngoal = '''\nunfinished\n"),
+    `${MANIFEST}, line 3, column 8: unfinished string (not valid TOML)`,
+  );
   assert.equal(refusal(""), `${MANIFEST} has no [[exercises]] tables`);
   assert.equal(refusal(one() + one("", "01a")), `${MANIFEST}: exercise 01a is there twice`);
-  assert.equal(refusal(one() + one("", "01b")), `${MANIFEST}: exercises 01a and 01b have the same order (10); each needs its own`);
-  assert.match(refusal(one("tilte = 'x'")), /exercise 01a: unknown key "tilte" \(the keys are id, lesson/);
-  assert.match(refusal(one("[exercises.zh]\npure = true")), /exercise 01a: unknown key "pure" in \[exercises\.zh\]/);
-  assert.match(refusal(one().replace('id = "01a"', 'id = "1a"')), /table number 1 has the id "1a"; an id is two digits and a letter/);
-  assert.match(refusal(one().replace("lesson = 1", 'lesson = "01"')), /exercise 01a: lesson must be a lesson's number, e\.g\. lesson = 1, not "01"/);
-  assert.match(refusal(one().replace("hint = ['''\nH\n''']", "hint = '''\nH\n'''")), /exercise 01a: hint must be a list of steps/);
-  assert.match(refusal(one().replace("title = \"T\"\n", "")), /exercise 01a: title must be a text, and there is none/);
+  assert.equal(
+    refusal(one() + one("", "01b")),
+    `${MANIFEST}: exercises 01a and 01b have the same order (10); each needs its own`,
+  );
+  assert.match(
+    refusal(one("tilte = 'x'")),
+    /exercise 01a: unknown key "tilte" \(the keys are id, lesson/,
+  );
+  assert.match(
+    refusal(one("[exercises.zh]\npure = true")),
+    /exercise 01a: unknown key "pure" in \[exercises\.zh\]/,
+  );
+  assert.match(
+    refusal(one().replace('id = "01a"', 'id = "1a"')),
+    /table number 1 has the id "1a"; an id is two digits and a letter/,
+  );
+  assert.match(
+    refusal(one().replace("lesson = 1", 'lesson = "01"')),
+    /exercise 01a: lesson must be a lesson's number, e\.g\. lesson = 1, not "01"/,
+  );
+  assert.match(
+    refusal(one().replace("hint = ['''\nH\n''']", "hint = '''\nH\n'''")),
+    /exercise 01a: hint must be a list of steps/,
+  );
+  assert.match(
+    refusal(one().replace('title = "T"\n', "")),
+    /exercise 01a: title must be a text, and there is none/,
+  );
 });
 
 test("an exercise file without an entry, an entry without a file, and no manifest at all are each one clear line", () => {
@@ -110,13 +184,30 @@ test("an exercise file without an entry, an entry without a file, and no manifes
   };
   assert.deepEqual(listExercises(root), [], "no exercises and no manifest: nothing to list");
   file("01a-thing.ts");
-  assert.equal(errorOf(), `${MANIFEST} is missing: it lists the exercises (their lesson, order, title, goal and hint)`);
+  assert.equal(
+    errorOf(),
+    `${MANIFEST} is missing: it lists the exercises (their lesson, order, title, goal and hint)`,
+  );
   writeFileSync(join(root, MANIFEST), one());
-  assert.deepEqual(listExercises(root).map((e) => [e.id, e.file, e.test, e.solution]), [["01a", "exercises/01a-thing.ts", "exercises/01a-thing.test.ts", "solutions/01a-thing.ts"]]);
+  assert.deepEqual(
+    listExercises(root).map((e) => [e.id, e.file, e.test, e.solution]),
+    [["01a", "exercises/01a-thing.ts", "exercises/01a-thing.test.ts", "solutions/01a-thing.ts"]],
+  );
   file("02a-other.ts");
-  assert.equal(errorOf(), `exercises/02a-other.ts has no entry in ${MANIFEST} (add an [[exercises]] table with id = "02a")`);
-  writeFileSync(join(root, MANIFEST), one() + one("", "02a").replace("order = 10", "order = 20") + one("", "03a").replace("order = 10", "order = 30"));
-  assert.equal(errorOf(), `${MANIFEST}: exercise 03a has no file (no exercises/03a-*.ts, nor its test)`);
+  assert.equal(
+    errorOf(),
+    `exercises/02a-other.ts has no entry in ${MANIFEST} (add an [[exercises]] table with id = "02a")`,
+  );
+  writeFileSync(
+    join(root, MANIFEST),
+    one() +
+      one("", "02a").replace("order = 10", "order = 20") +
+      one("", "03a").replace("order = 10", "order = 30"),
+  );
+  assert.equal(
+    errorOf(),
+    `${MANIFEST}: exercise 03a has no file (no exercises/03a-*.ts, nor its test)`,
+  );
 });
 
 test("npm run hint prints the manifest's text, and a malformed manifest stops it with one line", async (t) => {
@@ -125,19 +216,28 @@ test("npm run hint prints the manifest's text, and a malformed manifest stops it
   const e = p.exercises[0]!;
   const path = join(p.root, MANIFEST);
   const shipped = readFileSync(path, "utf8");
-  const marked = shipped.replace(/^hint = \[\n'''\n/m, "hint = [\n'''\nA marker sentence read from the manifest.\n");
+  const marked = shipped.replace(
+    /^hint = \[\n'''\n/m,
+    "hint = [\n'''\nA marker sentence read from the manifest.\n",
+  );
   assert.notEqual(marked, shipped);
   writeFileSync(path, marked);
   const ok = await runIn(p.root, "lib/runner/hint-cli.ts", [e.id]);
   assert.equal(ok.code, 0, ok.output);
   const flat = ok.output.replace(/\s+/g, " ");
   assert.ok(flat.startsWith(`Exercise ${e.id} · ${e.title} `), ok.output);
-  assert.ok(flat.includes(` A marker sentence read from the manifest. ${e.hintSteps[0]!.slice(0, 40)}`), ok.output);
+  assert.ok(
+    flat.includes(` A marker sentence read from the manifest. ${e.hintSteps[0]!.slice(0, 40)}`),
+    ok.output,
+  );
 
   writeFileSync(path, shipped.replace(/^lesson = \d+$/m, "lesson = one"));
   const bad = await runIn(p.root, "lib/runner/hint-cli.ts", [e.id]);
   assert.equal(bad.code, 1);
-  assert.match(bad.output, /^error: exercises\/info\.toml, line \d+, column \d+: .* \(not valid TOML\)\n$/);
+  assert.match(
+    bad.output,
+    /^error: exercises\/info\.toml, line \d+, column \d+: .* \(not valid TOML\)\n$/,
+  );
 });
 
 test("an exercise file the learner deleted is still listed (from its test), and reset brings it back", (t) => {

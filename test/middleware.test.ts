@@ -14,7 +14,7 @@ import { tempFolder } from "../lib/core/scratch.ts";
 import { allPlaces } from "../lib/middleware/explain.ts";
 import { SqlitePersistenceLayer } from "../lib/middleware/powertools-sqlite.ts";
 import { startLossyProxy } from "../lib/probe/proxy.ts";
-import { judge, type Attempted, type CaseFacts } from "../lib/probe/verdict.ts";
+import { type Attempted, type CaseFacts, judge } from "../lib/probe/verdict.ts";
 
 const scratch = tempFolder("middleware-test-");
 after(() => scratch.remove());

@@ -3,13 +3,23 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { httpCall, type Outcome } from "../lib/client/client.ts";
-import { describeDelivery, startNotifier, type Notifier } from "../lib/outbox/notifier.ts";
+import { describeDelivery, type Notifier, startNotifier } from "../lib/outbox/notifier.ts";
 
 type Response = Extract<Outcome, { kind: "response" }>;
 const note = { subject: "New bug report: Login button does nothing", reportId: 1 };
 
-async function post(n: Notifier, body: unknown, headers: Record<string, string | string[]> = {}): Promise<Response> {
-  const o = await httpCall({ method: "POST", url: `${n.url}/notifications`, body, headers, timeoutMs: 5_000 });
+async function post(
+  n: Notifier,
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+): Promise<Response> {
+  const o = await httpCall({
+    method: "POST",
+    url: `${n.url}/notifications`,
+    body,
+    headers,
+    timeoutMs: 5_000,
+  });
   assert.equal(o.kind, "response", JSON.stringify(o));
   return o as Response;
 }
@@ -28,7 +38,10 @@ test("without a key every POST is delivered, and a repeat counts as a duplicate"
     assert.equal((await post(n, note)).status, 201);
     assert.equal((await post(n, { ...note, reportId: 2 })).status, 201);
     assert.equal((await post(n, note)).status, 201);
-    assert.deepEqual(n.delivered().map((d) => d.duplicate), [false, false, true]);
+    assert.deepEqual(
+      n.delivered().map((d) => d.duplicate),
+      [false, false, true],
+    );
     assert.equal(n.deduplicated, 0);
   }));
 
@@ -48,9 +61,20 @@ test("with a key: the repeat is answered from the key, delivered once; both key 
 test("keys are scoped to the caller, and a key reused for another notification is 422", () =>
   withNotifier(async (n) => {
     await post(n, note, { "idempotency-key": "k", authorization: "Bearer tracker-a" });
-    const other = await post(n, note, { "idempotency-key": "k", authorization: "Bearer tracker-b" });
-    assert.equal(other.headers["idempotent-replayed"], undefined, "another caller's key is another key");
-    const misuse = await post(n, { ...note, reportId: 9 }, { "idempotency-key": "k", authorization: "Bearer tracker-a" });
+    const other = await post(n, note, {
+      "idempotency-key": "k",
+      authorization: "Bearer tracker-b",
+    });
+    assert.equal(
+      other.headers["idempotent-replayed"],
+      undefined,
+      "another caller's key is another key",
+    );
+    const misuse = await post(
+      n,
+      { ...note, reportId: 9 },
+      { "idempotency-key": "k", authorization: "Bearer tracker-a" },
+    );
     assert.equal(misuse.status, 422);
     assert.equal(n.delivered().length, 2);
   }));
@@ -61,11 +85,27 @@ test("bad input is refused and delivers nothing: bad key 400, no subject 400, no
     assert.equal((await post(n, note, { "idempotency-key": '""' })).status, 400);
     assert.equal((await post(n, { subject: "" })).status, 400);
     assert.equal((await post(n, { subject: "x", reportId: 1.5 })).status, 400);
-    const notJson = await httpCall({ method: "POST", url: `${n.url}/notifications`, body: "{", headers: { "content-type": "application/json" }, timeoutMs: 5_000 });
+    const notJson = await httpCall({
+      method: "POST",
+      url: `${n.url}/notifications`,
+      body: "{",
+      headers: { "content-type": "application/json" },
+      timeoutMs: 5_000,
+    });
     assert.equal(notJson.kind === "response" && notJson.status, 400);
-    const text = await httpCall({ method: "POST", url: `${n.url}/notifications`, body: "hi", headers: { "content-type": "text/plain" }, timeoutMs: 5_000 });
+    const text = await httpCall({
+      method: "POST",
+      url: `${n.url}/notifications`,
+      body: "hi",
+      headers: { "content-type": "text/plain" },
+      timeoutMs: 5_000,
+    });
     assert.equal(text.kind === "response" && text.status, 415);
-    assert.equal((await httpCall({ method: "DELETE", url: `${n.url}/notifications`, timeoutMs: 5_000 })).kind === "response", true);
+    assert.equal(
+      (await httpCall({ method: "DELETE", url: `${n.url}/notifications`, timeoutMs: 5_000 }))
+        .kind === "response",
+      true,
+    );
     assert.equal(n.delivered().length, 0);
   }));
 

@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileReport } from "../lib/client/client.ts";
-import { runCell } from "../lib/matrix/matrix.ts";
-import { startNotifier, type Notifier } from "../lib/outbox/notifier.ts";
-import { notifyEffects, type NotifyConfig } from "../lib/outbox/notify-effects.ts";
-import { outboxOf, outboxRowsIn } from "../lib/outbox/outbox.ts";
-import { runDispatcher } from "../lib/outbox/dispatcher.ts";
 import { seeded } from "../lib/core/random.ts";
+import { runCell } from "../lib/matrix/matrix.ts";
+import { runDispatcher } from "../lib/outbox/dispatcher.ts";
+import { type Notifier, startNotifier } from "../lib/outbox/notifier.ts";
+import { type NotifyConfig, notifyEffects } from "../lib/outbox/notify-effects.ts";
+import { outboxOf, outboxRowsIn } from "../lib/outbox/outbox.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import { ReportStore } from "../lib/tracker/store.ts";
 
@@ -35,7 +35,10 @@ test("a hook that throws inside the insert's transaction rolls the report back",
   store.onInsert(() => {
     throw new Error("the outbox is full");
   });
-  assert.throws(() => store.transaction(() => store.insertReport({ title: "x" })), /outbox is full/);
+  assert.throws(
+    () => store.transaction(() => store.insertReport({ title: "x" })),
+    /outbox is full/,
+  );
   assert.equal(store.countReports(), 0);
   store.close();
 });
@@ -43,14 +46,29 @@ test("a hook that throws inside the insert's transaction rolls the report back",
 test("the outbox row is written in the report's transaction; a replayed retry writes none", () =>
   withNotifier(async (notifier) => {
     const db = dbPath("t.sqlite");
-    const tracker = await startTracker({ variant: "fenced", db, sideEffects: notifyEffects({ notifierUrl: notifier.url, outbox: true }) });
+    const tracker = await startTracker({
+      variant: "fenced",
+      db,
+      sideEffects: notifyEffects({ notifierUrl: notifier.url, outbox: true }),
+    });
     try {
       for (let i = 0; i < 2; i++) {
-        const r = await fileReport({ url: tracker.url, report: { title: "Login button does nothing" }, policy: "same-key", timeoutMs: 5_000, random: seeded(1) });
+        const r = await fileReport({
+          url: tracker.url,
+          report: { title: "Login button does nothing" },
+          policy: "same-key",
+          timeoutMs: 5_000,
+          random: seeded(1),
+        });
         assert.equal(r.ok, true);
       }
       assert.equal(tracker.store.countReports(), 1);
-      assert.deepEqual(outboxOf(tracker.store).all().map((r) => [r.reportId, r.state]), [[1, "to_send"]]);
+      assert.deepEqual(
+        outboxOf(tracker.store)
+          .all()
+          .map((r) => [r.reportId, r.state]),
+        [[1, "to_send"]],
+      );
       assert.equal(notifier.delivered().length, 0, "nothing is sent while the request runs");
     } finally {
       await tracker.close();
@@ -69,16 +87,31 @@ test("the fence guards the row: a paused holder leaves 2 reports and 2 rows on k
 for (const withKey of [false, true]) {
   test(`the dispatcher killed (SIGKILL) after the notifier accepted: redelivered ${withKey ? "with its key, deduplicated: one notification" : "without a key: two"}`, () =>
     withNotifier(async (notifier) => {
-      const cell = await runCell("fenced", "lose-response", { dbPath, notify: { notifierUrl: notifier.url, outbox: true } });
-      const killed = await runDispatcher({ db: cell.db, notifierUrl: notifier.url, withKey, killAfterAccepted: true });
+      const cell = await runCell("fenced", "lose-response", {
+        dbPath,
+        notify: { notifierUrl: notifier.url, outbox: true },
+      });
+      const killed = await runDispatcher({
+        db: cell.db,
+        notifierUrl: notifier.url,
+        withKey,
+        killAfterAccepted: true,
+      });
       assert.deepEqual(killed.exit, { code: null, signal: "SIGKILL" });
       assert.equal(killed.killed, true);
       assert.equal(notifier.delivered().length, 1, "the notifier had accepted it");
-      assert.deepEqual(outboxRowsIn(cell.db).map((r) => r.state), ["to_send"], "the kill came before the row was marked");
+      assert.deepEqual(
+        outboxRowsIn(cell.db).map((r) => r.state),
+        ["to_send"],
+        "the kill came before the row was marked",
+      );
       const again = await runDispatcher({ db: cell.db, notifierUrl: notifier.url, withKey });
       assert.deepEqual(again.exit, { code: 0, signal: null });
       assert.equal(again.delivered, 1);
-      assert.deepEqual(outboxRowsIn(cell.db).map((r) => r.state), ["sent"]);
+      assert.deepEqual(
+        outboxRowsIn(cell.db).map((r) => r.state),
+        ["sent"],
+      );
       assert.equal(notifier.delivered().length, withKey ? 1 : 2);
       assert.equal(notifier.deduplicated, withKey ? 1 : 0);
       assert.equal(notifier.delivered().filter((n) => n.duplicate).length, withKey ? 0 : 1);
@@ -106,7 +139,11 @@ test("inline, before the commit, killed in between: a notification for a report 
 
 test("inline with the request's key passed downstream: the retry's call is deduplicated, one notification", () =>
   withNotifier(async (notifier) => {
-    const cell = await runCell("fenced", "crash-before-commit", { dbPath, leaseMs: 300, notify: { notifierUrl: notifier.url, inline: "before-commit", passKey: true } });
+    const cell = await runCell("fenced", "crash-before-commit", {
+      dbPath,
+      leaseMs: 300,
+      notify: { notifierUrl: notifier.url, inline: "before-commit", passKey: true },
+    });
     assert.equal(cell.reports, 1);
     assert.equal(notifier.delivered().length, 1);
     assert.equal(notifier.deduplicated, 1);
@@ -114,7 +151,10 @@ test("inline with the request's key passed downstream: the retry's call is dedup
 
 test("inline, after the commit, killed in between: the replayed retry notifies nobody", () =>
   withNotifier(async (notifier) => {
-    const cell = await runCell("fenced", "crash-between-commits", { dbPath, notify: { notifierUrl: notifier.url, inline: "after-commit" } });
+    const cell = await runCell("fenced", "crash-between-commits", {
+      dbPath,
+      notify: { notifierUrl: notifier.url, inline: "after-commit" },
+    });
     assert.equal(cell.reports, 1);
     assert.equal(cell.calls[0]!.at(-1), "201 replayed");
     assert.equal(notifier.delivered().length, 0);
@@ -122,10 +162,22 @@ test("inline, after the commit, killed in between: the replayed retry notifies n
 
 test("inline, after the commit, no crash: exactly one notification, naming the stored report", () =>
   withNotifier(async (notifier) => {
-    const tracker = await startTracker({ variant: "naive", sideEffects: notifyEffects({ notifierUrl: notifier.url, inline: "after-commit" }) });
+    const tracker = await startTracker({
+      variant: "naive",
+      sideEffects: notifyEffects({ notifierUrl: notifier.url, inline: "after-commit" }),
+    });
     try {
-      await fileReport({ url: tracker.url, report: { title: "Logout hangs" }, policy: "no-retry", timeoutMs: 5_000, random: seeded(1) });
-      assert.deepEqual(notifier.delivered().map((n) => [n.subject, n.reportId]), [["New bug report: Logout hangs", 1]]);
+      await fileReport({
+        url: tracker.url,
+        report: { title: "Logout hangs" },
+        policy: "no-retry",
+        timeoutMs: 5_000,
+        random: seeded(1),
+      });
+      assert.deepEqual(
+        notifier.delivered().map((n) => [n.subject, n.reportId]),
+        [["New bug report: Logout hangs", 1]],
+      );
     } finally {
       await tracker.close();
     }

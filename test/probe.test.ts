@@ -7,7 +7,7 @@ import { after, test } from "node:test";
 import { tempFolder } from "../lib/core/scratch.ts";
 import { startCaseServer } from "../lib/middleware/servers.ts";
 import type { CaseRun } from "../lib/probe/checks.ts";
-import { DEFAULT_BODY, runProbe, type ProbeOptions } from "../lib/probe/probe.ts";
+import { DEFAULT_BODY, type ProbeOptions, runProbe } from "../lib/probe/probe.ts";
 import { stateOf } from "../lib/probe/report.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import { VARIANT_NAMES } from "../lib/tracker/variant.ts";

@@ -8,15 +8,36 @@ import { byLesson, checkAll } from "../lib/runner/status.ts";
 import { runIn, tempProject } from "./temp-project.ts";
 
 test("byLesson: lessons in order with their exercises; lessons without any; exercises of an unknown lesson last", () => {
-  const lesson = (n: string): Lesson => ({ number: n, slug: "s", file: `lessons/${n}-s.ts`, title: `L${n}`, summary: "", run: "" });
+  const lesson = (n: string): Lesson => ({
+    number: n,
+    slug: "s",
+    file: `lessons/${n}-s.ts`,
+    title: `L${n}`,
+    summary: "",
+    run: "",
+  });
   const result = (id: string, passed: boolean): ExerciseResult => ({
-    exercise: { id, lesson: id.slice(0, 2), name: `${id}-x`, title: id, goal: "", hintSteps: [], pure: true, file: "", test: "", solution: "" } satisfies Exercise,
+    exercise: {
+      id,
+      lesson: id.slice(0, 2),
+      name: `${id}-x`,
+      title: id,
+      goal: "",
+      hintSteps: [],
+      pure: true,
+      file: "",
+      test: "",
+      solution: "",
+    } satisfies Exercise,
     passed,
     timedOut: false,
     output: "",
     ms: 0,
   });
-  const rows = byLesson([lesson("01"), lesson("02"), lesson("03")], [result("01a", true), result("01b", true), result("03a", false), result("07a", true)]);
+  const rows = byLesson(
+    [lesson("01"), lesson("02"), lesson("03")],
+    [result("01a", true), result("01b", true), result("03a", false), result("07a", true)],
+  );
   assert.deepEqual(
     rows.map((r) => [r.number, r.lesson?.title, r.results.map((x) => x.exercise.id), r.done]),
     [
@@ -28,13 +49,18 @@ test("byLesson: lessons in order with their exercises; lessons without any; exer
   );
 });
 
-test("npm run progress: ✓/✗ from running the tests now, a bar, what to do next, and the banner only when all pass", { timeout: 120_000 }, async (t) => {
+test("npm run progress: ✓/✗ from running the tests now, a bar, what to do next, and the banner only when all pass", {
+  timeout: 120_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const [a, b] = p.exercises as [Exercise, Exercise];
 
   const none = (await checkAll(p.exercises, { root: p.root, target: "exercises" })).results;
-  assert.deepEqual(none.map((r) => r.passed), [false, false]);
+  assert.deepEqual(
+    none.map((r) => r.passed),
+    [false, false],
+  );
 
   p.solve(a);
   const half = await runIn(p.root, "lib/runner/progress-cli.ts");
@@ -42,7 +68,11 @@ test("npm run progress: ✓/✗ from running the tests now, a bar, what to do ne
   assert.match(half.output, /each exercise's tests were run just now, 2 at a time, in \d/);
   assert.match(half.output, new RegExp(`✓ ${a.id}  `));
   assert.match(half.output, new RegExp(`✗ ${b.id}  `));
-  assert.match(half.output, new RegExp(`✗ ${a.lesson}  `), "a lesson is done only when all its exercises pass");
+  assert.match(
+    half.output,
+    new RegExp(`✗ ${a.lesson}  `),
+    "a lesson is done only when all its exercises pass",
+  );
   assert.match(half.output, /exercises passing: 1\/2/);
   assert.match(half.output, new RegExp(`Next: exercise ${b.id}, ${b.file.replace(/\./g, "\\.")}`));
   assert.doesNotMatch(half.output, /Finished/);
@@ -54,22 +84,38 @@ test("npm run progress: ✓/✗ from running the tests now, a bar, what to do ne
   assert.match(all.output, /★ Finished: all 2 exercises pass, checked just now/);
 });
 
-test("npm run lesson lists each lesson's exercises with ✓/✗ and says how long the check took", { timeout: 60_000 }, async (t) => {
+test("npm run lesson lists each lesson's exercises with ✓/✗ and says how long the check took", {
+  timeout: 60_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const [a, b] = p.exercises as [Exercise, Exercise];
   p.solve(b);
   const r = await runIn(p.root, "lib/runner/lesson-cli.ts");
   assert.equal(r.code, 0, r.output);
-  assert.match(r.output, new RegExp(`exercises: ✗ ${a.id} ✓ ${b.id} \\(npm run check ${Number(a.lesson)}\\)`));
+  assert.match(
+    r.output,
+    new RegExp(`exercises: ✗ ${a.id} ✓ ${b.id} \\(npm run check ${Number(a.lesson)}\\)`),
+  );
   assert.match(r.output, /run just now \(2 at a time, \d+(\.\d)? m?s\)/);
 });
 
-test("every runner command has --help, and a wrong argument is one line naming what is valid", { timeout: 60_000 }, async (t) => {
+test("every runner command has --help, and a wrong argument is one line naming what is valid", {
+  timeout: 60_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
-  const commands = ["watch-cli", "progress-cli", "reset-cli", "lesson-cli", "check-cli", "hint-cli"];
-  const helps = await Promise.all(commands.map((c) => runIn(p.root, `lib/runner/${c}.ts`, ["--help"])));
+  const commands = [
+    "watch-cli",
+    "progress-cli",
+    "reset-cli",
+    "lesson-cli",
+    "check-cli",
+    "hint-cli",
+  ];
+  const helps = await Promise.all(
+    commands.map((c) => runIn(p.root, `lib/runner/${c}.ts`, ["--help"])),
+  );
   helps.forEach((h, i) => {
     assert.equal(h.code, 0, `${commands[i]}`);
     assert.match(h.output, /^npm (start|run \w+)/, `${commands[i]}`);

@@ -13,20 +13,38 @@ function fencedNpmCommands(markdown: string): string[] {
   let fence: string | undefined;
   for (const line of markdown.split("\n")) {
     const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
-    if (marker !== undefined && (fence === undefined || (marker[0] === fence[0] && marker.length >= fence.length))) {
+    if (
+      marker !== undefined &&
+      (fence === undefined || (marker[0] === fence[0] && marker.length >= fence.length))
+    ) {
       fence = fence === undefined ? marker : undefined;
       continue;
     }
     if (fence === undefined) continue;
     const command = line.trim().replace(/^\$\s+/, "");
     if (!/^npm\s/.test(command)) continue;
-    found.add(command.replace(/\s+#.*$/, "").replace(/\s+/g, " ").trim());
+    found.add(
+      command
+        .replace(/\s+#.*$/, "")
+        .replace(/\s+/g, " ")
+        .trim(),
+    );
   }
   return [...found];
 }
 
 test("the command list reads fenced blocks only, without prompts or comments", () => {
-  const md = ["`npm run inline` is not read", "```sh", "npm run a   -- --x 1   # a comment", "$ npm run b", "```", "npm run outside", "~~~", "npm   test", "~~~"].join("\n");
+  const md = [
+    "`npm run inline` is not read",
+    "```sh",
+    "npm run a   -- --x 1   # a comment",
+    "$ npm run b",
+    "```",
+    "npm run outside",
+    "~~~",
+    "npm   test",
+    "~~~",
+  ].join("\n");
   assert.deepEqual(fencedNpmCommands(md), ["npm run a -- --x 1", "npm run b", "npm test"]);
 });
 
@@ -38,8 +56,12 @@ test("README.md and README.zh-CN.md show the same npm commands", () => {
   const missingZh = en.filter((c) => !zh.includes(c));
   const missingEn = zh.filter((c) => !en.includes(c));
   const report = [
-    ...(missingZh.length > 0 ? [`README.zh-CN.md lacks these commands of README.md:`, ...missingZh.map((c) => `  ${c}`)] : []),
-    ...(missingEn.length > 0 ? [`README.md lacks these commands of README.zh-CN.md:`, ...missingEn.map((c) => `  ${c}`)] : []),
+    ...(missingZh.length > 0
+      ? [`README.zh-CN.md lacks these commands of README.md:`, ...missingZh.map((c) => `  ${c}`)]
+      : []),
+    ...(missingEn.length > 0
+      ? [`README.md lacks these commands of README.zh-CN.md:`, ...missingEn.map((c) => `  ${c}`)]
+      : []),
   ];
   assert.ok(report.length === 0, report.join("\n"));
 });

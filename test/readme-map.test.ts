@@ -4,7 +4,15 @@
 // with a comment (whose first line says what the folder is for). Both READMEs put the same folders on
 // the same floors and name the same modules (the floors themselves: test/imports.test.ts).
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -16,16 +24,20 @@ function mapProblems(entries: MapEntry[], libDir: string, readme: string): strin
   const problems: string[] = [];
   const top = readdirSync(libDir).sort();
   const folders = top.filter((n) => statSync(join(libDir, n)).isDirectory());
-  for (const file of top.filter((n) => !folders.includes(n))) problems.push(`lib/ has a file at its top level: ${file} (move it into a folder)`);
+  for (const file of top.filter((n) => !folders.includes(n)))
+    problems.push(`lib/ has a file at its top level: ${file} (move it into a folder)`);
   const mapped = entries.map((e) => e.folder);
-  for (const f of folders) if (!mapped.includes(f)) problems.push(`${readme}'s map of lib/ lacks lib/${f}/`);
+  for (const f of folders)
+    if (!mapped.includes(f)) problems.push(`${readme}'s map of lib/ lacks lib/${f}/`);
   for (const [i, e] of entries.entries()) {
-    if (mapped.indexOf(e.folder) !== i) problems.push(`${readme}'s map of lib/ lists lib/${e.folder}/ twice`);
+    if (mapped.indexOf(e.folder) !== i)
+      problems.push(`${readme}'s map of lib/ lists lib/${e.folder}/ twice`);
     if (!folders.includes(e.folder)) {
       problems.push(`${readme}'s map of lib/ names lib/${e.folder}/, which does not exist`);
       continue;
     }
-    if (e.modules.length === 0) problems.push(`${readme}'s line for lib/${e.folder}/ names none of its modules`);
+    if (e.modules.length === 0)
+      problems.push(`${readme}'s line for lib/${e.folder}/ names none of its modules`);
     for (const m of e.modules) {
       const path = join(libDir, e.folder, m);
       let ok = false;
@@ -34,13 +46,24 @@ function mapProblems(entries: MapEntry[], libDir: string, readme: string): strin
       } catch {
         ok = false;
       }
-      if (!ok) problems.push(`${readme}'s line for lib/${e.folder}/ names ${m}, which is not there`);
+      if (!ok)
+        problems.push(`${readme}'s line for lib/${e.folder}/ names ${m}, which is not there`);
     }
     const main = e.modules[0];
     if (main?.endsWith(".ts") && problems.every((p) => !p.includes(`names ${main},`))) {
-      const [first = "", second = ""] = readFileSync(join(libDir, e.folder, main), "utf8").split("\n");
-      const opening = first.startsWith("/**") ? first.slice(3).trim() || (second.trim().startsWith("*/") ? "" : second.trim().replace(/^\*/, "")) : first.startsWith("//") ? first.slice(2) : "";
-      if (opening.trim() === "" || opening.trim() === "*/") problems.push(`lib/${e.folder}/${main}, the folder's main module, does not open with a comment saying what the folder is for`);
+      const [first = "", second = ""] = readFileSync(join(libDir, e.folder, main), "utf8").split(
+        "\n",
+      );
+      const opening = first.startsWith("/**")
+        ? first.slice(3).trim() ||
+          (second.trim().startsWith("*/") ? "" : second.trim().replace(/^\*/, ""))
+        : first.startsWith("//")
+          ? first.slice(2)
+          : "";
+      if (opening.trim() === "" || opening.trim() === "*/")
+        problems.push(
+          `lib/${e.folder}/${main}, the folder's main module, does not open with a comment saying what the folder is for`,
+        );
     }
   }
   return problems;
@@ -72,15 +95,22 @@ test("the map is read from its section: floors in order, their folders, wrapped 
     { folder: "client", floor: 2, modules: ["client.ts"] },
   ]);
   assert.throws(() => libMap(md, "## Missing"), /no heading/);
-  assert.throws(() => libMap(md.replace("第 2 层", "第 3 层"), "## How it is built"), /should name floor 2/);
-  assert.throws(() => libMap(md.replace("  - Floor 1, the ground:\n", ""), "## How it is built"), /lib\/core\/ is on no floor/);
+  assert.throws(
+    () => libMap(md.replace("第 2 层", "第 3 层"), "## How it is built"),
+    /should name floor 2/,
+  );
+  assert.throws(
+    () => libMap(md.replace("  - Floor 1, the ground:\n", ""), "## How it is built"),
+    /lib\/core\/ is on no floor/,
+  );
 });
 
 test("a map that does not match its lib/ is told apart, problem by problem", () => {
   const root = mkdtempSync(join(tmpdir(), "retry-workbook-map-"));
   try {
     const lib = join(root, "lib");
-    for (const d of ["core", "quiet", "unmapped", "core/sub"]) mkdirSync(join(lib, d), { recursive: true });
+    for (const d of ["core", "quiet", "unmapped", "core/sub"])
+      mkdirSync(join(lib, d), { recursive: true });
     writeFileSync(join(lib, "core", "trace.ts"), "/**\n * What every lesson shares.\n */\n");
     writeFileSync(join(lib, "quiet", "main.ts"), "export const x = 1;\n");
     writeFileSync(join(lib, "stray.ts"), "// at the top\n");
@@ -127,6 +157,8 @@ for (const { file, heading } of READMES) {
 }
 
 test("README.zh-CN.md's map puts the same folders on the same floors and names the same modules as README.md's, in the same order", () => {
-  const [en, zh] = READMES.map(({ file, heading }) => libMap(readFileSync(join(ROOT, file), "utf8"), heading));
+  const [en, zh] = READMES.map(({ file, heading }) =>
+    libMap(readFileSync(join(ROOT, file), "utf8"), heading),
+  );
   assert.deepEqual(zh, en);
 });

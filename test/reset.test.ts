@@ -1,11 +1,17 @@
 // npm run reset: the shipped state is recorded once, byte for byte, never from the learner's work;
 // a reset restores exactly those bytes, asks first, and keeps the learner's version.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { runExerciseTests } from "../lib/runner/exercise-run.ts";
-import { BACKUP_DIR, isAsShipped, recordShipped, resetExercise, shippedCopy } from "../lib/runner/shipped.ts";
+import {
+  BACKUP_DIR,
+  isAsShipped,
+  recordShipped,
+  resetExercise,
+  shippedCopy,
+} from "../lib/runner/shipped.ts";
 import { runIn, tempProject } from "./temp-project.ts";
 
 const EDIT = "\n// the learner was here\n";
@@ -18,14 +24,23 @@ test("the shipped copy is recorded byte for byte, never overwritten, and never t
   // b is solved before anything was recorded: its file no longer throws its TODO, so it is refused.
   p.solve(b);
   const first = recordShipped(p.root);
-  assert.deepEqual(first.recorded.map((e) => e.id), [a.id]);
-  assert.deepEqual(first.missing.map((e) => e.id), [b.id]);
+  assert.deepEqual(
+    first.recorded.map((e) => e.id),
+    [a.id],
+  );
+  assert.deepEqual(
+    first.missing.map((e) => e.id),
+    [b.id],
+  );
   assert.ok(p.read(shippedCopy(a)).equals(shippedA));
   assert.equal(existsSync(join(p.root, shippedCopy(b))), false);
 
   writeFileSync(join(p.root, a.file), shippedA.toString() + EDIT);
   assert.deepEqual(recordShipped(p.root).recorded, [], "an existing copy is kept");
-  assert.ok(p.read(shippedCopy(a)).equals(shippedA), "the learner's edit did not leak into the shipped copy");
+  assert.ok(
+    p.read(shippedCopy(a)).equals(shippedA),
+    "the learner's edit did not leak into the shipped copy",
+  );
   assert.throws(() => resetExercise(b, p.root), /no shipped copy of .* was recorded/);
 });
 
@@ -41,9 +56,15 @@ test("a copy recorded by an older workbook, whose imports name files that have m
   // b's copy loads but differs from b's file (the learner edited b): it stays, as every copy does.
   writeFileSync(join(p.root, b.file), p.read(b.file).toString() + EDIT);
   const again = recordShipped(p.root);
-  assert.deepEqual(again.refreshed.map((e) => e.id), [a.id]);
+  assert.deepEqual(
+    again.refreshed.map((e) => e.id),
+    [a.id],
+  );
   assert.ok(p.read(shippedCopy(a)).equals(shippedA), "the copy is the shipped version that loads");
-  assert.ok(!p.read(shippedCopy(b)).toString().includes(EDIT.trim()), "a copy whose imports resolve is never replaced");
+  assert.ok(
+    !p.read(shippedCopy(b)).toString().includes(EDIT.trim()),
+    "a copy whose imports resolve is never replaced",
+  );
 
   // A broken copy and a learner's file that no longer throws its TODO: nothing to take; the copy stays.
   writeFileSync(join(p.root, shippedCopy(a)), older);
@@ -66,9 +87,15 @@ test("reset restores the shipped bytes exactly, backs up the learner's version, 
   assert.equal(isAsShipped(e, p.root), false);
 
   const outcome = resetExercise(e, p.root, new Date("2026-01-02T03:04:05.678Z"));
-  assert.deepEqual(outcome, { changed: true, backup: `${BACKUP_DIR}/${e.name}.2026-01-02T03-04-05-678Z.ts` });
+  assert.deepEqual(outcome, {
+    changed: true,
+    backup: `${BACKUP_DIR}/${e.name}.2026-01-02T03-04-05-678Z.ts`,
+  });
   assert.ok(p.read(e.file).equals(shipped), "byte-identical to the shipped file");
-  assert.ok(p.read(outcome.changed ? outcome.backup! : "").equals(solved), "the learner's answer is in the backup");
+  assert.ok(
+    p.read(outcome.changed ? outcome.backup! : "").equals(solved),
+    "the learner's answer is in the backup",
+  );
   assert.equal(isAsShipped(e, p.root), true);
 
   const again = await runExerciseTests(e, "exercises", 60_000, { root: p.root });
@@ -78,7 +105,10 @@ test("reset restores the shipped bytes exactly, backs up the learner's version, 
   // A second reset within the same millisecond does not overwrite the first backup.
   p.solve(e);
   const second = resetExercise(e, p.root, new Date("2026-01-02T03:04:05.678Z"));
-  assert.deepEqual(second, { changed: true, backup: `${BACKUP_DIR}/${e.name}.2026-01-02T03-04-05-678Z-2.ts` });
+  assert.deepEqual(second, {
+    changed: true,
+    backup: `${BACKUP_DIR}/${e.name}.2026-01-02T03-04-05-678Z-2.ts`,
+  });
   assert.equal(readdirSync(join(p.root, BACKUP_DIR)).length, 2);
 });
 
@@ -139,18 +169,30 @@ test("npm run reset: a missing copy is an error, and bad arguments say what is v
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.output}`);
     assert.match(r.output, /^error: .*\(try --help\)\n$/);
   }
-  assert.match((await runIn(p.root, "lib/runner/reset-cli.ts", ["zz9"])).output, new RegExp(`the exercises are ${ids}`));
+  assert.match(
+    (await runIn(p.root, "lib/runner/reset-cli.ts", ["zz9"])).output,
+    new RegExp(`the exercises are ${ids}`),
+  );
 });
 
 test("npm run reset --all (before --, so npm keeps it as npm_config_all) is told to put it after --", async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
-  const r = await runIn(p.root, "lib/runner/reset-cli.ts", [], "", { npm_lifecycle_event: "reset", npm_config_all: "true" });
+  const r = await runIn(p.root, "lib/runner/reset-cli.ts", [], "", {
+    npm_lifecycle_event: "reset",
+    npm_config_all: "true",
+  });
   assert.equal(r.code, 2, r.output);
-  assert.equal(r.output, "error: npm kept --all for itself; put flags after --: npm run reset -- --all (try --help)\n");
+  assert.equal(
+    r.output,
+    "error: npm kept --all for itself; put flags after --: npm run reset -- --all (try --help)\n",
+  );
   // With an exercise named, an `all` setting from the learner's .npmrc changes nothing.
   const e = p.exercises[0]!;
-  const named = await runIn(p.root, "lib/runner/reset-cli.ts", [e.id, "--yes"], "", { npm_lifecycle_event: "reset", npm_config_all: "true" });
+  const named = await runIn(p.root, "lib/runner/reset-cli.ts", [e.id, "--yes"], "", {
+    npm_lifecycle_event: "reset",
+    npm_config_all: "true",
+  });
   assert.equal(named.code, 0, named.output);
   assert.match(named.output, /is already as shipped/);
 });
@@ -165,5 +207,8 @@ test("the postinstall step records the shipped copies and never fails the instal
   assert.match(r.output, /recorded the shipped state of 1 exercise in \.workbook\/shipped\//);
   assert.match(r.output, new RegExp(`${b.file.replace(/\./g, "\\.")} is already edited`));
   assert.ok(p.read(shippedCopy(a)).equals(p.read(a.file)));
-  assert.equal(JSON.parse(p.read("package.json").toString()).scripts.postinstall, "tsx lib/runner/record-shipped-cli.ts");
+  assert.equal(
+    JSON.parse(p.read("package.json").toString()).scripts.postinstall,
+    "tsx lib/runner/record-shipped-cli.ts",
+  );
 });

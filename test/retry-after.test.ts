@@ -1,7 +1,12 @@
 // Reading Retry-After and retry-after-ms: every form, against a pinned clock.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatHttpDate, parseRetryAfter, parseRetryAfterMs, readRetryAfter } from "../lib/client/retry-after.ts";
+import {
+  formatHttpDate,
+  parseRetryAfter,
+  parseRetryAfterMs,
+  readRetryAfter,
+} from "../lib/client/retry-after.ts";
 
 const NOW = Date.UTC(2026, 0, 15, 9, 0, 0); // Thu, 15 Jan 2026 09:00:00 GMT
 
@@ -20,7 +25,20 @@ test("an HTTP-date: the time from now until then, negative when past", () => {
 });
 
 test("anything else is not a Retry-After", () => {
-  for (const v of ["", "soon", "-5", "+5", "1e3", "Infinity", "NaN", "0x10", "2026-01-15T09:00:03Z", "15 Jan 2026 09:00:03", "Thu, 15 Jan 2026 09:00:03 UTC", "Thu, 32 Foo 2026 09:00:03 GMT"]) {
+  for (const v of [
+    "",
+    "soon",
+    "-5",
+    "+5",
+    "1e3",
+    "Infinity",
+    "NaN",
+    "0x10",
+    "2026-01-15T09:00:03Z",
+    "15 Jan 2026 09:00:03",
+    "Thu, 15 Jan 2026 09:00:03 UTC",
+    "Thu, 32 Foo 2026 09:00:03 GMT",
+  ]) {
     assert.equal(parseRetryAfter(v, NOW), undefined, JSON.stringify(v));
   }
 });
@@ -28,12 +46,21 @@ test("anything else is not a Retry-After", () => {
 test("retry-after-ms: a decimal number of milliseconds", () => {
   assert.equal(parseRetryAfterMs("1500"), 1500);
   assert.equal(parseRetryAfterMs("0.5"), 0.5);
-  for (const v of ["", "soon", "-1", "1s"]) assert.equal(parseRetryAfterMs(v), undefined, JSON.stringify(v));
+  for (const v of ["", "soon", "-1", "1s"])
+    assert.equal(parseRetryAfterMs(v), undefined, JSON.stringify(v));
 });
 
 test("readRetryAfter: retry-after-ms first, then retry-after", () => {
-  assert.deepEqual(readRetryAfter({ "retry-after-ms": "250", "retry-after": "9" }, NOW), { ms: 250, from: "retry-after-ms", raw: "250" });
-  assert.deepEqual(readRetryAfter({ "retry-after": "9" }, NOW), { ms: 9000, from: "retry-after", raw: "9" });
+  assert.deepEqual(readRetryAfter({ "retry-after-ms": "250", "retry-after": "9" }, NOW), {
+    ms: 250,
+    from: "retry-after-ms",
+    raw: "250",
+  });
+  assert.deepEqual(readRetryAfter({ "retry-after": "9" }, NOW), {
+    ms: 9000,
+    from: "retry-after",
+    raw: "9",
+  });
   assert.deepEqual(readRetryAfter({ "retry-after": "Thu, 15 Jan 2026 09:00:10 GMT" }, NOW), {
     ms: 10_000,
     from: "retry-after",

@@ -1,8 +1,12 @@
 // Helpers for the project's own tests: run a workbook command as a child process and collect its output.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcessByStdio, type ChildProcessWithoutNullStreams } from "node:child_process";
+import {
+  type ChildProcessByStdio,
+  type ChildProcessWithoutNullStreams,
+  spawn,
+} from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import type { Readable } from "node:stream";
-import { readFileSync, readdirSync } from "node:fs";
 import { ROOT } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 
@@ -21,7 +25,10 @@ export interface Ran {
  * lines read them whole, whatever terminal runs the tests; test/full/lessons-width.test.ts checks
  * the wrapping.
  */
-export function runTs(args: string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Ran> {
+export function runTs(
+  args: string[],
+  options: { timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<Ran> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", ...args], {
@@ -40,7 +47,14 @@ export function runTs(args: string[], options: { timeoutMs?: number; env?: Recor
     }, options.timeoutMs ?? 30_000);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, ms: Math.round(performance.now() - started), timedOut });
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        ms: Math.round(performance.now() - started),
+        timedOut,
+      });
     });
   });
 }
@@ -62,7 +76,8 @@ export function processesMarked(marker: string): number[] {
     try {
       const environ = readFileSync(`/proc/${entry}/environ`, "latin1");
       const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-      if (environ.split("\0").includes(marker) && !/^\d+ \(.*\) Z/.test(stat)) found.push(Number(entry));
+      if (environ.split("\0").includes(marker) && !/^\d+ \(.*\) Z/.test(stat))
+        found.push(Number(entry));
     } catch {
       // gone meanwhile, or not ours to read
     }
@@ -97,7 +112,9 @@ export async function gone(pid: number, what = "process", ms = 20_000): Promise<
 }
 
 /** The URL a workbook server prints on its stdout (`http://127.0.0.1:<port>`), once it has. */
-export function printedUrl(child: ChildProcessWithoutNullStreams | ChildProcessByStdio<null, Readable, Readable>): Promise<{ url: string; stdout: () => string }> {
+export function printedUrl(
+  child: ChildProcessWithoutNullStreams | ChildProcessByStdio<null, Readable, Readable>,
+): Promise<{ url: string; stdout: () => string }> {
   let stdout = "";
   return new Promise((resolve, reject) => {
     child.stdout.on("data", (c: Buffer) => {

@@ -2,13 +2,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseHeader } from "../lib/core/header.ts";
-import { findExercises, findLesson, listLessons, type Exercise } from "../lib/runner/catalog.ts";
+import { type Exercise, findExercises, findLesson, listLessons } from "../lib/runner/catalog.ts";
 import { firstFailure } from "../lib/runner/exercise-run.ts";
 import { runTs } from "./run-helpers.ts";
 import { runIn, shippedExercises, shippedProject, tempProject } from "./temp-project.ts";
 
 test("parseHeader reads the first line and multi-line tags", () => {
-  const { first, tags } = parseHeader("/**\n * Exercise 09z · Title here\n * @lesson 09\n * @hint one\n *   two\n *\n * Body text\n */");
+  const { first, tags } = parseHeader(
+    "/**\n * Exercise 09z · Title here\n * @lesson 09\n * @hint one\n *   two\n *\n * Body text\n */",
+  );
   assert.equal(first, "Exercise 09z · Title here");
   assert.deepEqual(tags.get("lesson"), ["09"]);
   assert.deepEqual(tags.get("hint"), ["one two"]);
@@ -16,24 +18,31 @@ test("parseHeader reads the first line and multi-line tags", () => {
 
 test("lessons are found by number, padded number, full name or slug", () => {
   const lessons = listLessons();
-  for (const q of ["1", "01", "01-timeout-truths", "timeout-truths"]) assert.equal(findLesson(q, lessons)?.number, "01", q);
+  for (const q of ["1", "01", "01-timeout-truths", "timeout-truths"])
+    assert.equal(findLesson(q, lessons)?.number, "01", q);
   assert.equal(findLesson("99", lessons), undefined);
 });
 
 test("exercises are found by id or by lesson number", () => {
   const all = shippedExercises();
-  assert.deepEqual(findExercises("01a", all).map((e) => e.id), ["01a"]);
+  assert.deepEqual(
+    findExercises("01a", all).map((e) => e.id),
+    ["01a"],
+  );
   assert.ok(findExercises("1", all).every((e) => e.lesson === "01"));
   assert.deepEqual(findExercises("zz", all), []);
 });
 
 test("firstFailure reads node:test's TAP output", () => {
-  const tap = "TAP version 13\n# Subtest: a\nok 1 - a\n# Subtest: b\nnot ok 2 - b\n  ---\n  error: 'TODO: write b (exercise 01a)'\n  ...\n";
+  const tap =
+    "TAP version 13\n# Subtest: a\nok 1 - a\n# Subtest: b\nnot ok 2 - b\n  ---\n  error: 'TODO: write b (exercise 01a)'\n  ...\n";
   assert.deepEqual(firstFailure(tap), { test: "b", error: "TODO: write b (exercise 01a)" });
   assert.equal(firstFailure("ok 1 - a\n"), undefined);
 });
 
-test("npm run lesson with no argument lists the lessons with their titles", { timeout: 60_000 }, async (t) => {
+test("npm run lesson with no argument lists the lessons with their titles", {
+  timeout: 60_000,
+}, async (t) => {
   const p = tempProject(); // the list checks the exercises: in a copy, so that the learner's own do not count
   t.after(() => p.remove());
   const r = await runIn(p.root, "lib/runner/lesson-cli.ts", [], "", { COLUMNS: "60" });
@@ -43,7 +52,10 @@ test("npm run lesson with no argument lists the lessons with their titles", { ti
   for (const line of lines) assert.ok([...line].length <= 60, `wider than 60 columns: "${line}"`);
   const joined = lines.map((l) => l.trim()).join(" ");
   for (const l of listLessons()) {
-    assert.ok(joined.includes(`${l.number} ${l.title}`) || joined.includes(`${l.number}  ${l.title}`), l.title);
+    assert.ok(
+      joined.includes(`${l.number} ${l.title}`) || joined.includes(`${l.number}  ${l.title}`),
+      l.title,
+    );
     assert.ok(joined.includes(l.summary), `the summary of lesson ${l.number}, words whole`);
   }
 });
@@ -55,7 +67,9 @@ test("npm run lesson <unknown> says which lessons exist, exit 2, no stack trace"
   assert.doesNotMatch(r.stderr, /\n\s+at /);
 });
 
-test("npm run check names the file to edit and the hint for an unsolved exercise (the shipped one, in a copy of the workbook)", { timeout: 60_000 }, async (t) => {
+test("npm run check names the file to edit and the hint for an unsolved exercise (the shipped one, in a copy of the workbook)", {
+  timeout: 60_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const e = p.exercises[0]!;
@@ -67,13 +81,20 @@ test("npm run check names the file to edit and the hint for an unsolved exercise
   assert.match(r.output, new RegExp(`TODO: .*\\(exercise ${e.id}\\)`));
 });
 
-test("npm run check passes against the solutions and points at them only after a pass", { timeout: 60_000 }, async (t) => {
+test("npm run check passes against the solutions and points at them only after a pass", {
+  timeout: 60_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const e = p.exercises[0]!;
-  const r = await runIn(p.root, "lib/runner/check-cli.ts", [e.id], "", { WORKBOOK_TARGET: "solutions" });
+  const r = await runIn(p.root, "lib/runner/check-cli.ts", [e.id], "", {
+    WORKBOOK_TARGET: "solutions",
+  });
   assert.equal(r.code, 0, r.output);
-  assert.match(r.output, new RegExp(`✓ ${e.id} .*compare with ${e.solution.replace(/\./g, "\\.")}`));
+  assert.match(
+    r.output,
+    new RegExp(`✓ ${e.id} .*compare with ${e.solution.replace(/\./g, "\\.")}`),
+  );
 });
 
 test("npm run hint prints the hint; a bad id lists the valid ones", async (t) => {
@@ -93,14 +114,22 @@ test("npm run hint at 80 columns wraps its header, so the file to edit is shown 
   const ran = await runIn(p.root, "lib/runner/hint-cli.ts", ["02a"], "", { COLUMNS: "80" });
   assert.equal(ran.code, 0, ran.output);
   const lines = ran.output.split("\n");
-  assert.ok(lines.every((l) => [...l].length <= 80), lines.join("\n"));
+  assert.ok(
+    lines.every((l) => [...l].length <= 80),
+    lines.join("\n"),
+  );
   assert.doesNotMatch(ran.output, /…/);
   assert.match(ran.output.replace(/\s+/g, " "), /file exercises\/02a-codex-backoff\.ts\)/);
 });
 
 test("a negative number after an option is that option's value, not an unknown option", async () => {
   const { parseCommand } = await import("../lib/core/cli.ts");
-  const spec = { usage: "x", description: "x", options: { ops: { type: "string" }, step: { type: "boolean" } }, optionHelp: {} } as const;
+  const spec = {
+    usage: "x",
+    description: "x",
+    options: { ops: { type: "string" }, step: { type: "boolean" } },
+    optionHelp: {},
+  } as const;
   assert.equal(parseCommand(spec, ["--ops", "-1"]).values.ops, "-1");
   assert.equal(parseCommand(spec, ["--ops=-2", "--step"]).values.ops, "-2");
   assert.throws(() => parseCommand(spec, ["--step", "-1"]), /unknown option|Unknown option|-1/);
@@ -110,7 +139,11 @@ test("a lesson piped into a reader that stops early exits quietly, without an EP
   const { spawn } = await import("node:child_process");
   const { childEnv } = await import("../lib/runner/exercise-run.ts");
   const { ROOT } = await import("../lib/runner/catalog.ts");
-  const child = spawn(process.execPath, ["--import", "tsx", "lessons/01-timeout-truths.ts"], { cwd: ROOT, env: childEnv({ NO_COLOR: "1" }), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "lessons/01-timeout-truths.ts"], {
+    cwd: ROOT,
+    env: childEnv({ NO_COLOR: "1" }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
   child.stdout.once("data", () => child.stdout.destroy()); // the reader goes away after the first chunk
@@ -119,7 +152,9 @@ test("a lesson piped into a reader that stops early exits quietly, without an EP
   assert.equal(code, 0);
 });
 
-test("a bare npm run hint shows the current exercise's hint: the first that does not pass yet", { timeout: 90_000 }, async (t) => {
+test("a bare npm run hint shows the current exercise's hint: the first that does not pass yet", {
+  timeout: 90_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const [a, b] = p.exercises as [Exercise, Exercise];
@@ -136,15 +171,42 @@ test("a bare npm run hint shows the current exercise's hint: the first that does
 
 test("flags given before -- (npm keeps them as npm_config_*) are noticed: 'put flags after --', exit 2", async (t) => {
   const { parseCommand, flagsNpmKept } = await import("../lib/core/cli.ts");
-  const spec = { usage: "x", description: "x", options: { manual: { type: "boolean" }, seed: { type: "string" }, yes: { type: "boolean" } }, optionHelp: {} } as const;
+  const spec = {
+    usage: "x",
+    description: "x",
+    options: { manual: { type: "boolean" }, seed: { type: "string" }, yes: { type: "boolean" } },
+    optionHelp: {},
+  } as const;
   const npm = { npm_lifecycle_event: "start", npm_config_manual: "true", npm_config_yes: "" };
-  assert.throws(() => parseCommand(spec, [], npm), /^Error: npm kept --manual for itself; put flags after --: npm start -- --manual$/);
-  assert.deepEqual(flagsNpmKept(spec.options, { ...npm, npm_config_manual: undefined, npm_config_seed: "true", npm_config_yes: "true" }), ["--seed <value>"], "npm's own settings (yes) may come from .npmrc");
-  assert.deepEqual(flagsNpmKept(spec.options, { npm_config_manual: "true" }), [], "not run by npm: nothing to say");
+  assert.throws(
+    () => parseCommand(spec, [], npm),
+    /^Error: npm kept --manual for itself; put flags after --: npm start -- --manual$/,
+  );
+  assert.deepEqual(
+    flagsNpmKept(spec.options, {
+      ...npm,
+      npm_config_manual: undefined,
+      npm_config_seed: "true",
+      npm_config_yes: "true",
+    }),
+    ["--seed <value>"],
+    "npm's own settings (yes) may come from .npmrc",
+  );
+  assert.deepEqual(
+    flagsNpmKept(spec.options, { npm_config_manual: "true" }),
+    [],
+    "not run by npm: nothing to say",
+  );
 
   const p = tempProject();
   t.after(() => p.remove());
-  const r = await runIn(p.root, "lib/runner/lesson-cli.ts", ["1"], "", { npm_lifecycle_event: "lesson", npm_config_step: "true" });
+  const r = await runIn(p.root, "lib/runner/lesson-cli.ts", ["1"], "", {
+    npm_lifecycle_event: "lesson",
+    npm_config_step: "true",
+  });
   assert.equal(r.code, 2, r.output);
-  assert.equal(r.output, "error: npm kept --step for itself; put flags after --: npm run lesson 1 -- --step (try --help)\n");
+  assert.equal(
+    r.output,
+    "error: npm kept --step for itself; put flags after --: npm run lesson 1 -- --step (try --help)\n",
+  );
 });

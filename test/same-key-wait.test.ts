@@ -4,20 +4,36 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { fileReport, retryAfterMs, type Outcome, type PolicyName } from "../lib/client/client.ts";
+import { fileReport, type Outcome, type PolicyName, retryAfterMs } from "../lib/client/client.ts";
 import { nowMs } from "../lib/core/clock.ts";
 import { seeded } from "../lib/core/random.ts";
 
-const answer = (headers: Record<string, string>): Extract<Outcome, { kind: "response" }> => ({ kind: "response", status: 409, headers, body: undefined });
+const answer = (headers: Record<string, string>): Extract<Outcome, { kind: "response" }> => ({
+  kind: "response",
+  status: 409,
+  headers,
+  body: undefined,
+});
 
 test("retryAfterMs: retry-after-ms first, then Retry-After as seconds or an HTTP-date", () => {
   assert.equal(retryAfterMs(answer({ "retry-after-ms": "250", "retry-after": "1" })), 250);
   assert.equal(retryAfterMs(answer({ "retry-after-ms": "12.5" })), 12.5);
   assert.equal(retryAfterMs(answer({ "retry-after": "3" })), 3_000);
   const now = Date.parse("Sun, 06 Nov 1994 08:49:37 GMT");
-  assert.equal(retryAfterMs(answer({ "retry-after": "Sun, 06 Nov 1994 08:49:40 GMT" }), now), 3_000);
-  assert.equal(retryAfterMs(answer({ "retry-after": "Sun, 06 Nov 1994 08:49:00 GMT" }), now), 0, "a date in the past means now");
-  assert.equal(retryAfterMs(answer({ "retry-after-ms": "soon", "retry-after": "2" })), 2_000, "a bad retry-after-ms is ignored");
+  assert.equal(
+    retryAfterMs(answer({ "retry-after": "Sun, 06 Nov 1994 08:49:40 GMT" }), now),
+    3_000,
+  );
+  assert.equal(
+    retryAfterMs(answer({ "retry-after": "Sun, 06 Nov 1994 08:49:00 GMT" }), now),
+    0,
+    "a date in the past means now",
+  );
+  assert.equal(
+    retryAfterMs(answer({ "retry-after-ms": "soon", "retry-after": "2" })),
+    2_000,
+    "a bad retry-after-ms is ignored",
+  );
   assert.equal(retryAfterMs(answer({ "retry-after": "-1" })), undefined);
   assert.equal(retryAfterMs(answer({})), undefined);
 });
@@ -29,17 +45,39 @@ async function scripted(script: Array<[number, OutgoingHttpHeaders]>) {
     seen.push({ at: nowMs(), headers: req.headers });
     req.resume();
     const [status, headers] = script[Math.min(seen.length - 1, script.length - 1)]!;
-    res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify({ id: seen.length }));
+    res
+      .writeHead(status, { "content-type": "application/json", ...headers })
+      .end(JSON.stringify({ id: seen.length }));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
-const call = (url: string, policy: PolicyName, extra: Partial<Parameters<typeof fileReport>[0]> = {}) =>
-  fileReport({ url, report: { title: "t" }, policy, maxAttempts: 3, timeoutMs: 5_000, random: seeded(9), backoffMs: () => 0, ...extra });
+const call = (
+  url: string,
+  policy: PolicyName,
+  extra: Partial<Parameters<typeof fileReport>[0]> = {},
+) =>
+  fileReport({
+    url,
+    report: { title: "t" },
+    policy,
+    maxAttempts: 3,
+    timeoutMs: 5_000,
+    random: seeded(9),
+    backoffMs: () => 0,
+    ...extra,
+  });
 
 test("same-key waits as long as a 409 asks (retry-after-ms), then retries with the same key", async () => {
-  const s = await scripted([[409, { "retry-after-ms": "120", "retry-after": "1" }], [201, {}]]);
+  const s = await scripted([
+    [409, { "retry-after-ms": "120", "retry-after": "1" }],
+    [201, {}],
+  ]);
   try {
     const r = await call(s.url, "same-key");
     assert.equal(r.ok, true);
@@ -52,7 +90,10 @@ test("same-key waits as long as a 409 asks (retry-after-ms), then retries with t
 });
 
 test("the asked wait is capped by maxRetryAfterMs", async () => {
-  const s = await scripted([[409, { "retry-after": "3600" }], [201, {}]]);
+  const s = await scripted([
+    [409, { "retry-after": "3600" }],
+    [201, {}],
+  ]);
   try {
     const started = nowMs();
     const r = await call(s.url, "same-key", { maxRetryAfterMs: 20 });
@@ -64,7 +105,11 @@ test("the asked wait is capped by maxRetryAfterMs", async () => {
 });
 
 test("beforeRetry is awaited before each retry, with the attempt that failed", async () => {
-  const s = await scripted([[503, {}], [503, {}], [201, {}]]);
+  const s = await scripted([
+    [503, {}],
+    [503, {}],
+    [201, {}],
+  ]);
   try {
     const gates: Array<[number, number]> = [];
     const r = await call(s.url, "blind-retry", {
@@ -74,7 +119,10 @@ test("beforeRetry is awaited before each retry, with the attempt that failed", a
       },
     });
     assert.equal(r.ok, true);
-    assert.deepEqual(gates, [[1, 503], [2, 503]]);
+    assert.deepEqual(gates, [
+      [1, 503],
+      [2, 503],
+    ]);
   } finally {
     await s.close();
   }

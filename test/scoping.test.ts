@@ -7,11 +7,14 @@ import { networkInterfaces } from "node:os";
 import { test } from "node:test";
 import { Faults } from "../lib/tracker/faults.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
-import { post, withTracker, type Response } from "./http-helpers.ts";
+import { post, type Response, withTracker } from "./http-helpers.ts";
 
 const KEY = "8e03978e-40d5-43e8-bc93-6894a57f9324";
 const report = { title: "Login button does nothing", module: "auth" };
-const as = (caller: string | undefined): Record<string, string> => ({ "idempotency-key": KEY, ...(caller ? { authorization: `Bearer ${caller}` } : {}) });
+const as = (caller: string | undefined): Record<string, string> => ({
+  "idempotency-key": KEY,
+  ...(caller ? { authorization: `Bearer ${caller}` } : {}),
+});
 const idOf = (r: Response): number => (r.body as { id: number }).id;
 const KEYED: VariantName[] = ["key-after", "keyed", "fenced"];
 
@@ -22,11 +25,22 @@ for (const variant of KEYED) {
       const bob = await post(t, report, as("bob"));
       const anonymous = await post(t, { title: "something else" }, as(undefined));
       assert.deepEqual([alice.status, bob.status, anonymous.status], [201, 201, 201]);
-      assert.equal(bob.headers["idempotent-replayed"], undefined, "bob's answer is not a replay of alice's");
-      assert.equal(new Set([idOf(alice), idOf(bob), idOf(anonymous)]).size, 3, "three executions, three reports");
+      assert.equal(
+        bob.headers["idempotent-replayed"],
+        undefined,
+        "bob's answer is not a replay of alice's",
+      );
+      assert.equal(
+        new Set([idOf(alice), idOf(bob), idOf(anonymous)]).size,
+        3,
+        "three executions, three reports",
+      );
       assert.equal(t.store.countReports(), 3);
       // Each caller's key replays that caller's own answer.
-      for (const [caller, first] of [["alice", alice], ["bob", bob]] as const) {
+      for (const [caller, first] of [
+        ["alice", alice],
+        ["bob", bob],
+      ] as const) {
         const again = await post(t, report, as(caller));
         assert.equal(again.headers["idempotent-replayed"], "true");
         assert.deepEqual(again.body, first.body, `${caller} sees their own report`);
@@ -55,8 +69,16 @@ for (const variant of ["keyed", "fenced"] as const) {
       const aliceDone = await alice;
       assert.equal(aliceDone.status, 201);
       assert.equal(t.store.countReports(), 3);
-      assert.deepEqual((await post(t, report, as("alice"))).body, aliceDone.body, "alice replays her own report");
-      assert.deepEqual((await post(t, report, as("bob"))).body, bob.body, "bob replays his own report");
+      assert.deepEqual(
+        (await post(t, report, as("alice"))).body,
+        aliceDone.body,
+        "alice replays her own report",
+      );
+      assert.deepEqual(
+        (await post(t, report, as("bob"))).body,
+        bob.body,
+        "bob replays his own report",
+      );
     });
   });
 }
@@ -80,5 +102,6 @@ test("the tracker listens on 127.0.0.1 only: not on the machine's other addresse
       .flat()
       .filter((a) => a !== undefined && !a.internal && !a.address.startsWith("fe80"))
       .map((a) => a!.address);
-    for (const address of ["::1", ...others]) assert.equal(await connects(address, t.port), false, `reachable on ${address}`);
+    for (const address of ["::1", ...others])
+      assert.equal(await connects(address, t.port), false, `reachable on ${address}`);
   }));

@@ -31,22 +31,32 @@ function lessonWithOwnTmp(t: { after: (fn: () => void) => void }) {
     };
     child.stdout.on("data", onData);
   });
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal })),
+  );
   const leftovers = (): string[] => readdirSync(tmp).filter((f) => f.startsWith("retry-workbook-"));
   return { child, stored, closed, leftovers, stderr: () => stderr };
 }
 
-test("Ctrl-C (SIGINT) in the middle of a lesson removes its temporary SQLite folder", { timeout: 60_000 }, async (t) => {
+test("Ctrl-C (SIGINT) in the middle of a lesson removes its temporary SQLite folder", {
+  timeout: 60_000,
+}, async (t) => {
   const run = lessonWithOwnTmp(t);
   await run.stored;
-  assert.equal(run.leftovers().length, 1, "the lesson keeps its database in a temporary folder while it runs");
+  assert.equal(
+    run.leftovers().length,
+    1,
+    "the lesson keeps its database in a temporary folder while it runs",
+  );
   run.child.kill("SIGINT");
   const { signal } = await run.closed;
   assert.equal(signal, "SIGINT", "it still ends as interrupted");
   assert.deepEqual(run.leftovers(), []);
 });
 
-test("a lesson whose reader goes away (EPIPE) removes its temporary folder too", { timeout: 60_000 }, async (t) => {
+test("a lesson whose reader goes away (EPIPE) removes its temporary folder too", {
+  timeout: 60_000,
+}, async (t) => {
   const run = lessonWithOwnTmp(t);
   await run.stored;
   run.child.stdout.destroy();

@@ -3,11 +3,19 @@
 // real one and a clone of it under another id, so that "the next exercise" exists whatever exercises
 // the workbook has, and the tests take the same time however many it gets; its manifest
 // (exercises/info.toml) holds their two entries.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, listExercises, type Exercise } from "../lib/runner/catalog.ts";
+import { type Exercise, listExercises, ROOT } from "../lib/runner/catalog.ts";
 import { childEnv } from "../lib/runner/exercise-run.ts";
 import { MANIFEST, parseManifest } from "../lib/runner/manifest.ts";
 import { shippedExerciseFiles } from "../lib/runner/shipped.ts";
@@ -25,7 +33,8 @@ export interface TempProject {
 /** A temporary folder with the workbook's code (lib/, lessons/, package.json, tsconfig.json, node_modules linked). */
 function projectSkeleton(): string {
   const root = mkdtempSync(join(tmpdir(), "retry-workbook-runner-"));
-  for (const dir of ["lib", "lessons"]) cpSync(join(ROOT, dir), join(root, dir), { recursive: true });
+  for (const dir of ["lib", "lessons"])
+    cpSync(join(ROOT, dir), join(root, dir), { recursive: true });
   for (const file of ["package.json", "tsconfig.json"]) cpSync(join(ROOT, file), join(root, file));
   symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"), "dir");
   mkdirSync(join(root, "exercises"));
@@ -39,7 +48,8 @@ export function tempProject(): TempProject {
   const shipped = new Map(shippedExerciseFiles(ROOT).map((f) => [f.path, f.data]));
   const manifest = shipped.get(MANIFEST)?.toString("utf8");
   if (!manifest) throw new Error(`the workbook has no ${MANIFEST}`);
-  const fileOf = (id: string): string | undefined => [...shipped.keys()].find((p) => p.startsWith(`exercises/${id}-`) && !p.endsWith(".test.ts"));
+  const fileOf = (id: string): string | undefined =>
+    [...shipped.keys()].find((p) => p.startsWith(`exercises/${id}-`) && !p.endsWith(".test.ts"));
   const first = parseManifest(manifest).find((e) => {
     const file = fileOf(e.id);
     return file !== undefined && shipped.has(file.replace(/\.ts$/, ".test.ts"));
@@ -52,9 +62,12 @@ export function tempProject(): TempProject {
     let text = (shipped.get(from) ?? readFileSync(join(ROOT, from))).toString("utf8");
     if (rename) {
       text = text
-        .split(name).join(cloneName)
-        .split(`exercise ${first.id}`).join(`exercise ${cloneId}`)
-        .split(`Exercise ${first.id}`).join(`Exercise ${cloneId}`);
+        .split(name)
+        .join(cloneName)
+        .split(`exercise ${first.id}`)
+        .join(`exercise ${cloneId}`)
+        .split(`Exercise ${first.id}`)
+        .join(`Exercise ${cloneId}`);
     }
     writeFileSync(join(root, to), text);
   };
@@ -65,8 +78,12 @@ export function tempProject(): TempProject {
     copy(`solutions/${name}.ts`, `solutions/${to}.ts`, rename);
   }
   // The manifest: the first exercise's table as shipped, and the same table for the clone, after it.
-  const table = manifest.split(/^(?=\[\[exercises\]\]$)/m).find((t) => new RegExp(`^id = "${first.id}"$`, "m").test(t))!;
-  const clone = table.replace(/^id = ".*"$/m, `id = "${cloneId}"`).replace(/^order = .*$/m, `order = ${first.order + 1}`);
+  const table = manifest
+    .split(/^(?=\[\[exercises\]\]$)/m)
+    .find((t) => new RegExp(`^id = "${first.id}"$`, "m").test(t))!;
+  const clone = table
+    .replace(/^id = ".*"$/m, `id = "${cloneId}"`)
+    .replace(/^order = .*$/m, `order = ${first.order + 1}`);
   writeFileSync(join(root, MANIFEST), `${table.trimEnd()}\n\n${clone}`);
   return withHelpers(root, 2);
 }
@@ -101,7 +118,10 @@ export function shippedExercises(): Exercise[] {
 
 function withHelpers(root: string, expected?: number): TempProject {
   const exercises = listExercises(root);
-  if (expected !== undefined && exercises.length !== expected) throw new Error(`the temporary project should have ${expected} exercises, has ${exercises.length}`);
+  if (expected !== undefined && exercises.length !== expected)
+    throw new Error(
+      `the temporary project should have ${expected} exercises, has ${exercises.length}`,
+    );
   return {
     root,
     exercises,
@@ -126,7 +146,12 @@ export interface Session {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startSession(root: string, script: string, args: string[] = [], env: Record<string, string> = {}): Session {
+export function startSession(
+  root: string,
+  script: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Session {
   const child = spawn(process.execPath, ["--import", "tsx", join(root, script), ...args], {
     cwd: root,
     env: childEnv({ NO_COLOR: "1", ...env }),
@@ -172,7 +197,13 @@ export function startSession(root: string, script: string, args: string[] = [], 
 }
 
 /** Runs a command in the temporary project to its end, with `input` on stdin (then end of input). */
-export async function runIn(root: string, script: string, args: string[] = [], input = "", env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+export async function runIn(
+  root: string,
+  script: string,
+  args: string[] = [],
+  input = "",
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
   const s = startSession(root, script, args, env);
   s.child.stdin.end(input);
   const { code } = await s.exited;

@@ -2,11 +2,22 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Outcome } from "../lib/client/client.ts";
-import { AWS_RETRIES_2026, AWS_STANDARD_QUOTA, RetryQuota, retryKindOf } from "../lib/client/token-bucket.ts";
+import {
+  AWS_RETRIES_2026,
+  AWS_STANDARD_QUOTA,
+  RetryQuota,
+  retryKindOf,
+} from "../lib/client/token-bucket.ts";
 
 test("the standard-mode constants: 500 tokens, 5 per throttling retry, 10 per transient retry, 1 back", () => {
-  assert.deepEqual({ ...AWS_STANDARD_QUOTA }, { capacity: 500, retryCost: 5, transientRetryCost: 10, noRetryIncrement: 1 });
-  assert.deepEqual({ ...AWS_RETRIES_2026 }, { baseDelayMs: 50, throttlingBaseDelayMs: 1000, retryCost: 14, throttlingRetryCost: 5 });
+  assert.deepEqual(
+    { ...AWS_STANDARD_QUOTA },
+    { capacity: 500, retryCost: 5, transientRetryCost: 10, noRetryIncrement: 1 },
+  );
+  assert.deepEqual(
+    { ...AWS_RETRIES_2026 },
+    { baseDelayMs: 50, throttlingBaseDelayMs: 1000, retryCost: 14, throttlingRetryCost: 5 },
+  );
 });
 
 test("acquire takes 5 for a throttling error, 10 for a transient one, and says what it took", () => {
@@ -59,8 +70,14 @@ test("other parameters: the 2026 retry cost of 14", () => {
 });
 
 test("as the JS SDK classifies them: a 503 (and 500, 502, 504, a timeout, a reset) is transient and costs 10; a 429 costs 5", () => {
-  const answer = (status: number): Outcome => ({ kind: "response", status, headers: {}, body: undefined });
-  for (const status of [500, 502, 503, 504]) assert.equal(retryKindOf(answer(status)), "transient", String(status));
+  const answer = (status: number): Outcome => ({
+    kind: "response",
+    status,
+    headers: {},
+    body: undefined,
+  });
+  for (const status of [500, 502, 503, 504])
+    assert.equal(retryKindOf(answer(status)), "transient", String(status));
   assert.equal(retryKindOf({ kind: "timeout", limitMs: 100 }), "transient");
   assert.equal(retryKindOf({ kind: "error", code: "ECONNRESET", message: "reset" }), "transient");
   assert.equal(retryKindOf(answer(429)), "throttling");

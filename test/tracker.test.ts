@@ -21,13 +21,21 @@ describe("the tracker's API", () => {
     assert.equal(body.title, "Crash on save");
     assert.equal(body.module, "editor");
     assert.equal(r.headers.location, `/reports/${body.id}`);
-    const got = response(await httpCall({ method: "GET", url: `${t.url}/reports/${body.id}`, timeoutMs: 5000 }));
+    const got = response(
+      await httpCall({ method: "GET", url: `${t.url}/reports/${body.id}`, timeoutMs: 5000 }),
+    );
     assert.deepEqual(got.body, r.body);
   });
 
   test("GET /reports?title= finds by normalised title", async () => {
     await post({ title: "Login: button does NOTHING!" });
-    const r = response(await httpCall({ method: "GET", url: `${t.url}/reports?title=${encodeURIComponent("login button does nothing")}`, timeoutMs: 5000 }));
+    const r = response(
+      await httpCall({
+        method: "GET",
+        url: `${t.url}/reports?title=${encodeURIComponent("login button does nothing")}`,
+        timeoutMs: 5000,
+      }),
+    );
     assert.equal(r.status, 200);
     assert.equal((r.body as unknown[]).length, 1);
     assert.equal(normalizeTitle("  Login:   button does NOTHING! "), "login button does nothing");
@@ -35,8 +43,22 @@ describe("the tracker's API", () => {
 
   test("PUT /reports/<id> creates, then replaces: still one row", async () => {
     const before = t.store.countReports();
-    const a = response(await httpCall({ method: "PUT", url: `${t.url}/reports/900`, body: { title: "A" }, timeoutMs: 5000 }));
-    const b = response(await httpCall({ method: "PUT", url: `${t.url}/reports/900`, body: { title: "B" }, timeoutMs: 5000 }));
+    const a = response(
+      await httpCall({
+        method: "PUT",
+        url: `${t.url}/reports/900`,
+        body: { title: "A" },
+        timeoutMs: 5000,
+      }),
+    );
+    const b = response(
+      await httpCall({
+        method: "PUT",
+        url: `${t.url}/reports/900`,
+        body: { title: "B" },
+        timeoutMs: 5000,
+      }),
+    );
     assert.equal(a.status, 201);
     assert.equal(b.status, 200);
     assert.equal(t.store.countReports(), before + 1);
@@ -66,7 +88,15 @@ test("a transaction refuses to span an await", async () => {
 test("a 401 says which scheme the tracker accepts (RFC 9110 §11.6.1: WWW-Authenticate)", async () => {
   const t = await startTracker();
   try {
-    const r = response(await httpCall({ method: "POST", url: `${t.url}/reports`, body: { title: "x" }, headers: { authorization: "Basic abc" }, timeoutMs: 5000 }));
+    const r = response(
+      await httpCall({
+        method: "POST",
+        url: `${t.url}/reports`,
+        body: { title: "x" },
+        headers: { authorization: "Basic abc" },
+        timeoutMs: 5000,
+      }),
+    );
     assert.equal(r.status, 401);
     assert.match(String(r.headers["www-authenticate"]), /^Bearer /);
     assert.equal(t.store.countReports(), 0);

@@ -5,18 +5,31 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { checkCatalogues, extractMessages, messageArguments, updateCatalogues } from "../lib/core/catalogues.ts";
-import { chooseLang, langFromArgv, langFromEnv } from "../lib/core/lang.ts";
+import {
+  checkCatalogues,
+  extractMessages,
+  messageArguments,
+  updateCatalogues,
+} from "../lib/core/catalogues.ts";
 import { formatMessage, tIn } from "../lib/core/i18n.ts";
+import { chooseLang, langFromArgv, langFromEnv } from "../lib/core/lang.ts";
 import { ROOT } from "../lib/runner/catalog.ts";
 
 test("every message of the workbook has its Chinese, and every Chinese entry its English", () => {
   const { problems } = checkCatalogues(ROOT, "zh");
-  assert.deepEqual(problems.slice(0, 10).map((p) => `${p.where}: ${p.text}`), [], `${problems.length} problem(s); npm run translations lists them`);
+  assert.deepEqual(
+    problems.slice(0, 10).map((p) => `${p.where}: ${p.text}`),
+    [],
+    `${problems.length} problem(s); npm run translations lists them`,
+  );
 });
 
 /** A made-up project: `files` relative to its root. */
-function project(files: Record<string, string>): { root: string; write: (f: string, text: string) => void; remove: () => void } {
+function project(files: Record<string, string>): {
+  root: string;
+  write: (f: string, text: string) => void;
+  remove: () => void;
+} {
   const root = mkdtempSync(join(tmpdir(), "retry-workbook-i18n-"));
   const write = (f: string, text: string): void => {
     mkdirSync(dirname(join(root, f)), { recursive: true });
@@ -37,27 +50,56 @@ const po = (entries: [string, string][]): string =>
 const texts = (root: string): string[] => checkCatalogues(root, "zh").problems.map((p) => p.text);
 
 test("a lesson whose catalogue holds every message passes; changing one English message fails", (t) => {
-  const p = project({ "lessons/01-x.ts": LESSON, "lessons/zh/01-x.po": po([["The agent waits {ms} ms.", "Agent 等待 {ms} ms。"], ["No answer.", "没有回应。"]]) });
+  const p = project({
+    "lessons/01-x.ts": LESSON,
+    "lessons/zh/01-x.po": po([
+      ["The agent waits {ms} ms.", "Agent 等待 {ms} ms。"],
+      ["No answer.", "没有回应。"],
+    ]),
+  });
   t.after(p.remove);
   assert.deepEqual(texts(p.root), []);
   p.write("lessons/01-x.ts", LESSON.replace("No answer.", "No answer yet."));
-  assert.deepEqual(texts(p.root), ['no zh translation in lessons/zh/01-x.po for "No answer yet."', 'a translation whose English is no longer in the code: "No answer."']);
+  assert.deepEqual(texts(p.root), [
+    'no zh translation in lessons/zh/01-x.po for "No answer yet."',
+    'a translation whose English is no longer in the code: "No answer."',
+  ]);
 });
 
 test("a translation whose values differ from the English's is found", (t) => {
-  const p = project({ "lessons/01-x.ts": LESSON, "lessons/zh/01-x.po": po([["The agent waits {ms} ms.", "Agent 等待 {time} ms。"], ["No answer.", "没有回应。"]]) });
+  const p = project({
+    "lessons/01-x.ts": LESSON,
+    "lessons/zh/01-x.po": po([
+      ["The agent waits {ms} ms.", "Agent 等待 {time} ms。"],
+      ["No answer.", "没有回应。"],
+    ]),
+  });
   t.after(p.remove);
-  assert.deepEqual(texts(p.root), ['"The agent waits {ms} ms." uses {ms} but its translation uses {time}']);
+  assert.deepEqual(texts(p.root), [
+    '"The agent waits {ms} ms." uses {ms} but its translation uses {time}',
+  ]);
 });
 
 test("a message that is not a literal string cannot be translated, and says so", () => {
-  const { messages, problems } = extractMessages("lib/core/x.ts", `import { t as say } from "./i18n.ts";\nconst m = "a";\nsay(m);\nsay(\`b \${m}\`);\nsay("c");\n`);
-  assert.deepEqual(messages.map((m) => m.id), ["c"]);
-  assert.deepEqual(problems.map((p) => p.where), ["lib/core/x.ts:3", "lib/core/x.ts:4"]);
+  const { messages, problems } = extractMessages(
+    "lib/core/x.ts",
+    `import { t as say } from "./i18n.ts";\nconst m = "a";\nsay(m);\nsay(\`b \${m}\`);\nsay("c");\n`,
+  );
+  assert.deepEqual(
+    messages.map((m) => m.id),
+    ["c"],
+  );
+  assert.deepEqual(
+    problems.map((p) => p.where),
+    ["lib/core/x.ts:3", "lib/core/x.ts:4"],
+  );
 });
 
 test("a file that does not import t from i18n.ts is not read for messages (a t of its own is another function)", () => {
-  assert.deepEqual(extractMessages("lib/core/x.ts", `const t = (x: string) => x;\nt("not a message");\n`).messages, []);
+  assert.deepEqual(
+    extractMessages("lib/core/x.ts", `const t = (x: string) => x;\nt("not a message");\n`).messages,
+    [],
+  );
 });
 
 test("one English message translated two ways in two catalogues is found", (t) => {
@@ -72,21 +114,48 @@ test("one English message translated two ways in two catalogues is found", (t) =
 });
 
 test("updating writes new messages untranslated, keeps translations across a change of white space, drops the rest", (t) => {
-  const p = project({ "lessons/01-x.ts": LESSON, "lessons/zh/01-x.po": po([["The agent waits {ms} ms.", "Agent 等待 {ms} ms。"], ["Gone.", "没了。"]]) });
+  const p = project({
+    "lessons/01-x.ts": LESSON,
+    "lessons/zh/01-x.po": po([
+      ["The agent waits {ms} ms.", "Agent 等待 {ms} ms。"],
+      ["Gone.", "没了。"],
+    ]),
+  });
   t.after(p.remove);
-  p.write("lessons/01-x.ts", LESSON.replace('"The agent waits {ms} ms."', "`The agent\n  waits {ms} ms.`"));
+  p.write(
+    "lessons/01-x.ts",
+    LESSON.replace('"The agent waits {ms} ms."', "`The agent\n  waits {ms} ms.`"),
+  );
   const { added, dropped } = updateCatalogues(p.root, "zh");
-  assert.deepEqual(added.map((m) => m.id), ["No answer."]);
-  assert.deepEqual(dropped.map((d) => d.id), ["Gone."]);
+  assert.deepEqual(
+    added.map((m) => m.id),
+    ["No answer."],
+  );
+  assert.deepEqual(
+    dropped.map((d) => d.id),
+    ["Gone."],
+  );
   const written = readFileSync(join(p.root, "lessons/zh/01-x.po"), "utf8");
-  assert.match(written, /msgid ""\n"The agent\\n"\n" {2}waits \{ms\} ms\."\nmsgstr "Agent 等待 \{ms\} ms。"/);
+  assert.match(
+    written,
+    /msgid ""\n"The agent\\n"\n" {2}waits \{ms\} ms\."\nmsgstr "Agent 等待 \{ms\} ms。"/,
+  );
   assert.deepEqual(texts(p.root), ['no zh translation in lessons/zh/01-x.po for "No answer."']);
 });
 
 test("ICU messages: values by name, plurals by the language's rules; a message without values is printed as it is", () => {
-  assert.deepEqual(messageArguments("{n, plural, one {# report} other {# reports}} in {ms} ms", "en"), ["ms", "n"]);
-  assert.equal(formatMessage("{n, plural, one {# report} other {# reports}}", { n: 1 }, "en"), "1 report");
-  assert.equal(formatMessage("{n, plural, one {# report} other {# reports}}", { n: 2 }, "en"), "2 reports");
+  assert.deepEqual(
+    messageArguments("{n, plural, one {# report} other {# reports}} in {ms} ms", "en"),
+    ["ms", "n"],
+  );
+  assert.equal(
+    formatMessage("{n, plural, one {# report} other {# reports}}", { n: 1 }, "en"),
+    "1 report",
+  );
+  assert.equal(
+    formatMessage("{n, plural, one {# report} other {# reports}}", { n: 2 }, "en"),
+    "2 reports",
+  );
   assert.equal(tIn("en", 'a body {"title": 1}'), 'a body {"title": 1}');
   assert.equal(tIn("en", "waits {ms} ms", { ms: 150 }), "waits 150 ms");
 });

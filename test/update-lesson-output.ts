@@ -4,9 +4,18 @@
 // Review the diff (git diff lessons/output) before committing it.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { UsageError, runMain } from "../lib/core/cli.ts";
-import { findLesson, listLessons, ROOT, type Lesson } from "../lib/runner/catalog.ts";
-import { maskOutput, OUTPUT_DIR, OUTPUT_LANGUAGES, outputDiff, outputFile, readKeptOutput, runForOutput, type OutputLanguage } from "./lesson-output.ts";
+import { runMain, UsageError } from "../lib/core/cli.ts";
+import { findLesson, type Lesson, listLessons, ROOT } from "../lib/runner/catalog.ts";
+import {
+  maskOutput,
+  OUTPUT_DIR,
+  OUTPUT_LANGUAGES,
+  type OutputLanguage,
+  outputDiff,
+  outputFile,
+  readKeptOutput,
+  runForOutput,
+} from "./lesson-output.ts";
 
 /** Lessons run at once: each starts servers and processes of its own, and the machine may have 2 cores. */
 const AT_ONCE = 2;
@@ -14,17 +23,31 @@ const AT_ONCE = 2;
 runMain(async () => {
   const lessons = listLessons();
   const named = process.argv.slice(2);
-  const chosen = named.length === 0 ? lessons : named.map((n) => findLesson(n, lessons) ?? fail(`there is no lesson "${n}"; the lessons are ${lessons.map((l) => Number(l.number)).join(", ")}`));
-  const jobs = chosen.flatMap((lesson) => OUTPUT_LANGUAGES.map((language) => ({ lesson, language })));
+  const chosen =
+    named.length === 0
+      ? lessons
+      : named.map(
+          (n) =>
+            findLesson(n, lessons) ??
+            fail(
+              `there is no lesson "${n}"; the lessons are ${lessons.map((l) => Number(l.number)).join(", ")}`,
+            ),
+        );
+  const jobs = chosen.flatMap((lesson) =>
+    OUTPUT_LANGUAGES.map((language) => ({ lesson, language })),
+  );
   mkdirSync(join(ROOT, OUTPUT_DIR), { recursive: true });
   let failed = 0;
   const next = async (): Promise<void> => {
-    for (let job = jobs.shift(); job !== undefined; job = jobs.shift()) if (!(await update(job.lesson, job.language))) failed++;
+    for (let job = jobs.shift(); job !== undefined; job = jobs.shift())
+      if (!(await update(job.lesson, job.language))) failed++;
   };
   await Promise.all(Array.from({ length: AT_ONCE }, next));
   // With every lesson written, a file no lesson keeps (a lesson renamed or removed) goes.
   if (named.length === 0 && failed === 0) {
-    const kept = new Set(lessons.flatMap((l) => OUTPUT_LANGUAGES.map((language) => outputFile(l, language))));
+    const kept = new Set(
+      lessons.flatMap((l) => OUTPUT_LANGUAGES.map((language) => outputFile(l, language))),
+    );
     for (const f of readdirSync(join(ROOT, OUTPUT_DIR))) {
       if (kept.has(`${OUTPUT_DIR}/${f}`)) continue;
       rmSync(join(ROOT, OUTPUT_DIR, f));
@@ -47,13 +70,17 @@ async function update(lesson: Lesson, language: OutputLanguage): Promise<boolean
   const ran = await runForOutput(lesson, { language, timeoutMs: 180_000 });
   if (ran.timedOut || ran.code !== 0 || ran.stderr !== "") {
     const why = ran.timedOut ? `did not finish in ${ran.limitMs / 1000} s` : `exited ${ran.code}`;
-    console.log(`${file}: not written, lesson ${lesson.number} ${why}${ran.stderr === "" ? "" : `; its stderr:\n${ran.stderr.trimEnd()}`}`);
+    console.log(
+      `${file}: not written, lesson ${lesson.number} ${why}${ran.stderr === "" ? "" : `; its stderr:\n${ran.stderr.trimEnd()}`}`,
+    );
     return false;
   }
   const before = readKeptOutput(lesson, language);
   const after = maskOutput(lesson.number, ran.stdout);
   writeFileSync(join(ROOT, file), after);
   const diff = before === undefined ? undefined : outputDiff(before, after);
-  console.log(`${file}: ${before === undefined ? "written (new)" : diff === undefined ? "unchanged" : `written, ${diff.split(";")[0]}`} (${(ran.ms / 1000).toFixed(1)} s)`);
+  console.log(
+    `${file}: ${before === undefined ? "written (new)" : diff === undefined ? "unchanged" : `written, ${diff.split(";")[0]}`} (${(ran.ms / 1000).toFixed(1)} s)`,
+  );
   return true;
 }

@@ -3,11 +3,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Exercise, Lesson } from "../lib/runner/catalog.ts";
 import {
+  type CheckReport,
+  type Effect,
   initialState,
   parseKeys,
   step,
-  type CheckReport,
-  type Effect,
   type WatchEvent,
   type WatchState,
 } from "../lib/runner/watch-core.ts";
@@ -30,9 +30,27 @@ function exercise(id: string): Exercise {
 }
 
 const EXERCISES = ["01a", "01b", "02a"].map(exercise);
-const LESSONS: Lesson[] = ["01", "02"].map((n) => ({ number: n, slug: "x", file: `lessons/${n}-x.ts`, title: `Lesson title ${n}`, summary: "Summary.", run: `npm run lesson ${Number(n)}` }));
-const PASS: CheckReport = { passed: true, timedOut: false, counts: { tests: 3, pass: 3, fail: 0 }, ms: 1 };
-const FAIL: CheckReport = { passed: false, timedOut: false, counts: { tests: 3, pass: 1, fail: 2 }, firstFailure: { test: "does it", error: "TODO: write it" }, ms: 1 };
+const LESSONS: Lesson[] = ["01", "02"].map((n) => ({
+  number: n,
+  slug: "x",
+  file: `lessons/${n}-x.ts`,
+  title: `Lesson title ${n}`,
+  summary: "Summary.",
+  run: `npm run lesson ${Number(n)}`,
+}));
+const PASS: CheckReport = {
+  passed: true,
+  timedOut: false,
+  counts: { tests: 3, pass: 3, fail: 0 },
+  ms: 1,
+};
+const FAIL: CheckReport = {
+  passed: false,
+  timedOut: false,
+  counts: { tests: 3, pass: 1, fail: 2 },
+  firstFailure: { test: "does it", error: "TODO: write it" },
+  ms: 1,
+};
 
 /** Feeds events one after the other; returns the final state and every effect, in order. */
 function run(state: WatchState, ...events: WatchEvent[]): { state: WatchState; effects: Effect[] } {
@@ -45,10 +63,17 @@ function run(state: WatchState, ...events: WatchEvent[]): { state: WatchState; e
   return { state, effects };
 }
 
-const checks = (effects: Effect[]) => effects.filter((e): e is Extract<Effect, { type: "check" }> => e.type === "check");
+const checks = (effects: Effect[]) =>
+  effects.filter((e): e is Extract<Effect, { type: "check" }> => e.type === "check");
 const runOf = (state: WatchState, id: string) => state.checks[id]!.run;
-const finished = (state: WatchState, id: string, report: CheckReport): WatchEvent => ({ type: "check-finished", id, run: runOf(state, id), report });
-const screen = (state: WatchState) => renderScreen(state, { color: false, width: 100, lessons: LESSONS }).text;
+const finished = (state: WatchState, id: string, report: CheckReport): WatchEvent => ({
+  type: "check-finished",
+  id,
+  run: runOf(state, id),
+  report,
+});
+const screen = (state: WatchState) =>
+  renderScreen(state, { color: false, width: 100, lessons: LESSONS }).text;
 
 /** Started, with 01a passing and 01b failing, so 01b is on screen. */
 function atSecond(): WatchState {
@@ -61,7 +86,14 @@ function atSecond(): WatchState {
 test("start checks every exercise in order, in the background, and draws", () => {
   const { state, effects } = run(initialState(EXERCISES), { type: "start" });
   assert.equal(state.phase, "checking-all");
-  assert.deepEqual(checks(effects).map((c) => [c.id, c.urgent]), [["01a", false], ["01b", false], ["02a", false]]);
+  assert.deepEqual(
+    checks(effects).map((c) => [c.id, c.urgent]),
+    [
+      ["01a", false],
+      ["01b", false],
+      ["02a", false],
+    ],
+  );
   assert.ok(effects.some((e) => e.type === "render"));
   assert.match(screen(state), /Checking your exercises/);
 });
@@ -69,7 +101,11 @@ test("start checks every exercise in order, in the background, and draws", () =>
 test("the first exercise that does not pass is shown as soon as it is known, whatever order results come in", () => {
   let s = run(initialState(EXERCISES), { type: "start" }).state;
   s = run(s, finished(s, "01b", FAIL)).state;
-  assert.equal(s.phase, "checking-all", "01a is not known yet, so 01b cannot be called the first to do");
+  assert.equal(
+    s.phase,
+    "checking-all",
+    "01a is not known yet, so 01b cannot be called the first to do",
+  );
   s = run(s, finished(s, "01a", PASS)).state;
   assert.equal(s.phase, "working");
   assert.equal(s.exercises[s.current]!.id, "01b");
@@ -88,14 +124,33 @@ test("when every exercise passes at start, the finished banner shows", () => {
 
 test("saves are debounced: a burst of changes gives one urgent check per file, and the last file is shown", () => {
   const s0 = atSecond();
-  const burst = run(s0, { type: "file-changed", id: "02a" }, { type: "file-changed", id: "02a" }, { type: "file-changed", id: "01a" });
+  const burst = run(
+    s0,
+    { type: "file-changed", id: "02a" },
+    { type: "file-changed", id: "02a" },
+    { type: "file-changed", id: "01a" },
+  );
   assert.equal(checks(burst.effects).length, 0, "nothing runs before the files go quiet");
-  assert.equal(burst.effects.filter((e) => e.type === "debounce").length, 3, "each change restarts the timer");
+  assert.equal(
+    burst.effects.filter((e) => e.type === "debounce").length,
+    3,
+    "each change restarts the timer",
+  );
   const quiet = run(burst.state, { type: "debounce-elapsed" });
-  assert.deepEqual(checks(quiet.effects).map((c) => [c.id, c.urgent]), [["02a", true], ["01a", true]]);
+  assert.deepEqual(
+    checks(quiet.effects).map((c) => [c.id, c.urgent]),
+    [
+      ["02a", true],
+      ["01a", true],
+    ],
+  );
   assert.equal(quiet.state.exercises[quiet.state.current]!.id, "01a");
   assert.deepEqual(quiet.state.pending, []);
-  assert.deepEqual(run(quiet.state, { type: "debounce-elapsed" }).effects, [], "a timer with nothing pending does nothing");
+  assert.deepEqual(
+    run(quiet.state, { type: "debounce-elapsed" }).effects,
+    [],
+    "a timer with nothing pending does nothing",
+  );
 });
 
 test("a change during a check cancels it, and the cancelled run's report is ignored", () => {
@@ -103,9 +158,16 @@ test("a change during a check cancels it, and the cancelled run's report is igno
   s = run(s, { type: "file-changed", id: "01b" }, { type: "debounce-elapsed" }).state;
   const firstRun = runOf(s, "01b");
   const again = run(s, { type: "file-changed", id: "01b" }, { type: "debounce-elapsed" });
-  assert.deepEqual(again.effects.find((e) => e.type === "cancel"), { type: "cancel", id: "01b", run: firstRun });
+  assert.deepEqual(
+    again.effects.find((e) => e.type === "cancel"),
+    { type: "cancel", id: "01b", run: firstRun },
+  );
   const late = run(again.state, { type: "check-finished", id: "01b", run: firstRun, report: PASS });
-  assert.equal(late.state.checks["01b"]!.status, "checking", "the old version's result must not count");
+  assert.equal(
+    late.state.checks["01b"]!.status,
+    "checking",
+    "the old version's result must not count",
+  );
   assert.deepEqual(late.effects, []);
 });
 
@@ -114,7 +176,10 @@ test("unknown files and events after quitting are ignored", () => {
   assert.deepEqual(run(s, { type: "file-changed", id: "99z" }).effects, []);
   const quit = run(s, { type: "key", key: "q" });
   assert.deepEqual(quit.effects, [{ type: "quit" }]);
-  assert.deepEqual(run(quit.state, { type: "file-changed", id: "01b" }, { type: "key", key: "n" }).effects, []);
+  assert.deepEqual(
+    run(quit.state, { type: "file-changed", id: "01b" }, { type: "key", key: "n" }).effects,
+    [],
+  );
 });
 
 test("the solution is pointed at only after the exercise passes, and then the runner moves on", () => {
@@ -126,8 +191,15 @@ test("the solution is pointed at only after the exercise passes, and then the ru
   s = passed.state;
   assert.equal(s.exercises[s.current]!.id, "02a", "moves on to the next exercise not passing");
   assert.equal(s.solved, "01b");
-  assert.deepEqual(checks(passed.effects).map((c) => c.id), [], "02a is still being checked from the start");
-  assert.match(screen(s), /✓ Exercise 01b passes! Compare your answer with solutions\/01b-thing\.ts/);
+  assert.deepEqual(
+    checks(passed.effects).map((c) => c.id),
+    [],
+    "02a is still being checked from the start",
+  );
+  assert.match(
+    screen(s),
+    /✓ Exercise 01b passes! Compare your answer with solutions\/01b-thing\.ts/,
+  );
   assert.doesNotMatch(screen(s), /solutions\/02a/, "but not the next one's solution");
 });
 
@@ -138,7 +210,11 @@ test("moving on skips exercises that pass and wraps around to an earlier one", (
   s = run(s, { type: "key", key: "enter" }).state;
   const moved = run(s, finished(s, "01a", PASS));
   assert.equal(moved.state.exercises[moved.state.current]!.id, "02a", "01b passes already");
-  assert.deepEqual(checks(moved.effects).map((c) => [c.id, c.urgent]), [["02a", true]], "the next one is checked afresh");
+  assert.deepEqual(
+    checks(moved.effects).map((c) => [c.id, c.urgent]),
+    [["02a", true]],
+    "the next one is checked afresh",
+  );
 
   s = run(moved.state, { type: "key", key: "n" }, { type: "key", key: "n" }).state;
   assert.equal(s.exercises[s.current]!.id, "01b");
@@ -168,7 +244,10 @@ test("the finished banner comes only after a full re-check, which can still find
   s = last.state;
   assert.equal(s.phase, "checking-all", "no banner yet: the others' results may be stale");
   assert.equal(s.checkingAll, "final");
-  assert.deepEqual(checks(last.effects).map((c) => c.id), ["01a", "01b"]);
+  assert.deepEqual(
+    checks(last.effects).map((c) => c.id),
+    ["01a", "01b"],
+  );
   assert.doesNotMatch(screen(s), /Finished/);
   assert.match(screen(s), /checking them all once more/);
   assert.match(screen(s), /Compare your answer with solutions\/02a-thing\.ts/);
@@ -182,7 +261,10 @@ test("the finished banner comes only after a full re-check, which can still find
   assert.equal(done.phase, "finished");
   assert.match(screen(done), /★ Finished: all 3 exercises pass, checked again just now/);
   // Enter after the banner checks everything again.
-  assert.deepEqual(checks(run(done, { type: "key", key: "enter" }).effects).map((c) => c.id), ["01a", "01b", "02a"]);
+  assert.deepEqual(
+    checks(run(done, { type: "key", key: "enter" }).effects).map((c) => c.id),
+    ["01a", "01b", "02a"],
+  );
 });
 
 test("with a single exercise, its pass is the full re-check", () => {
@@ -227,12 +309,22 @@ test("keys: h toggles the hint, l the list, n goes to the next exercise and chec
 test("r runs the exercise's lesson; other keys wait until it ends; q still quits", () => {
   const s0 = atSecond();
   const started = run(s0, { type: "key", key: "r" });
-  assert.deepEqual(started.effects.find((e) => e.type === "run-lesson"), { type: "run-lesson", lesson: "01" });
+  assert.deepEqual(
+    started.effects.find((e) => e.type === "run-lesson"),
+    { type: "run-lesson", lesson: "01" },
+  );
   assert.equal(started.state.lessonRunning, true);
   assert.match(screen(started.state), /^Lesson 01 · Lesson title 01/);
-  assert.deepEqual(run(started.state, { type: "key", key: "n" }, { type: "key", key: "r" }).effects, []);
+  assert.deepEqual(
+    run(started.state, { type: "key", key: "n" }, { type: "key", key: "r" }).effects,
+    [],
+  );
   // A save during the lesson is checked, but the screen stays the lesson's until it ends.
-  const during = run(started.state, { type: "file-changed", id: "01b" }, { type: "debounce-elapsed" });
+  const during = run(
+    started.state,
+    { type: "file-changed", id: "01b" },
+    { type: "debounce-elapsed" },
+  );
   assert.equal(checks(during.effects).length, 1);
   assert.equal(during.effects.filter((e) => e.type === "render").length, 0);
   const ended = run(started.state, { type: "lesson-finished", code: 0 });
@@ -245,7 +337,10 @@ test("r runs the exercise's lesson; other keys wait until it ends; q still quits
 });
 
 test("end of input quits in --manual mode only", () => {
-  assert.deepEqual(run(initialState(EXERCISES, { manual: true }), { type: "input-ended" }).effects, [{ type: "quit" }]);
+  assert.deepEqual(
+    run(initialState(EXERCISES, { manual: true }), { type: "input-ended" }).effects,
+    [{ type: "quit" }],
+  );
   assert.deepEqual(run(initialState(EXERCISES), { type: "input-ended" }).effects, []);
 });
 
@@ -275,7 +370,10 @@ test("a result for an exercise that is not on screen still redraws: the header c
   const s = atSecond(); // 01b on screen; 02a still being checked
   assert.match(screen(s), /checking/);
   const r = run(s, finished(s, "02a", PASS));
-  assert.ok(r.effects.some((e) => e.type === "render"), "no redraw after 02a's result");
+  assert.ok(
+    r.effects.some((e) => e.type === "render"),
+    "no redraw after 02a's result",
+  );
   assert.doesNotMatch(screen(r.state), /checking…/, "the header still says it is checking");
   assert.match(screen(r.state), /2\/3/);
 });
@@ -294,7 +392,13 @@ test("the solved banner goes once another exercise's file changes (a reset in an
   let t = atSecond();
   t = run(t, { type: "key", key: "enter" }).state;
   t = run(t, finished(t, "01b", PASS), { type: "key", key: "enter" }).state; // 02a on screen; 01b solved
-  t = run(t, { type: "file-changed", id: "01b" }, { type: "debounce-elapsed" }, { type: "file-changed", id: "02a" }, { type: "debounce-elapsed" }).state;
+  t = run(
+    t,
+    { type: "file-changed", id: "01b" },
+    { type: "debounce-elapsed" },
+    { type: "file-changed", id: "02a" },
+    { type: "debounce-elapsed" },
+  ).state;
   assert.equal(t.solved, undefined);
 });
 
@@ -303,14 +407,36 @@ test("the screen fits the terminal at 40, 80 and 120 columns, with colour too: n
     ...exercise(id),
     title: "Take over a claim whose lease has run out, and prove the old holder cannot finish",
     file: `exercises/${id}-take-over.ts`,
-    goal: "A paragraph of goal text that goes on for a while, so that it has to be wrapped at every width the test uses, including the narrow ones. ".repeat(2),
+    goal: "A paragraph of goal text that goes on for a while, so that it has to be wrapped at every width the test uses, including the narrow ones. ".repeat(
+      2,
+    ),
   });
-  const many = ["01a", "02a", "02b", "03a", "03b", "04a", "04b", "04c", "05a", "05b", "06a", "06b", "07a", "08a"].map(long);
+  const many = [
+    "01a",
+    "02a",
+    "02b",
+    "03a",
+    "03b",
+    "04a",
+    "04b",
+    "04c",
+    "05a",
+    "05b",
+    "06a",
+    "06b",
+    "07a",
+    "08a",
+  ].map(long);
   const stuck: CheckReport = {
     passed: false,
     timedOut: true,
-    verdict: 'the test "a test whose name is itself rather long, as learners write them" ran for 12.7 s without ending and was stopped (an endless loop?)',
-    firstFailure: { test: "a test whose name is itself rather long, as learners write them", error: "AssertionError: a message that is long enough to need wrapping when the terminal is narrow, really\n  an indented second line" },
+    verdict:
+      'the test "a test whose name is itself rather long, as learners write them" ran for 12.7 s without ending and was stopped (an endless loop?)',
+    firstFailure: {
+      test: "a test whose name is itself rather long, as learners write them",
+      error:
+        "AssertionError: a message that is long enough to need wrapping when the terminal is narrow, really\n  an indented second line",
+    },
     ms: 1,
   };
   let s = run(initialState(many), { type: "start" }).state;
@@ -323,7 +449,10 @@ test("the screen fits the terminal at 40, 80 and 120 columns, with colour too: n
         const text = renderScreen(v, { color, width, lessons: LESSONS }).text;
         for (const line of text.split("\n")) {
           const shown = line.replace(/\x1b\[[0-9;]*m/g, "");
-          assert.ok([...shown].length <= width, `${width} columns: ${JSON.stringify(shown)} is ${[...shown].length} wide`);
+          assert.ok(
+            [...shown].length <= width,
+            `${width} columns: ${JSON.stringify(shown)} is ${[...shown].length} wide`,
+          );
         }
         assert.doesNotMatch(text, /05b-take-over\.t\n/, "a file name cut in two");
       }
@@ -331,12 +460,23 @@ test("the screen fits the terminal at 40, 80 and 120 columns, with colour too: n
   }
   for (const width of [40, 80]) {
     // What the learner must read is wrapped onto its own line, not cut off.
-    const lessonScreen = renderScreen(run(s, { type: "key", key: "r" }).state, { color: false, width, lessons: LESSONS }).text.replace(/\s+/g, " ");
+    const lessonScreen = renderScreen(run(s, { type: "key", key: "r" }).state, {
+      color: false,
+      width,
+      lessons: LESSONS,
+    }).text.replace(/\s+/g, " ");
     assert.match(lessonScreen, /\(the same as npm run lesson 5; q quits\)/, `${width} columns`);
-    assert.match(renderScreen(s, { color: false, width, lessons: LESSONS }).text.replace(/\s+/g, " "), /\(r runs it, or npm run lesson 5\)/, `${width} columns`);
+    assert.match(
+      renderScreen(s, { color: false, width, lessons: LESSONS }).text.replace(/\s+/g, " "),
+      /\(r runs it, or npm run lesson 5\)/,
+      `${width} columns`,
+    );
   }
   const stuckScreen = renderScreen(s, { color: false, width: 80, lessons: LESSONS }).text;
-  assert.match(stuckScreen.replace(/\s+/g, " "), /✗ Not yet: the test "a test whose name is itself rather long, as learners write them" ran for 12\.7 s without ending/);
+  assert.match(
+    stuckScreen.replace(/\s+/g, " "),
+    /✗ Not yet: the test "a test whose name is itself rather long, as learners write them" ran for 12\.7 s without ending/,
+  );
   assert.doesNotMatch(stuckScreen, /did not finish in time/);
 });
 
@@ -348,7 +488,8 @@ test("the list at 80 columns leaves a file name out rather than cutting it", asy
     const text = renderScreen(s, { color: false, width, lessons: LESSONS }).text;
     const rows = text.split("\n").filter((l) => / \d\d[a-z] {2}/.test(l));
     assert.equal(rows.length, all.length, text);
-    for (const row of rows) assert.doesNotMatch(row, /exercises\/[^ ]*…$/, `${width} columns: a file name cut: ${row}`);
+    for (const row of rows)
+      assert.doesNotMatch(row, /exercises\/[^ ]*…$/, `${width} columns: a file name cut: ${row}`);
     for (const e of all) {
       const row = rows.find((r) => r.includes(` ${e.id}  `))!;
       assert.ok(!row.includes("exercises/") || row.includes(e.file), row);

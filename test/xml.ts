@@ -25,7 +25,13 @@ export function parseXml(source: string): XmlElement {
   };
   for (const ch of source) {
     const c = ch.codePointAt(0)!;
-    const allowed = c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || c >= 0x10000;
+    const allowed =
+      c === 0x9 ||
+      c === 0xa ||
+      c === 0xd ||
+      (c >= 0x20 && c <= 0xd7ff) ||
+      (c >= 0xe000 && c <= 0xfffd) ||
+      c >= 0x10000;
     if (!allowed) fail(`a character XML does not allow: U+${c.toString(16)}`);
   }
 
@@ -60,7 +66,8 @@ export function parseXml(source: string): XmlElement {
     for (;;) {
       skipSpace();
       if (source.startsWith("<!--", i)) comment();
-      else if (source.startsWith("<!DOCTYPE", i)) fail("a DOCTYPE (this checker does not read them)");
+      else if (source.startsWith("<!DOCTYPE", i))
+        fail("a DOCTYPE (this checker does not read them)");
       else return;
     }
   };
@@ -127,7 +134,11 @@ export function parseXml(source: string): XmlElement {
   if (source.startsWith("<?xml", i)) {
     const end = source.indexOf("?>", i);
     if (end < 0) fail("the XML declaration is not closed");
-    if (!/^<\?xml\s+version="1\.[0-9]"(\s+encoding="[A-Za-z][A-Za-z0-9._-]*")?(\s+standalone="(yes|no)")?\s*$/.test(source.slice(i, end))) {
+    if (
+      !/^<\?xml\s+version="1\.[0-9]"(\s+encoding="[A-Za-z][A-Za-z0-9._-]*")?(\s+standalone="(yes|no)")?\s*$/.test(
+        source.slice(i, end),
+      )
+    ) {
       fail("a malformed XML declaration");
     }
     i = end + 2;

@@ -14,7 +14,7 @@
  * The model call itself touches nothing outside (it costs tokens); the tool call it leads to may.
  */
 import type { Harness } from "./harness.ts";
-import { textOf, toolUsesOf, type Message, type ToolResult } from "./messages.ts";
+import { type Message, type ToolResult, textOf, toolUsesOf } from "./messages.ts";
 import type { ScriptedModel } from "./scripted-model.ts";
 
 export type SamplingRetry = "history" | "snapshot";
@@ -53,17 +53,28 @@ export async function runConversation(opts: ConversationOptions): Promise<Conver
       return { history, modelCalls: call, final: textOf(reply) };
     }
     for (const u of uses) {
-      log("model", `call ${call} → tool_use ${u.id.slice(0, 14)}… ${u.name} "${u.input.title}" (${opts.model.lastWhy})`);
+      log(
+        "model",
+        `call ${call} → tool_use ${u.id.slice(0, 14)}… ${u.name} "${u.input.title}" (${opts.model.lastWhy})`,
+      );
     }
     // Each tool call starts as soon as its block is complete, before the rest of the stream arrives.
     const results: ToolResult[] = [];
     for (const u of uses) results.push(await opts.harness.run(u));
     history.push({ role: "user", content: results });
     if (opts.breakStream?.call === call) {
-      log("network", `call ${call}: the stream broke before it completed; the loop retries the model call`, "warn");
+      log(
+        "network",
+        `call ${call}: the stream broke before it completed; the loop retries the model call`,
+        "warn",
+      );
       if (opts.breakStream.retry === "snapshot") {
         history = request;
-        log("model", `retry from the request as it was sent: the tool call that ran and its result are not in it`, "warn");
+        log(
+          "model",
+          `retry from the request as it was sent: the tool call that ran and its result are not in it`,
+          "warn",
+        );
       } else {
         log("model", `retry rebuilt from history: the tool call that ran and its result are in it`);
       }

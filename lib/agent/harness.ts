@@ -13,13 +13,25 @@
  * The harness adds the evaluation run to every report it files: the run is the harness's fact, not
  * something the model should be trusted to repeat.
  */
-import { describeOutcome, fileReport, httpCall, type Attempt, type Outcome, type PolicyName } from "../client/client.ts";
+import {
+  type Attempt,
+  describeOutcome,
+  fileReport,
+  httpCall,
+  type Outcome,
+  type PolicyName,
+} from "../client/client.ts";
 import type { Random } from "../core/random.ts";
 import type { Report } from "../tracker/store.ts";
 import { businessKey, normalizeTitle, toolUseKey } from "./business-key.ts";
 import type { FindInput, ReportInput, ToolResult, ToolUse } from "./messages.ts";
 import { mayAutoRetry, type ToolAnnotations } from "./tool-annotations.ts";
-import { submissionFailedResult, toolResultFor, type ToolOutcome, type ToolResultBody } from "./tool-result.ts";
+import {
+  submissionFailedResult,
+  type ToolOutcome,
+  type ToolResultBody,
+  toolResultFor,
+} from "./tool-result.ts";
 
 export const KEY_STRATEGIES = ["none", "per-attempt", "tool-use", "business"] as const;
 export type KeyStrategy = (typeof KEY_STRATEGIES)[number];
@@ -78,21 +90,37 @@ export function createHarness(opts: HarnessOptions): Harness {
   /** Which tool_use sent a key first: a replay for another tool_use means the report existed before. */
   const firstUse = new Map<string, string>();
 
-  async function file(toolUse: Extract<ToolUse, { name: "file_bug_report" }>): Promise<HandledCall> {
+  async function file(
+    toolUse: Extract<ToolUse, { name: "file_bug_report" }>,
+  ): Promise<HandledCall> {
     const input: ReportInput = toolUse.input;
     const key =
-      opts.keys === "tool-use" ? toolUseKey(opts.run, toolUse.id) : opts.keys === "business" ? businessKey(opts.run, input.module, input.title) : undefined;
+      opts.keys === "tool-use"
+        ? toolUseKey(opts.run, toolUse.id)
+        : opts.keys === "business"
+          ? businessKey(opts.run, input.module, input.title)
+          : undefined;
     const permission = mayAutoRetry({
       keyed: opts.keys !== "none",
       newKeyPerAttempt: opts.keys === "per-attempt",
       trustedServer: opts.tool?.trustedServer ?? false,
       ...(opts.tool?.annotations ? { annotations: opts.tool.annotations } : {}),
-      ...(opts.tool?.believeUntrustedHints !== undefined ? { believeUntrustedHints: opts.tool.believeUntrustedHints } : {}),
+      ...(opts.tool?.believeUntrustedHints !== undefined
+        ? { believeUntrustedHints: opts.tool.believeUntrustedHints }
+        : {}),
     });
     const policy: PolicyName =
-      opts.keys === "per-attempt" ? "fresh-key" : key !== undefined ? "same-key" : permission.retry ? "blind-retry" : "no-retry";
+      opts.keys === "per-attempt"
+        ? "fresh-key"
+        : key !== undefined
+          ? "same-key"
+          : permission.retry
+            ? "blind-retry"
+            : "no-retry";
     const attempts = permission.retry ? opts.attempts : 1;
-    log(`${toolUse.id.slice(0, 14)}… file_bug_report "${input.title}": ${attempts} attempt${attempts === 1 ? "" : "s"} allowed (${permission.why})`);
+    log(
+      `${toolUse.id.slice(0, 14)}… file_bug_report "${input.title}": ${attempts} attempt${attempts === 1 ? "" : "s"} allowed (${permission.why})`,
+    );
     const call = await fileReport({
       url: opts.url,
       report: { ...input, run: opts.run },
@@ -102,40 +130,75 @@ export function createHarness(opts: HarnessOptions): Harness {
       random: opts.random,
       ...(key !== undefined ? { key } : {}),
       ...(opts.maxRetryAfterMs !== undefined ? { maxRetryAfterMs: opts.maxRetryAfterMs } : {}),
-      ...(opts.beforeRetry ? { beforeRetry: (retry: number, last: Attempt) => opts.beforeRetry!(toolUse, retry, last) } : {}),
+      ...(opts.beforeRetry
+        ? { beforeRetry: (retry: number, last: Attempt) => opts.beforeRetry!(toolUse, retry, last) }
+        : {}),
       onAttempt: (e) => {
-        if (e.phase === "start") log(`attempt ${e.n} → POST /reports${e.key ? ` (Idempotency-Key ${showKey(e.key)})` : " (no key)"}`);
-        else log(`attempt ${e.attempt.n} ← ${describeOutcome(e.attempt.outcome)}`, ok(e.attempt.outcome) ? "ok" : "bad");
+        if (e.phase === "start")
+          log(
+            `attempt ${e.n} → POST /reports${e.key ? ` (Idempotency-Key ${showKey(e.key)})` : " (no key)"}`,
+          );
+        else
+          log(
+            `attempt ${e.attempt.n} ← ${describeOutcome(e.attempt.outcome)}`,
+            ok(e.attempt.outcome) ? "ok" : "bad",
+          );
       },
     });
-    for (const a of call.attempts) if (a.key !== undefined && !firstUse.has(a.key)) firstUse.set(a.key, toolUse.id);
+    for (const a of call.attempts)
+      if (a.key !== undefined && !firstUse.has(a.key)) firstUse.set(a.key, toolUse.id);
     const outcome = await conclude(input, call.final, call.attempts, key, toolUse.id);
     const body = (opts.wording === "honest" ? toolResultFor : submissionFailedResult)(outcome);
     return { toolUse, attempts: call.attempts, outcome, result: answer(toolUse, body) };
   }
 
   /** What the harness knows after its last attempt. */
-  async function conclude(input: ReportInput, final: Outcome, attempts: Attempt[], key: string | undefined, id: string): Promise<ToolOutcome> {
+  async function conclude(
+    input: ReportInput,
+    final: Outcome,
+    attempts: Attempt[],
+    key: string | undefined,
+    id: string,
+  ): Promise<ToolOutcome> {
     const title = input.title;
     const tries = `${attempts.length} attempt${attempts.length === 1 ? "" : "s"}`;
-    if (final.kind !== "response") return { kind: "unknown", title, saw: `${describeOutcome(final)} after ${tries}` };
+    if (final.kind !== "response")
+      return { kind: "unknown", title, saw: `${describeOutcome(final)} after ${tries}` };
     const body = final.body as { id?: unknown; title?: unknown; detail?: unknown } | undefined;
     if (ok(final) && typeof body?.id === "number") {
-      const existing = final.headers["idempotent-replayed"] === "true" && key !== undefined && firstUse.get(key) !== id;
-      return { kind: "filed", title: typeof body.title === "string" ? body.title : title, reportId: body.id, existing };
+      const existing =
+        final.headers["idempotent-replayed"] === "true" &&
+        key !== undefined &&
+        firstUse.get(key) !== id;
+      return {
+        kind: "filed",
+        title: typeof body.title === "string" ? body.title : title,
+        reportId: body.id,
+        existing,
+      };
     }
     // A business key stands for several wordings of one report, so the tracker's fingerprint check
     // answers 422 when the same report comes back worded differently: it was filed before. Find it.
     if (final.status === 422 && opts.keys === "business") {
-      log(`422 on the business key: a report for this run, module and title was filed before; looking it up`, "warn");
+      log(
+        `422 on the business key: a report for this run, module and title was filed before; looking it up`,
+        "warn",
+      );
       const found = await find(title, input.module);
       const first = found.kind === "found" ? found.reports[0] : undefined;
       if (first) return { kind: "filed", title: first.title, reportId: first.id, existing: true };
-      return { kind: "unknown", title, saw: "the business key is taken by a request still being filed (422) and no report is visible yet" };
+      return {
+        kind: "unknown",
+        title,
+        saw: "the business key is taken by a request still being filed (422) and no report is visible yet",
+      };
     }
     const detail = typeof body?.detail === "string" ? body.detail : describeOutcome(final);
-    const definite = final.status >= 400 && final.status < 500 && final.status !== 408 && final.status !== 409;
-    return definite ? { kind: "failed", title, status: final.status, detail } : { kind: "unknown", title, saw: `${describeOutcome(final)} after ${tries}` };
+    const definite =
+      final.status >= 400 && final.status < 500 && final.status !== 408 && final.status !== 409;
+    return definite
+      ? { kind: "failed", title, status: final.status, detail }
+      : { kind: "unknown", title, saw: `${describeOutcome(final)} after ${tries}` };
   }
 
   type Found = { kind: "found"; reports: Report[] } | { kind: "no-answer"; saw: string };
@@ -145,12 +208,21 @@ export function createHarness(opts: HarnessOptions): Harness {
     let last: Outcome | undefined;
     for (let n = 1; n <= Math.max(1, opts.attempts); n++) {
       log(`lookup ${n} → GET /reports?title=${encodeURIComponent(title)}`);
-      last = await httpCall({ method: "GET", url: `${opts.url}/reports?title=${encodeURIComponent(title)}`, timeoutMs: opts.timeoutMs });
+      last = await httpCall({
+        method: "GET",
+        url: `${opts.url}/reports?title=${encodeURIComponent(title)}`,
+        timeoutMs: opts.timeoutMs,
+      });
       if (last.kind === "response" && last.status === 200 && Array.isArray(last.body)) {
         const reports = (last.body as Report[]).filter(
-          (r) => r.run === opts.run && (module === undefined || normalizeTitle(r.module ?? "") === normalizeTitle(module)),
+          (r) =>
+            r.run === opts.run &&
+            (module === undefined || normalizeTitle(r.module ?? "") === normalizeTitle(module)),
         );
-        log(`lookup ${n} ← 200, ${reports.length} report${reports.length === 1 ? "" : "s"} in this run${reports.length ? `: #${reports.map((r) => r.id).join(", #")}` : ""}`, "ok");
+        log(
+          `lookup ${n} ← 200, ${reports.length} report${reports.length === 1 ? "" : "s"} in this run${reports.length ? `: #${reports.map((r) => r.id).join(", #")}` : ""}`,
+          "ok",
+        );
         return { kind: "found", reports };
       }
       log(`lookup ${n} ← ${describeOutcome(last)}`, "bad");
@@ -163,7 +235,10 @@ export function createHarness(opts: HarnessOptions): Harness {
     const found = await find(input.title);
     const body: ToolResultBody =
       found.kind === "no-answer"
-        ? { content: `Lookup failed: ${found.saw}. Whether the report exists is still unknown.`, is_error: true }
+        ? {
+            content: `Lookup failed: ${found.saw}. Whether the report exists is still unknown.`,
+            is_error: true,
+          }
         : found.reports.length === 0
           ? { content: `No report titled "${input.title}" in this run.`, is_error: false }
           : {
@@ -178,10 +253,14 @@ export function createHarness(opts: HarnessOptions): Harness {
   return {
     calls,
     async run(toolUse) {
-      const handled = toolUse.name === "file_bug_report" ? await file(toolUse) : await lookUp(toolUse);
+      const handled =
+        toolUse.name === "file_bug_report" ? await file(toolUse) : await lookUp(toolUse);
       calls.push(handled);
       const r = handled.result;
-      log(`tool_result for ${toolUse.id.slice(0, 14)}…: is_error ${r.is_error}, "${r.content}"`, r.is_error ? "bad" : "ok");
+      log(
+        `tool_result for ${toolUse.id.slice(0, 14)}…: is_error ${r.is_error}, "${r.content}"`,
+        r.is_error ? "bad" : "ok",
+      );
       return r;
     },
   };
@@ -192,5 +271,10 @@ function ok(o: Outcome): boolean {
 }
 
 function answer(toolUse: ToolUse, body: ToolResultBody): ToolResult {
-  return { type: "tool_result", tool_use_id: toolUse.id, content: body.content, is_error: body.is_error };
+  return {
+    type: "tool_result",
+    tool_use_id: toolUse.id,
+    content: body.content,
+    is_error: body.is_error,
+  };
 }

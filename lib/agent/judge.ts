@@ -16,7 +16,11 @@ export const JUDGE_THRESHOLD = 0.6;
 
 /** The set of words of a title, normalised as the tracker does. */
 export function titleWords(title: string): Set<string> {
-  return new Set(normalizeTitle(title).split(" ").filter((w) => w !== ""));
+  return new Set(
+    normalizeTitle(title)
+      .split(" ")
+      .filter((w) => w !== ""),
+  );
 }
 
 /** |A ∩ B| / |A ∪ B| of the two titles' word sets (1 when both are empty). */
@@ -36,16 +40,22 @@ export interface Suspect {
 }
 
 /** Pairs of reports in the same run and module whose titles score at least `threshold`, most alike first. */
-export function judgeDuplicates(reports: readonly Report[], threshold = JUDGE_THRESHOLD): Suspect[] {
+export function judgeDuplicates(
+  reports: readonly Report[],
+  threshold = JUDGE_THRESHOLD,
+): Suspect[] {
   const suspects: Suspect[] = [];
   for (let i = 0; i < reports.length; i++) {
     for (let j = i + 1; j < reports.length; j++) {
       const a = reports[i]!;
       const b = reports[j]!;
-      if (a.run !== b.run || normalizeTitle(a.module ?? "") !== normalizeTitle(b.module ?? "")) continue;
+      if (a.run !== b.run || normalizeTitle(a.module ?? "") !== normalizeTitle(b.module ?? ""))
+        continue;
       const similarity = titleSimilarity(a.title, b.title);
       if (similarity >= threshold) suspects.push({ first: a, second: b, similarity });
     }
   }
-  return suspects.sort((x, y) => y.similarity - x.similarity || x.first.id - y.first.id || x.second.id - y.second.id);
+  return suspects.sort(
+    (x, y) => y.similarity - x.similarity || x.first.id - y.first.id || x.second.id - y.second.id,
+  );
 }

@@ -40,7 +40,9 @@ export type AssistantMessage = Extract<Message, { role: "assistant" }>;
 
 /** The tool_use blocks of an assistant message. */
 export function toolUsesOf(message: Message): ToolUse[] {
-  return message.role === "assistant" ? message.content.filter((b): b is ToolUse => b.type === "tool_use") : [];
+  return message.role === "assistant"
+    ? message.content.filter((b): b is ToolUse => b.type === "tool_use")
+    : [];
 }
 
 /** The text of a message's text blocks, joined. */

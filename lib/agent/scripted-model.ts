@@ -17,7 +17,16 @@
  * Tool-use ids come from a seeded random source: the same seed makes the same conversation.
  */
 import type { Random } from "../core/random.ts";
-import { toolUseId, toolUsesOf, type AssistantMessage, type FindInput, type Message, type ReportInput, type ToolResult, type ToolUse } from "./messages.ts";
+import {
+  type AssistantMessage,
+  type FindInput,
+  type Message,
+  type ReportInput,
+  type ToolResult,
+  type ToolUse,
+  toolUseId,
+  toolUsesOf,
+} from "./messages.ts";
 
 /** How the scripted model reads a tool result. */
 export type Reading = "success" | "look-up" | "failed";
@@ -47,33 +56,71 @@ export type Decision =
   | { kind: "answer"; text: string; why: string };
 
 /** The model's next move, from the conversation so far. A pure function of the history. */
-export function decide(history: readonly Message[], opts: Omit<ScriptedModelOptions, "random">): Decision {
+export function decide(
+  history: readonly Message[],
+  opts: Omit<ScriptedModelOptions, "random">,
+): Decision {
   const uses = history.flatMap(toolUsesOf);
   const filings = uses.filter((u) => u.name === "file_bug_report").length;
   const maxFilings = opts.maxFilings ?? 2;
   const last = history.at(-1);
-  const result = last?.role === "user" ? last.content.filter((b): b is ToolResult => b.type === "tool_result").at(-1) : undefined;
+  const result =
+    last?.role === "user"
+      ? last.content.filter((b): b is ToolResult => b.type === "tool_result").at(-1)
+      : undefined;
   if (!result) return { kind: "file", input: opts.report, why: "asked to file a report" };
   const use = uses.find((u) => u.id === result.tool_use_id);
-  if (!use) throw new Error(`a tool_result for ${result.tool_use_id}, which no tool_use in the conversation has`);
+  if (!use)
+    throw new Error(
+      `a tool_result for ${result.tool_use_id}, which no tool_use in the conversation has`,
+    );
   const again = (input: ReportInput, why: string): Decision =>
-    filings < maxFilings ? { kind: "file", input, why } : { kind: "answer", text: `I could not file the report: ${result.content}`, why: `no filings left (${maxFilings})` };
+    filings < maxFilings
+      ? { kind: "file", input, why }
+      : {
+          kind: "answer",
+          text: `I could not file the report: ${result.content}`,
+          why: `no filings left (${maxFilings})`,
+        };
 
   if (use.name === "file_bug_report") {
     switch (readToolResult(result)) {
       case "success":
-        return { kind: "answer", text: `Done: ${numberIn(result.content)}.`, why: "the tool result says it is filed" };
+        return {
+          kind: "answer",
+          text: `Done: ${numberIn(result.content)}.`,
+          why: "the tool result says it is filed",
+        };
       case "look-up":
-        return { kind: "find", input: { title: use.input.title }, why: "the tool result says it may exist: look first" };
+        return {
+          kind: "find",
+          input: { title: use.input.title },
+          why: "the tool result says it may exist: look first",
+        };
       case "failed":
-        return again({ ...opts.report, title: opts.resubmitTitle ?? opts.report.title }, "the tool result says it failed: submit again");
+        return again(
+          { ...opts.report, title: opts.resubmitTitle ?? opts.report.title },
+          "the tool result says it failed: submit again",
+        );
     }
   }
-  if (result.is_error) return { kind: "answer", text: `I cannot tell whether the report was filed: ${result.content}`, why: "the lookup failed" };
+  if (result.is_error)
+    return {
+      kind: "answer",
+      text: `I cannot tell whether the report was filed: ${result.content}`,
+      why: "the lookup failed",
+    };
   if (/^Found \d+ report/.test(result.content)) {
-    return { kind: "answer", text: `The report already exists (${numberIn(result.content)}); I did not file it again.`, why: "the lookup found it" };
+    return {
+      kind: "answer",
+      text: `The report already exists (${numberIn(result.content)}); I did not file it again.`,
+      why: "the lookup found it",
+    };
   }
-  return again(opts.report, "the lookup found nothing, so it concludes the first submission never landed");
+  return again(
+    opts.report,
+    "the lookup found nothing, so it concludes the first submission never landed",
+  );
 }
 
 export interface ScriptedModel {
@@ -92,9 +139,13 @@ export function scriptedModel(opts: ScriptedModelOptions): ScriptedModel {
     respond(history) {
       const d = decide(history, opts);
       lastWhy = d.why;
-      if (d.kind === "answer") return { role: "assistant", content: [{ type: "text", text: d.text }] };
+      if (d.kind === "answer")
+        return { role: "assistant", content: [{ type: "text", text: d.text }] };
       const id = toolUseId(opts.random);
-      const use: ToolUse = d.kind === "file" ? { type: "tool_use", id, name: "file_bug_report", input: d.input } : { type: "tool_use", id, name: "find_reports", input: d.input };
+      const use: ToolUse =
+        d.kind === "file"
+          ? { type: "tool_use", id, name: "file_bug_report", input: d.input }
+          : { type: "tool_use", id, name: "find_reports", input: d.input };
       return { role: "assistant", content: [use] };
     },
   };

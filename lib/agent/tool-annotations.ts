@@ -42,15 +42,37 @@ export interface RetryContext {
 /** Whether the harness may resend a failed call on its own, and why. */
 export function mayAutoRetry(ctx: RetryContext): { retry: boolean; why: string } {
   if (ctx.keyed && ctx.newKeyPerAttempt === true) {
-    return { retry: true, why: "it sends an idempotency key, but a new one on every attempt: to the server a resend is a new report" };
+    return {
+      retry: true,
+      why: "it sends an idempotency key, but a new one on every attempt: to the server a resend is a new report",
+    };
   }
-  if (ctx.keyed) return { retry: true, why: "it sends an idempotency key the server honours: a resend is replayed, not repeated" };
+  if (ctx.keyed)
+    return {
+      retry: true,
+      why: "it sends an idempotency key the server honours: a resend is replayed, not repeated",
+    };
   const a = ctx.annotations ?? {};
   const believed = ctx.trustedServer || ctx.believeUntrustedHints === true;
-  const claim = a.readOnlyHint === true ? "readOnlyHint: true" : a.idempotentHint === true ? "idempotentHint: true" : undefined;
+  const claim =
+    a.readOnlyHint === true
+      ? "readOnlyHint: true"
+      : a.idempotentHint === true
+        ? "idempotentHint: true"
+        : undefined;
   if (claim && believed) {
-    return { retry: true, why: `the server says ${claim}${ctx.trustedServer ? " and is trusted" : ", and the harness believes it"}` };
+    return {
+      retry: true,
+      why: `the server says ${claim}${ctx.trustedServer ? " and is trusted" : ", and the harness believes it"}`,
+    };
   }
-  if (claim) return { retry: false, why: `the server says ${claim}, but it is not trusted: a hint is not a means to know` };
-  return { retry: false, why: "nothing says a resend is harmless (no key; idempotentHint defaults to false)" };
+  if (claim)
+    return {
+      retry: false,
+      why: `the server says ${claim}, but it is not trusted: a hint is not a means to know`,
+    };
+  return {
+    retry: false,
+    why: "nothing says a resend is harmless (no key; idempotentHint defaults to false)",
+  };
 }

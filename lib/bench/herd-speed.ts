@@ -8,17 +8,18 @@
  * write-only loop (`simulateOnce`) computes the same model with one heap event per write; counting
  * it by the literal model's messages puts both loops in the same unit.
  */
+
+import { seeded } from "../core/random.ts";
+import { median } from "../core/stats.ts";
 import { simulateManyParallel } from "../herd/parallel.ts";
 import {
   HERD_STRATEGIES,
   ORIGINAL_CLIENTS,
-  simulateMany,
-  simulateOnceLiteral,
   type PointResult,
   type SweepSpec,
+  simulateMany,
+  simulateOnceLiteral,
 } from "../herd/simulator.ts";
-import { seeded } from "../core/random.ts";
-import { median } from "../core/stats.ts";
 
 /** Messages of the literal model per write call: read, read reply, write, write reply. */
 export const MESSAGES_PER_CALL = 4;
@@ -67,7 +68,11 @@ interface Timing {
 }
 
 /** Times `round` after `warmups` untimed calls; the median of `rounds` timed ones. */
-async function timeRounds(rounds: number, warmups: number, round: () => Promise<number> | number): Promise<Timing> {
+async function timeRounds(
+  rounds: number,
+  warmups: number,
+  round: () => Promise<number> | number,
+): Promise<Timing> {
   let calls = 0;
   for (let i = 0; i < warmups; i++) calls = await round();
   const timed: { ms: number; cpuMs: number }[] = [];
@@ -82,23 +87,43 @@ async function timeRounds(rounds: number, warmups: number, round: () => Promise<
   const roundsMs = timed.map((t) => t.ms);
   const medianMs = median(roundsMs);
   // The CPU time of the median round (for an even count, of the nearer of the two middle ones).
-  const middle = [...timed].sort((a, b) => Math.abs(a.ms - medianMs) - Math.abs(b.ms - medianMs))[0]!;
+  const middle = [...timed].sort(
+    (a, b) => Math.abs(a.ms - medianMs) - Math.abs(b.ms - medianMs),
+  )[0]!;
   return { roundsMs, medianMs, cpuMs: middle.cpuMs, calls };
 }
 
 function speed(label: string, threads: number, work: string, timing: Timing): SweepSpeed {
   const events = MESSAGES_PER_CALL * timing.calls;
-  return { label, threads, work, ...timing, events, eventsPerSecond: (events / timing.medianMs) * 1000 };
+  return {
+    label,
+    threads,
+    work,
+    ...timing,
+    events,
+    eventsPerSecond: (events / timing.medianMs) * 1000,
+  };
 }
 
 /** The sweep on `threads` threads, as `npm run herd` runs it (worker start-up included). */
-export async function timeParallelSweep(spec: SweepSpec, threads: number, rounds: number, warmups = 1): Promise<SweepSpeed> {
-  const timing = await timeRounds(rounds, warmups, async () => totalCalls(await simulateManyParallel(spec, { threads })));
+export async function timeParallelSweep(
+  spec: SweepSpec,
+  threads: number,
+  rounds: number,
+  warmups = 1,
+): Promise<SweepSpeed> {
+  const timing = await timeRounds(rounds, warmups, async () =>
+    totalCalls(await simulateManyParallel(spec, { threads })),
+  );
   return speed("write-only loop (npm run herd)", threads, describe(spec), timing);
 }
 
 /** The sweep on this thread alone. */
-export async function timeSerialSweep(spec: SweepSpec, rounds: number, warmups = 1): Promise<SweepSpeed> {
+export async function timeSerialSweep(
+  spec: SweepSpec,
+  rounds: number,
+  warmups = 1,
+): Promise<SweepSpeed> {
   const timing = await timeRounds(rounds, warmups, () => totalCalls(simulateMany(spec)));
   return speed("write-only loop", 1, describe(spec), timing);
 }
@@ -107,12 +132,23 @@ export async function timeSerialSweep(spec: SweepSpec, rounds: number, warmups =
  * The literal loop on a sample (every strategy at `clients`, `runs` runs each): the full sweep would
  * take it too long for a benchmark; events per second carry over.
  */
-export async function timeLiteralSample(clients: number, runs: number, rounds: number, warmups = 1): Promise<SweepSpeed> {
+export async function timeLiteralSample(
+  clients: number,
+  runs: number,
+  rounds: number,
+  warmups = 1,
+): Promise<SweepSpeed> {
   const timing = await timeRounds(rounds, warmups, () => {
     const random = seeded(1);
     let calls = 0;
-    for (const strategy of HERD_STRATEGIES) for (let i = 0; i < runs; i++) calls += simulateOnceLiteral(strategy, clients, random).calls;
+    for (const strategy of HERD_STRATEGIES)
+      for (let i = 0; i < runs; i++) calls += simulateOnceLiteral(strategy, clients, random).calls;
     return calls;
   });
-  return speed("literal loop, message by message", 1, `${HERD_STRATEGIES.length} strategies × N = ${clients} × ${runs} runs (a sample)`, timing);
+  return speed(
+    "literal loop, message by message",
+    1,
+    `${HERD_STRATEGIES.length} strategies × N = ${clients} × ${runs} runs (a sample)`,
+    timing,
+  );
 }

@@ -15,17 +15,21 @@
  *   `Idempotent-Replayed: true`). A benchmark that measured wrong answers would be worthless.
  */
 import { statfsSync } from "node:fs";
-import { createSchema, type Schema } from "../postgres/schema.ts";
 import { scratchDir } from "../core/scratch.ts";
 import { median } from "../core/stats.ts";
+import { createSchema, type Schema } from "../postgres/schema.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
-import { postRequest, runLoad, type LoadResult } from "./load.ts";
-import { startBenchServer, type BenchServer } from "./server.ts";
+import { type LoadResult, postRequest, runLoad } from "./load.ts";
+import { type BenchServer, startBenchServer } from "./server.ts";
 import type { BenchServerConfig } from "./server-messages.ts";
 
 /** The report every request files. */
-const REPORT = JSON.stringify({ title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" });
+const REPORT = JSON.stringify({
+  title: "Login button does nothing",
+  body: "Clicking 'Log in' on /login has no effect.",
+  module: "auth",
+});
 /** The key of the replay rows: completed once before the warm-up, then sent again and again. */
 const REPLAY_KEY = "bench-replay-0001";
 
@@ -49,13 +53,39 @@ const REPLAYING: readonly VariantName[] = ["keyed", "fenced"];
  * The rows: the ceiling; every available variant with fresh keys; replays for keyed and fenced (when
  * available); and keyed once more with synchronous=FULL, for the durability table.
  */
-export function benchTargets(variants: readonly VariantName[] = availableVariants()): BenchTarget[] {
-  const targets: BenchTarget[] = [{ name: "ceiling: bare node:http, no SQLite", server: "ceiling", keys: "fresh", synchronous: "NORMAL" }];
-  for (const v of variants) targets.push({ name: v === "naive" ? "naive (ignores the key)" : `${v}, fresh keys`, server: v, keys: "fresh", synchronous: "NORMAL" });
+export function benchTargets(
+  variants: readonly VariantName[] = availableVariants(),
+): BenchTarget[] {
+  const targets: BenchTarget[] = [
+    {
+      name: "ceiling: bare node:http, no SQLite",
+      server: "ceiling",
+      keys: "fresh",
+      synchronous: "NORMAL",
+    },
+  ];
+  for (const v of variants)
+    targets.push({
+      name: v === "naive" ? "naive (ignores the key)" : `${v}, fresh keys`,
+      server: v,
+      keys: "fresh",
+      synchronous: "NORMAL",
+    });
   for (const v of REPLAYING.filter((r) => variants.includes(r))) {
-    targets.push({ name: `${v}, replay of a completed key`, server: v, keys: "replay", synchronous: "NORMAL" });
+    targets.push({
+      name: `${v}, replay of a completed key`,
+      server: v,
+      keys: "replay",
+      synchronous: "NORMAL",
+    });
   }
-  if (variants.includes("keyed")) targets.push({ name: "keyed, fresh keys, synchronous=FULL", server: "keyed", keys: "fresh", synchronous: "FULL" });
+  if (variants.includes("keyed"))
+    targets.push({
+      name: "keyed, fresh keys, synchronous=FULL",
+      server: "keyed",
+      keys: "fresh",
+      synchronous: "FULL",
+    });
   return targets;
 }
 
@@ -63,18 +93,38 @@ export function benchTargets(variants: readonly VariantName[] = availableVariant
  * The PostgreSQL rows: naive, keyed and fenced with fresh keys, their replays, and fenced once more
  * with synchronous_commit=off (a commit that does not wait for its WAL flush).
  */
-export function postgresBenchTargets(variants: readonly VariantName[] = availableVariants()): BenchTarget[] {
+export function postgresBenchTargets(
+  variants: readonly VariantName[] = availableVariants(),
+): BenchTarget[] {
   const on = { synchronousCommit: "on" } as const;
   const targets: BenchTarget[] = [];
   for (const v of ["naive", "keyed", "fenced"] as const) {
     if (!variants.includes(v)) continue;
-    targets.push({ name: v === "naive" ? "postgres: naive (ignores the key)" : `postgres: ${v}, fresh keys`, server: v, keys: "fresh", synchronous: "NORMAL", postgres: on });
+    targets.push({
+      name: v === "naive" ? "postgres: naive (ignores the key)" : `postgres: ${v}, fresh keys`,
+      server: v,
+      keys: "fresh",
+      synchronous: "NORMAL",
+      postgres: on,
+    });
   }
   for (const v of REPLAYING.filter((r) => variants.includes(r))) {
-    targets.push({ name: `postgres: ${v}, replay of a completed key`, server: v, keys: "replay", synchronous: "NORMAL", postgres: on });
+    targets.push({
+      name: `postgres: ${v}, replay of a completed key`,
+      server: v,
+      keys: "replay",
+      synchronous: "NORMAL",
+      postgres: on,
+    });
   }
   if (variants.includes("fenced")) {
-    targets.push({ name: "postgres: fenced, fresh keys, synchronous_commit=off", server: "fenced", keys: "fresh", synchronous: "NORMAL", postgres: { synchronousCommit: "off" } });
+    targets.push({
+      name: "postgres: fenced, fresh keys, synchronous_commit=off",
+      server: "fenced",
+      keys: "fresh",
+      synchronous: "NORMAL",
+      postgres: { synchronousCommit: "off" },
+    });
   }
   return targets;
 }
@@ -149,15 +199,26 @@ export async function benchIdempotency(
     const places = await Promise.all(
       targets.map(async (target, i) => {
         if (!target.postgres) return dir.path(`bench-${i}.db`);
-        if (postgresUrl === undefined) throw new Error(`${target.name}: no PostgreSQL server given`);
+        if (postgresUrl === undefined)
+          throw new Error(`${target.name}: no PostgreSQL server given`);
         const schema = await createSchema(postgresUrl, "bench");
         schemas.push(schema);
         return withSetting(schema.url, "synchronous_commit", target.postgres.synchronousCommit);
       }),
     );
-    const started = await Promise.allSettled(targets.map((target, i) => startBenchServer(serverConfig(target, places[i]!))));
+    const started = await Promise.allSettled(
+      targets.map((target, i) => startBenchServer(serverConfig(target, places[i]!))),
+    );
     started.forEach((s, i) => {
-      if (s.status === "fulfilled") live.push({ target: targets[i]!, server: s.value, request: requestsFor(targets[i]!, s.value.port), loads: [], rounds: [], cpuPerRequest: [] });
+      if (s.status === "fulfilled")
+        live.push({
+          target: targets[i]!,
+          server: s.value,
+          request: requestsFor(targets[i]!, s.value.port),
+          loads: [],
+          rounds: [],
+          cpuPerRequest: [],
+        });
     });
     const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) throw failed.reason;
@@ -210,7 +271,10 @@ function serverConfig(target: BenchTarget, db: string): BenchServerConfig {
 /** A PostgreSQL URL whose connections also set `name` (beside the schema's search_path). */
 function withSetting(url: string, name: string, value: string): string {
   const u = new URL(url);
-  u.searchParams.set("options", `${u.searchParams.get("options") ?? ""} -c ${name}=${value}`.trim());
+  u.searchParams.set(
+    "options",
+    `${u.searchParams.get("options") ?? ""} -c ${name}=${value}`.trim(),
+  );
   return u.toString();
 }
 
@@ -221,27 +285,35 @@ function requestsFor(target: BenchTarget, port: number): (i: number) => string {
     return () => bytes;
   }
   let n = 0;
-  return () => postRequest(port, "/reports", REPORT, { "idempotency-key": `bench-${(++n).toString(36).padStart(6, "0")}` });
+  return () =>
+    postRequest(port, "/reports", REPORT, {
+      "idempotency-key": `bench-${(++n).toString(36).padStart(6, "0")}`,
+    });
 }
 
 async function summarise(l: Live): Promise<TargetResult> {
   const { target, server, rounds, loads } = l;
   const requests = loads.reduce((sum, r) => sum + r.completed, 0);
-  const answers = (status: number): number => loads.reduce((sum, r) => sum + (r.statuses[status] ?? 0), 0);
+  const answers = (status: number): number =>
+    loads.reduce((sum, r) => sum + (r.statuses[status] ?? 0), 0);
   const replayed = loads.reduce((sum, r) => sum + r.replayed, 0);
   const statements = target.postgres ? await server.statements() : undefined;
   const reports = await server.countReports();
   const problems: string[] = [];
   if (answers(201) !== requests) {
     const others = loads.flatMap((r) => Object.keys(r.statuses)).filter((s) => s !== "201");
-    problems.push(`${requests - answers(201)} of ${requests} answers were not 201 (${[...new Set(others)].join(", ")})`);
+    problems.push(
+      `${requests - answers(201)} of ${requests} answers were not 201 (${[...new Set(others)].join(", ")})`,
+    );
   }
   if (target.server !== "ceiling") {
     const expected = target.keys === "replay" ? 1 : requests;
-    if (reports !== expected) problems.push(`the database holds ${reports} reports, expected ${expected}`);
+    if (reports !== expected)
+      problems.push(`the database holds ${reports} reports, expected ${expected}`);
   }
   const expectedReplays = target.keys === "replay" ? requests - 1 : 0;
-  if (replayed !== expectedReplays) problems.push(`${replayed} answers were marked replayed, expected ${expectedReplays}`);
+  if (replayed !== expectedReplays)
+    problems.push(`${replayed} answers were marked replayed, expected ${expectedReplays}`);
   const perSecond = rounds.map((r) => r.perSecond);
   return {
     target,
@@ -256,7 +328,12 @@ async function summarise(l: Live): Promise<TargetResult> {
     problems,
     reports,
     requests,
-    ...(statements ? { roundTripsPerRequest: statements.roundTrips / Math.max(1, requests), commitsPerRequest: statements.commits / Math.max(1, requests) } : {}),
+    ...(statements
+      ? {
+          roundTripsPerRequest: statements.roundTrips / Math.max(1, requests),
+          commitsPerRequest: statements.commits / Math.max(1, requests),
+        }
+      : {}),
   };
 }
 

@@ -66,9 +66,13 @@ export class ResponseReader {
       if (end < 0) return answers;
       const head = this.#buffer.toString("latin1", 0, end);
       const statusLine = /^HTTP\/1\.[01] (\d{3})/.exec(head);
-      if (!statusLine) throw new Error(`not an HTTP/1.x answer: ${JSON.stringify(head.slice(0, 40))}`);
+      if (!statusLine)
+        throw new Error(`not an HTTP/1.x answer: ${JSON.stringify(head.slice(0, 40))}`);
       const length = CONTENT_LENGTH.exec(head);
-      if (!length) throw new Error("an answer without Content-Length (this load generator reads no other framing)");
+      if (!length)
+        throw new Error(
+          "an answer without Content-Length (this load generator reads no other framing)",
+        );
       const total = end + HEADER_END.length + Number(length[1]);
       if (this.#buffer.length < total) return answers;
       answers.push({ status: Number(statusLine[1]), replayed: REPLAYED.test(head) });
@@ -84,8 +88,11 @@ export class ResponseReader {
 
 /** Runs the load and resolves with what was measured; rejects if a connection fails. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  if (!(options.connections >= 1)) throw new RangeError(`connections must be at least 1, got ${options.connections}`);
-  const sockets = await Promise.all(Array.from({ length: options.connections }, () => open(options.port)));
+  if (!(options.connections >= 1))
+    throw new RangeError(`connections must be at least 1, got ${options.connections}`);
+  const sockets = await Promise.all(
+    Array.from({ length: options.connections }, () => open(options.port)),
+  );
   const limit = options.maxRequests ?? Infinity;
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
@@ -130,7 +137,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
           }
         });
         socket.on("error", reject);
-        socket.on("close", () => reject(new Error("the server closed a connection during the run")));
+        socket.on("close", () =>
+          reject(new Error("the server closed a connection during the run")),
+        );
         send();
       }
     });
@@ -168,7 +177,12 @@ function open(port: number): Promise<Socket> {
 }
 
 /** A POST request's bytes, with a Content-Length; `headers` are added as given. */
-export function postRequest(port: number, path: string, body: string, headers: Record<string, string> = {}): string {
+export function postRequest(
+  port: number,
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+): string {
   const extra = Object.entries(headers)
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join("");

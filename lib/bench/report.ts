@@ -18,7 +18,8 @@ export const GOALS = {
   replayVsNaive: 1,
 } as const;
 
-const ms = (value: number): string => formatNumber(value, value < 10 ? 2 : value < 100 ? 1 : 0, true);
+const ms = (value: number): string =>
+  formatNumber(value, value < 10 ? 2 : value < 100 ? 1 : 0, true);
 const ratio = (value: number): string => formatNumber(value, 2, true);
 
 /** A rate with M or k, e.g. "54.7 M". */
@@ -62,12 +63,23 @@ export function herdSpeedReport(rows: readonly SweepSpeed[], rounds: number): st
   return lines.join("\n");
 }
 
-function find(bench: IdempotencyBench, server: string, keys: "fresh" | "replay", synchronous = "NORMAL"): TargetResult | undefined {
-  return bench.results.find((r) => r.target.server === server && r.target.keys === keys && r.target.synchronous === synchronous);
+function find(
+  bench: IdempotencyBench,
+  server: string,
+  keys: "fresh" | "replay",
+  synchronous = "NORMAL",
+): TargetResult | undefined {
+  return bench.results.find(
+    (r) =>
+      r.target.server === server && r.target.keys === keys && r.target.synchronous === synchronous,
+  );
 }
 
 /** The throughput table: each row against the ceiling and against naive. */
-export function idempotencyReport(bench: IdempotencyBench, variants: readonly VariantName[]): string {
+export function idempotencyReport(
+  bench: IdempotencyBench,
+  variants: readonly VariantName[],
+): string {
   const { spec } = bench;
   const ceiling = find(bench, "ceiling", "fresh");
   const naive = find(bench, "naive", "fresh");
@@ -86,7 +98,20 @@ export function idempotencyReport(bench: IdempotencyBench, variants: readonly Va
   const lines = [
     `What idempotency costs: POST /reports over loopback, ${spec.concurrency} connections, each server in a child process`,
     `median of ${spec.rounds} round${spec.rounds === 1 ? "" : "s"} of ${formatNumber(spec.roundMs)} ms per row after ${formatNumber(spec.warmupMs)} ms of warm-up; SQLite files on ${bench.fileSystem}`,
-    table(["server", "requests/s", "× ceiling", "× naive", "p50 ms", "p99 ms", "server CPU µs/req", "CPU × naive", "rounds, req/s"], body),
+    table(
+      [
+        "server",
+        "requests/s",
+        "× ceiling",
+        "× naive",
+        "p50 ms",
+        "p99 ms",
+        "server CPU µs/req",
+        "CPU × naive",
+        "rounds, req/s",
+      ],
+      body,
+    ),
     "server CPU µs/req: CPU time of the server's process per request (user + system), a figure that",
     "depends less than requests/s on what else the machine is doing. CPU × naive: naive's CPU per",
     "request over this row's, the throughput ratio a server that has a core to itself would show.",
@@ -102,7 +127,9 @@ function goalLines(bench: IdempotencyBench, variants: readonly VariantName[]): s
   const lines: string[] = [];
   for (const v of ["keyed", "fenced"] as const) {
     if (!variants.includes(v)) {
-      lines.push(`Goal, ${v} ≥ ${GOALS.keyedVsNaive}× naive: ${v} is not built in this checkout (variants: ${variants.join(", ")}), not measured.`);
+      lines.push(
+        `Goal, ${v} ≥ ${GOALS.keyedVsNaive}× naive: ${v} is not built in this checkout (variants: ${variants.join(", ")}), not measured.`,
+      );
       continue;
     }
     for (const [keys, goal, what] of [
@@ -113,7 +140,9 @@ function goalLines(bench: IdempotencyBench, variants: readonly VariantName[]): s
       if (!r) continue;
       const x = r.perSecond / naive.perSecond;
       const cpu = naive.cpuMicrosPerRequest / r.cpuMicrosPerRequest;
-      lines.push(`Goal, ${v} ${what} ≥ ${goal}× naive: ${ratio(x)}×: ${x >= goal ? "met" : "MISSED"} (by CPU per request: ${ratio(cpu)}×).`);
+      lines.push(
+        `Goal, ${v} ${what} ≥ ${goal}× naive: ${ratio(x)}×: ${x >= goal ? "met" : "MISSED"} (by CPU per request: ${ratio(cpu)}×).`,
+      );
     }
   }
   return lines;
@@ -134,7 +163,8 @@ function checkLines(bench: IdempotencyBench): string[] {
 export function durabilityReport(bench: IdempotencyBench): string {
   const normal = find(bench, "keyed", "fresh", "NORMAL");
   const full = find(bench, "keyed", "fresh", "FULL");
-  if (!normal || !full) return "SQLite durability: not measured (no keyed variant in this checkout).";
+  if (!normal || !full)
+    return "SQLite durability: not measured (no keyed variant in this checkout).";
   const row = (label: string, r: TargetResult): string[] => [
     label,
     `${r.journalMode ?? "?"} / ${r.synchronous ?? "?"}`,
@@ -171,7 +201,9 @@ export function throughputSvg(bench: IdempotencyBench): string {
       label: r.target.name,
       value: r.perSecond,
       spread: r.spread,
-      ...(naive && r.target.server !== "ceiling" ? { note: `· ${ratio(r.perSecond / naive.perSecond)}× naive` } : {}),
+      ...(naive && r.target.server !== "ceiling"
+        ? { note: `· ${ratio(r.perSecond / naive.perSecond)}× naive` }
+        : {}),
       ...(r.target.server === "ceiling" ? { color: "#999999" } : {}),
     })),
   });
@@ -185,7 +217,8 @@ export function postgresReport(bench: IdempotencyBench, server: string): string 
   const { spec } = bench;
   const on = (r: TargetResult): boolean => r.target.postgres?.synchronousCommit === "on";
   const naive = bench.results.find((r) => r.target.server === "naive" && on(r));
-  const per = (value: number | undefined): string => (value === undefined ? "?" : formatNumber(value, 2, true));
+  const per = (value: number | undefined): string =>
+    value === undefined ? "?" : formatNumber(value, 2, true);
   const body = bench.results.map((r) => [
     r.target.name.replace(/^postgres: /, ""),
     formatNumber(r.perSecond),
@@ -197,11 +230,26 @@ export function postgresReport(bench: IdempotencyBench, server: string): string 
     per(r.commitsPerRequest),
     `${formatNumber(r.spread[0])}-${formatNumber(r.spread[1])}`,
   ]);
-  const settings = [...new Set(bench.results.map((r) => `${r.journalMode ?? "?"}, ${r.synchronous ?? "?"}`))].join("; ");
+  const settings = [
+    ...new Set(bench.results.map((r) => `${r.journalMode ?? "?"}, ${r.synchronous ?? "?"}`)),
+  ].join("; ");
   const lines = [
     `The same on PostgreSQL (${server}): POST /reports, ${spec.concurrency} connections, each tracker in a child process on a schema of its own`,
     `median of ${spec.rounds} round${spec.rounds === 1 ? "" : "s"} of ${formatNumber(spec.roundMs)} ms per row after ${formatNumber(spec.warmupMs)} ms of warm-up; settings read back: ${settings}`,
-    table(["tracker on PostgreSQL", "requests/s", "× naive", "p50 ms", "p99 ms", "tracker CPU µs/req", "round trips/req", "commits/req", "rounds, req/s"], body),
+    table(
+      [
+        "tracker on PostgreSQL",
+        "requests/s",
+        "× naive",
+        "p50 ms",
+        "p99 ms",
+        "tracker CPU µs/req",
+        "round trips/req",
+        "commits/req",
+        "rounds, req/s",
+      ],
+      body,
+    ),
     "× naive: against naive on PostgreSQL, measured in the same rounds. round trips and commits: counted by",
     "the store as it sent them. naive sends one INSERT (autocommit: one commit). keyed and fenced with a",
     "fresh key send the claim (INSERT … ON CONFLICT DO NOTHING RETURNING fence, one commit), then BEGIN,",
@@ -210,7 +258,7 @@ export function postgresReport(bench: IdempotencyBench, server: string): string 
     "nothing, and a SELECT of the stored answer. synchronous_commit=off answers before the flush: an",
     "operating system or database crash may then lose the commits answered in up to the last",
     "3 × wal_writer_delay (600 ms at its default of 200 ms), never half of one (PostgreSQL",
-    "documentation, synchronous_commit and \"Asynchronous Commit\"); the tracker's own crash loses",
+    'documentation, synchronous_commit and "Asynchronous Commit"); the tracker\'s own crash loses',
     "nothing either way.",
     ...checkLines(bench),
   ];

@@ -43,7 +43,9 @@ if (config.kind === "bare") {
       res.end(CEILING_BODY);
     });
   });
-  server.listen(0, "127.0.0.1", () => tell({ type: "listening", port: (server.address() as AddressInfo).port }));
+  server.listen(0, "127.0.0.1", () =>
+    tell({ type: "listening", port: (server.address() as AddressInfo).port }),
+  );
   process.on("message", (m: ToBenchServer) => {
     if (!answer(m, () => 0)) {
       server.closeAllConnections();
@@ -55,7 +57,11 @@ if (config.kind === "bare") {
   });
 } else if (config.kind === "postgres-tracker") {
   const tracker = await startTracker({ variant: config.variant, postgres: config.url });
-  const show = async (name: string): Promise<string> => String((await tracker.store.pool.query<{ v: string }>(`SELECT current_setting('${name}') AS v`)).rows[0]?.v);
+  const show = async (name: string): Promise<string> =>
+    String(
+      (await tracker.store.pool.query<{ v: string }>(`SELECT current_setting('${name}') AS v`))
+        .rows[0]?.v,
+    );
   let reports = 0;
   tell({
     type: "listening",
@@ -83,11 +89,13 @@ if (config.kind === "bare") {
     }
   });
 } else {
-  if (config.synchronous !== "NORMAL" && config.synchronous !== "FULL") throw new Error(`bad synchronous level ${String(config.synchronous)}`);
+  if (config.synchronous !== "NORMAL" && config.synchronous !== "FULL")
+    throw new Error(`bad synchronous level ${String(config.synchronous)}`);
   const tracker = await startTracker({ variant: config.variant, db: config.db });
   // The store opens with journal_mode=WAL, synchronous=NORMAL; FULL is set here, for its row only.
   tracker.store.db.exec(`PRAGMA synchronous = ${config.synchronous}`);
-  const pragma = (name: string): string => String(Object.values(tracker.store.db.prepare(`PRAGMA ${name}`).get() ?? {})[0]);
+  const pragma = (name: string): string =>
+    String(Object.values(tracker.store.db.prepare(`PRAGMA ${name}`).get() ?? {})[0]);
   const SYNCHRONOUS = ["OFF", "NORMAL", "FULL", "EXTRA"];
   tell({
     type: "listening",

@@ -11,7 +11,11 @@ export type BenchServerConfig =
   | { kind: "tracker"; variant: VariantName; db: string; synchronous: "NORMAL" | "FULL" }
   | { kind: "postgres-tracker"; variant: VariantName; url: string };
 
-export type ToBenchServer = { type: "count" } | { type: "cpu" } | { type: "statements" } | { type: "close" };
+export type ToBenchServer =
+  | { type: "count" }
+  | { type: "cpu" }
+  | { type: "statements" }
+  | { type: "close" };
 
 export type FromBenchServer =
   | { type: "listening"; port: number; journalMode?: string; synchronous?: string }

@@ -27,11 +27,17 @@ export interface BenchServer {
 const ENTRY = fileURLToPath(new URL("./server-entry.ts", import.meta.url));
 
 export async function startBenchServer(config: BenchServerConfig): Promise<BenchServer> {
-  const child = spawnTsChild(ENTRY, [JSON.stringify(config)], ["ignore", "inherit", "inherit", "ipc"]);
+  const child = spawnTsChild(
+    ENTRY,
+    [JSON.stringify(config)],
+    ["ignore", "inherit", "inherit", "ipc"],
+  );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
   /** The next message of this type from the child; rejects if it exits first. */
-  const next = <T extends FromBenchServer["type"]>(type: T): Promise<Extract<FromBenchServer, { type: T }>> =>
+  const next = <T extends FromBenchServer["type"]>(
+    type: T,
+  ): Promise<Extract<FromBenchServer, { type: T }>> =>
     new Promise((resolve, reject) => {
       const onMessage = (m: FromBenchServer): void => {
         if (m.type !== type) return;
@@ -39,7 +45,9 @@ export async function startBenchServer(config: BenchServerConfig): Promise<Bench
         resolve(m as Extract<FromBenchServer, { type: T }>);
       };
       child.on("message", onMessage);
-      void exited.then(() => reject(new Error(`the benchmark server exited before saying "${type}"`)));
+      void exited.then(() =>
+        reject(new Error(`the benchmark server exited before saying "${type}"`)),
+      );
     });
 
   const listening = await next("listening");

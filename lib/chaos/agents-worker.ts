@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { Signals } from "../core/gate.ts";
-import { runAgents, type AgentsConfig, type FromAgents, type ToAgents } from "./agents.ts";
+import { type AgentsConfig, type FromAgents, runAgents, type ToAgents } from "./agents.ts";
 
 const port = parentPort;
 if (!port) throw new Error("agents-worker.ts runs in a worker thread that run.ts starts");

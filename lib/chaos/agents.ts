@@ -11,12 +11,12 @@
  * when the operation is over, "main-phase-over" when every agent is through, and settles the
  * operations left once the run says "settle" (every fault stopped).
  */
-import { fullJitterMs, type BackoffParams } from "../client/backoff.ts";
+import { type BackoffParams, fullJitterMs } from "../client/backoff.ts";
 import { fileReport, isRetryable, type Outcome } from "../client/client.ts";
 import { nowMs, sleep } from "../core/clock.ts";
-import { seeded, type Random } from "../core/random.ts";
+import { type Random, seeded } from "../core/random.ts";
 import { Pace } from "./pace.ts";
-import { operationSeed, planOp, type ChaosPlanOptions, type LogicalOp } from "./schedule.ts";
+import { type ChaosPlanOptions, type LogicalOp, operationSeed, planOp } from "./schedule.ts";
 
 export interface AgentsConfig {
   /** The proxy's URL. */
@@ -87,10 +87,19 @@ export async function runAgents(config: AgentsConfig, link: AgentsLink): Promise
   const { url, plan, inFlight, timeoutMs, leaseMs } = config;
   let attempts = 0;
   let gaveUp = 0;
-  const pace = new Pace({ least: plan.agents, most: plan.agents * inFlight, timeoutMs, ...(config.paceFrom !== undefined ? { from: config.paceFrom } : {}) });
+  const pace = new Pace({
+    least: plan.agents,
+    most: plan.agents * inFlight,
+    timeoutMs,
+    ...(config.paceFrom !== undefined ? { from: config.paceFrom } : {}),
+  });
 
   /** One call of the same-key client for an operation: "done" once the system has answered. */
-  const call = async (f: Filing, attemptTimeoutMs: number, random: Random): Promise<"done" | "again"> => {
+  const call = async (
+    f: Filing,
+    attemptTimeoutMs: number,
+    random: Random,
+  ): Promise<"done" | "again"> => {
     const r = await fileReport({
       url,
       report: f.op.report,
@@ -204,7 +213,11 @@ export async function runAgents(config: AgentsConfig, link: AgentsLink): Promise
 }
 
 /** Runs `work` over `items`, at most `limit` at a time. */
-async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+async function inParallel<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(limit, items.length) }, async () => {

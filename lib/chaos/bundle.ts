@@ -7,9 +7,10 @@
  * starts in about a fifth of the CPU time (measured in the note on this change). It is the same code:
  * esbuild only joins the modules and drops the types.
  */
-import { buildSync } from "esbuild";
+
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
 
 const ENTRY = fileURLToPath(new URL("../tracker/child-entry.ts", import.meta.url));
 /** The project's node_modules, where the bundle's packages are found although it lives in a temp folder. */
@@ -22,6 +23,15 @@ export function bundleTrackerChild(dir: string): string {
   // required from node_modules as usual, its optional native parts included.
   // The bundle lives in a temp folder: its require() looks in the project's node_modules first.
   const banner = `module.paths.unshift(${JSON.stringify(PACKAGES)});`;
-  buildSync({ entryPoints: [ENTRY], outfile, bundle: true, platform: "node", format: "cjs", packages: "external", logLevel: "silent", banner: { js: banner } });
+  buildSync({
+    entryPoints: [ENTRY],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    packages: "external",
+    logLevel: "silent",
+    banner: { js: banner },
+  });
   return outfile;
 }

@@ -1,22 +1,30 @@
 // `npm run chaos -- --variant <v> --ops <n> --seed <s>`: the chaos run from the command line. Prints
 // one column per variant; exits 1 if `fenced` stored an operation twice, lost one or left one
 // unanswered (with the seed and the command that replays it), 2 on bad flags.
-import { UsageError, intFlag, parseCommand, runMain } from "../core/cli.ts";
+import { intFlag, parseCommand, runMain, UsageError } from "../core/cli.ts";
 import { requireRuntime } from "../core/runtime.ts";
-import { Trace, colorWanted } from "../core/trace.ts";
-import { VARIANT_NAMES, isVariantName, type VariantName } from "../tracker/variant.ts";
+import { colorWanted, Trace } from "../core/trace.ts";
+import { isStoreName, STORE_NAMES } from "../postgres/scratch-schema.ts";
+import { isVariantName, VARIANT_NAMES, type VariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
-import { CHAOS_DEFAULTS, runChaos, type ChaosResult } from "./run.ts";
-import { CHAOS_FAULTS, CHAOS_FAULT_HELP, DEFAULT_FAULT_RATE, FAULTED_ARRIVALS, isChaosFault, type ChaosFault } from "./schedule.ts";
-import { STRICT_VARIANT, failed, printSummary } from "./summary.ts";
 import { progressPrinter } from "./progress.ts";
-import { STORE_NAMES, isStoreName } from "../postgres/scratch-schema.ts";
+import { CHAOS_DEFAULTS, type ChaosResult, runChaos } from "./run.ts";
+import {
+  CHAOS_FAULT_HELP,
+  CHAOS_FAULTS,
+  type ChaosFault,
+  DEFAULT_FAULT_RATE,
+  FAULTED_ARRIVALS,
+  isChaosFault,
+} from "./schedule.ts";
+import { failed, printSummary, STRICT_VARIANT } from "./summary.ts";
 
 const DEFAULT_OPS = 1000;
 const DEFAULT_SEED = 1;
 
 const spec = {
-  usage: "npm run chaos -- --variant <name|list|all> [--ops <n>] [--seed <s>] [--agents <n>] [--in-flight <n>] [--processes <n>] [--store sqlite|postgres] [--faults <list>] [--fault-rate <pct>] [--timeout-ms <n>] [--lease-ms <n>] [--no-color]",
+  usage:
+    "npm run chaos -- --variant <name|list|all> [--ops <n>] [--seed <s>] [--agents <n>] [--in-flight <n>] [--processes <n>] [--store sqlite|postgres] [--faults <list>] [--fault-rate <pct>] [--timeout-ms <n>] [--lease-ms <n>] [--no-color]",
   description: `Many agents file distinct bug reports at once through same-key clients (one Idempotency-Key per
 report, reused on every attempt; a 409 is waited out as the server asks), each agent its own reports in
 their order, a few at a time: one at least, --in-flight at most, more while the system answers fast,
@@ -67,11 +75,18 @@ redrawn on a terminal, a plain line per tenth of the run when piped. An option g
 } as const;
 
 function parseVariants(text: string | undefined): VariantName[] {
-  if (text === undefined) throw new UsageError(`--variant is required: ${VARIANT_NAMES.join(", ")}, a list or all`);
+  if (text === undefined)
+    throw new UsageError(`--variant is required: ${VARIANT_NAMES.join(", ")}, a list or all`);
   const names = text === "all" ? availableVariants() : text.split(",").map((v) => v.trim());
   for (const v of names) {
-    if (!isVariantName(v)) throw new UsageError(`--variant: unknown variant "${v}" (one of ${VARIANT_NAMES.join(", ")}, or all)`);
-    if (!availableVariants().includes(v)) throw new UsageError(`--variant: "${v}" is not built yet (available: ${availableVariants().join(", ")})`);
+    if (!isVariantName(v))
+      throw new UsageError(
+        `--variant: unknown variant "${v}" (one of ${VARIANT_NAMES.join(", ")}, or all)`,
+      );
+    if (!availableVariants().includes(v))
+      throw new UsageError(
+        `--variant: "${v}" is not built yet (available: ${availableVariants().join(", ")})`,
+      );
   }
   return [...new Set(names as VariantName[])];
 }
@@ -79,9 +94,12 @@ function parseVariants(text: string | undefined): VariantName[] {
 function parseFaults(text: string | undefined): ChaosFault[] | undefined {
   if (text === undefined) return undefined;
   const names = text.split(",").map((f) => f.trim());
-  for (const f of names) if (!isChaosFault(f)) throw new UsageError(`--faults: unknown fault "${f}" (one of ${CHAOS_FAULTS.join(", ")})`);
+  for (const f of names)
+    if (!isChaosFault(f))
+      throw new UsageError(`--faults: unknown fault "${f}" (one of ${CHAOS_FAULTS.join(", ")})`);
   const twice = names.find((f, i) => names.indexOf(f) !== i);
-  if (twice !== undefined) throw new UsageError(`--faults: "${twice}" is named twice; name each fault once`);
+  if (twice !== undefined)
+    throw new UsageError(`--faults: "${twice}" is named twice; name each fault once`);
   return names as ChaosFault[];
 }
 
@@ -89,7 +107,10 @@ function parseFaults(text: string | undefined): ChaosFault[] | undefined {
  * An option given twice (`--ops 5 --ops 6`) is refused: node:util's parser would keep the last one
  * silently, and the run would not be the one asked for.
  */
-export function refuseRepeatedOptions(argv: readonly string[], options: Record<string, { type: "string" | "boolean" }>): void {
+export function refuseRepeatedOptions(
+  argv: readonly string[],
+  options: Record<string, { type: "string" | "boolean" }>,
+): void {
   const seen = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -110,7 +131,8 @@ runMain(async () => {
   const { values } = parseCommand(spec);
   const variants = parseVariants(values.variant);
   const store = values.store ?? "sqlite";
-  if (!isStoreName(store)) throw new UsageError(`--store: unknown store "${store}" (one of ${STORE_NAMES.join(", ")})`);
+  if (!isStoreName(store))
+    throw new UsageError(`--store: unknown store "${store}" (one of ${STORE_NAMES.join(", ")})`);
   const options = {
     store,
     ops: intFlag("ops", values.ops, DEFAULT_OPS, 1, 100_000),
@@ -124,11 +146,29 @@ runMain(async () => {
     ...(values.faults !== undefined ? { faults: parseFaults(values.faults) } : {}),
   };
   // The command that replays one variant: the same plan and flags, the other variants left out.
-  const given = (["agents", "in-flight", "processes", "store", "faults", "fault-rate", "timeout-ms", "lease-ms"] as const).flatMap((name) =>
-    values[name] === undefined ? [] : [`--${name}`, String(values[name])],
-  );
+  const given = (
+    [
+      "agents",
+      "in-flight",
+      "processes",
+      "store",
+      "faults",
+      "fault-rate",
+      "timeout-ms",
+      "lease-ms",
+    ] as const
+  ).flatMap((name) => (values[name] === undefined ? [] : [`--${name}`, String(values[name])]));
   const replay = (variant: VariantName): string =>
-    ["npm run chaos --", "--variant", variant, "--ops", String(options.ops), "--seed", String(options.seed), ...given].join(" ");
+    [
+      "npm run chaos --",
+      "--variant",
+      variant,
+      "--ops",
+      String(options.ops),
+      "--seed",
+      String(options.seed),
+      ...given,
+    ].join(" ");
   const trace = new Trace({ color: colorWanted(values["no-color"] === true), step: false });
   const results: ChaosResult[] = [];
   // Progress on stderr: one line redrawn on a terminal, a plain line per tenth of the run otherwise.
@@ -137,7 +177,9 @@ runMain(async () => {
     try {
       results.push(await runChaos({ variant, ...options, onProgress: (p) => progress.update(p) }));
     } catch (err) {
-      throw new Error(`the ${variant} run failed: ${err instanceof Error ? err.message : String(err)} (seed ${options.seed}; replay: ${replay(variant)})`);
+      throw new Error(
+        `the ${variant} run failed: ${err instanceof Error ? err.message : String(err)} (seed ${options.seed}; replay: ${replay(variant)})`,
+      );
     } finally {
       progress.end();
     }

@@ -4,7 +4,7 @@
  * started again on the same port and the same database, as a service manager would. Unlike lib/tracker/supervisor.ts, which waits
  * for one restart a lesson asks for, this keeps every process alive until the fleet is closed.
  */
-import { startChildTracker, type ChildTracker } from "../tracker/child.ts";
+import { type ChildTracker, startChildTracker } from "../tracker/child.ts";
 import type { VariantName } from "../tracker/variant.ts";
 
 export interface FleetOptions {
@@ -58,7 +58,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const start = (port: number): Promise<ChildTracker> =>
     startChildTracker({
       variant: options.variant,
-      ...(options.postgres !== undefined ? { postgres: options.postgres } : { db: options.db ?? "" }),
+      ...(options.postgres !== undefined
+        ? { postgres: options.postgres }
+        : { db: options.db ?? "" }),
       port,
       quiet: true,
       ...(options.entry !== undefined ? { entry: options.entry } : {}),
@@ -86,7 +88,13 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   // The first process alone creates what is missing of the schema; the others then start together.
   const first = await start(0);
   const rest = await Promise.all(Array.from({ length: options.processes - 1 }, () => start(0)));
-  const slots: Slot[] = [first, ...rest].map((tracker, index) => ({ index, port: tracker.port, current: tracker, generation: 1, loop: Promise.resolve() }));
+  const slots: Slot[] = [first, ...rest].map((tracker, index) => ({
+    index,
+    port: tracker.port,
+    current: tracker,
+    generation: 1,
+    loop: Promise.resolve(),
+  }));
 
   async function supervise(slot: Slot): Promise<void> {
     for (;;) {
@@ -117,7 +125,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   }
   for (const slot of slots) {
     slot.loop = supervise(slot).catch((err: unknown) => {
-      broken = new Error(`tracker process ${slot.index + 1} could not be started again: ${err instanceof Error ? err.message : String(err)}`);
+      broken = new Error(
+        `tracker process ${slot.index + 1} could not be started again: ${err instanceof Error ? err.message : String(err)}`,
+      );
       changed();
     });
   }

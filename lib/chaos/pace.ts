@@ -64,7 +64,8 @@ export class Pace {
    * with nothing in flight may always start one: the pace never falls below one per agent.
    */
   async enter(agent: number, now: () => number): Promise<void> {
-    while ((this.#mine[agent] ?? 0) > 0 && this.#active >= this.limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    while ((this.#mine[agent] ?? 0) > 0 && this.#active >= this.limit)
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
     // Counted in the turn it looked in: no other start comes between.
     this.#count(now());
     this.#active += 1;

@@ -28,7 +28,11 @@ function duration(ms: number): string {
 export function progressLine(p: ChaosProgress): string {
   const pct = p.ops === 0 ? 100 : Math.floor((100 * p.done) / p.ops);
   const left =
-    p.done >= p.ops ? "done" : p.done === 0 ? "estimating" : `about ${duration((p.elapsedMs * (p.ops - p.done)) / p.done)} left`;
+    p.done >= p.ops
+      ? "done"
+      : p.done === 0
+        ? "estimating"
+        : `about ${duration((p.elapsedMs * (p.ops - p.done)) / p.done)} left`;
   const n = (v: number): string => v.toLocaleString("en-US");
   return (
     `${p.variant}: ${n(p.done)}/${n(p.ops)} operations (${pct} %)${p.phase === "settling" ? ", settling" : ""}, ` +
@@ -65,7 +69,10 @@ export interface ProgressPrinter {
  * Writes progress to `out`: redrawn in place when `tty` (cut to `out.columns`, read at each redraw
  * so that a resized terminal is followed), else a plain line per tenth of the run.
  */
-export function progressPrinter(out: { write(text: string): unknown; columns?: number }, tty: boolean): ProgressPrinter {
+export function progressPrinter(
+  out: { write(text: string): unknown; columns?: number },
+  tty: boolean,
+): ProgressPrinter {
   let lastTenth = -1;
   let lastAtMs = 0;
   let drawn = false;

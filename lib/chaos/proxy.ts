@@ -24,12 +24,20 @@
  * process. A kept connection idle for a second is closed by the proxy, well before the process
  * would close it (5 s), so that no request is sent on a connection the process is closing.
  */
-import { Agent, createServer, request, type ClientRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  Agent,
+  type ClientRequest,
+  createServer,
+  type IncomingMessage,
+  request,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { Socket } from "node:net";
 import { pipeline } from "node:stream/promises";
+import { listenOnLoopback } from "../core/listen.ts";
 import type { ChildTracker } from "../tracker/child.ts";
 import type { Backend, Fleet } from "./fleet.ts";
-import { listenOnLoopback } from "../core/listen.ts";
 
 /** A request as the proxy read it. */
 export interface Exchange {
@@ -108,12 +116,22 @@ class ShortIdleAgent extends Agent {
 
 /** RFC 9110 §7.6.1: the headers that describe one connection, not the message. */
 export function withoutHopByHop(raw: readonly string[]): string[] {
-  const named = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade", "trailer"]);
+  const named = new Set([
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "te",
+    "upgrade",
+    "trailer",
+  ]);
   for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === "connection") for (const t of raw[i + 1]!.split(",")) named.add(t.trim().toLowerCase());
+    if (raw[i]!.toLowerCase() === "connection")
+      for (const t of raw[i + 1]!.split(",")) named.add(t.trim().toLowerCase());
   }
   const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) if (!named.has(raw[i]!.toLowerCase())) out.push(raw[i]!, raw[i + 1]!);
+  for (let i = 0; i < raw.length; i += 2)
+    if (!named.has(raw[i]!.toLowerCase())) out.push(raw[i]!, raw[i + 1]!);
   return out;
 }
 
@@ -161,9 +179,20 @@ export async function startProxy<S>(fleet: Fleet, hooks: ProxyHooks<S>): Promise
   }
 
   /** Sends the request upstream over the lane's kept connections; the answer-to-be never rejects. */
-  function send(tracker: ChildTracker, lane: Lane, exchange: Exchange): { upstream: ClientRequest; answer: Promise<IncomingMessage | Error> } {
+  function send(
+    tracker: ChildTracker,
+    lane: Lane,
+    exchange: Exchange,
+  ): { upstream: ClientRequest; answer: Promise<IncomingMessage | Error> } {
     lane.sent += 1;
-    const upstream = request({ host: "127.0.0.1", port: tracker.port, path: exchange.url, method: exchange.method, headers: withoutHopByHop(exchange.rawHeaders), agent: lane.agent });
+    const upstream = request({
+      host: "127.0.0.1",
+      port: tracker.port,
+      path: exchange.url,
+      method: exchange.method,
+      headers: withoutHopByHop(exchange.rawHeaders),
+      agent: lane.agent,
+    });
     const answer = new Promise<IncomingMessage | Error>((resolve) => {
       upstream.once("response", resolve);
       upstream.once("error", resolve);
@@ -210,7 +239,14 @@ export async function startProxy<S>(fleet: Fleet, hooks: ProxyHooks<S>): Promise
   async function forward(
     state: S,
     exchange: Exchange,
-  ): Promise<{ target: Target | undefined; upstream: ClientRequest; answer: Promise<IncomingMessage | Error> } | undefined> {
+  ): Promise<
+    | {
+        target: Target | undefined;
+        upstream: ClientRequest;
+        answer: Promise<IncomingMessage | Error>;
+      }
+    | undefined
+  > {
     const numbered = hooks.numbered?.(state) ?? true;
     for (;;) {
       const { backend, tracker } = await nextLive();
@@ -232,7 +268,10 @@ export async function startProxy<S>(fleet: Fleet, hooks: ProxyHooks<S>): Promise
       try {
         // The lane is held: the next request to arrive after those already sent is this one.
         const target: Target = { backend, tracker, requestNo: lane.sent + 1 };
-        const [before] = await Promise.all([allArrived(backend, tracker, lane), hooks.beforeSend?.(state, target)]);
+        const [before] = await Promise.all([
+          allArrived(backend, tracker, lane),
+          hooks.beforeSend?.(state, target),
+        ]);
         if (!before || !fleet.isLive(tracker)) continue; // it died: this request never left
         const { upstream, answer } = send(tracker, lane, exchange);
         const stop = watchdog(backend, target, answer);
@@ -254,7 +293,11 @@ export async function startProxy<S>(fleet: Fleet, hooks: ProxyHooks<S>): Promise
   }
 
   /** Restarts the process if the request failed on its way and never arrives. Returns a cancel. */
-  function watchdog(backend: Backend, target: Target, answer: Promise<IncomingMessage | Error>): () => void {
+  function watchdog(
+    backend: Backend,
+    target: Target,
+    answer: Promise<IncomingMessage | Error>,
+  ): () => void {
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
     void answer.then((a) => {
@@ -278,7 +321,12 @@ export async function startProxy<S>(fleet: Fleet, hooks: ProxyHooks<S>): Promise
     } catch {
       return; // the client left while sending
     }
-    const exchange: Exchange = { method: req.method ?? "GET", url: req.url ?? "/", rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) };
+    const exchange: Exchange = {
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      rawHeaders: req.rawHeaders,
+      body: Buffer.concat(chunks),
+    };
     const state = hooks.accept(exchange);
     // A client that gives up before its request went out does not stop it: it goes out late, as it
     // would from a real client whose request was already on the wire.

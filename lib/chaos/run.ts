@@ -19,25 +19,32 @@
  * worst moment for it. Every wait is such a gate; nothing is ordered by sleeping.
  */
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { Worker } from "node:worker_threads";
-import type { FaultName } from "../tracker/faults.ts";
 import { tempFolder } from "../core/scratch.ts";
+import { openScratchSchema, type StoreName } from "../postgres/scratch-schema.ts";
+import type { Answer } from "../protocol/http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
+import type { FaultName } from "../tracker/faults.ts";
 import { keyStoreOf } from "../tracker/key-store.ts";
+import { PostgresStore } from "../tracker/postgres-store.ts";
 import { ReportStore } from "../tracker/store.ts";
 import type { VariantName } from "../tracker/variant.ts";
+import type { AgentsConfig, FromAgents, ToAgents } from "./agents.ts";
 import { bundleTrackerChild } from "./bundle.ts";
 import { startFleet } from "./fleet.ts";
-import { startProxy, type Target } from "./proxy.ts";
-import type { AgentsConfig, FromAgents, ToAgents } from "./agents.ts";
-import { CHAOS_FAULTS, FAULTED_ARRIVALS, planOp, planSummary, type ChaosFault, type LogicalOp } from "./schedule.ts";
-import { SeenTitles } from "./seen.ts";
-import { tally, type StoredRow, type Tally } from "./tally.ts";
 import type { ChaosProgress } from "./progress.ts";
-import { DatabaseSync } from "node:sqlite";
-import type { Answer } from "../protocol/http.ts";
-import { PostgresStore } from "../tracker/postgres-store.ts";
-import { openScratchSchema, type StoreName } from "../postgres/scratch-schema.ts";
+import { startProxy, type Target } from "./proxy.ts";
+import {
+  CHAOS_FAULTS,
+  type ChaosFault,
+  FAULTED_ARRIVALS,
+  type LogicalOp,
+  planOp,
+  planSummary,
+} from "./schedule.ts";
+import { SeenTitles } from "./seen.ts";
+import { type StoredRow, type Tally, tally } from "./tally.ts";
 
 export interface ChaosOptions {
   variant: VariantName;
@@ -68,7 +75,13 @@ export interface ChaosOptions {
   onProgress?: (progress: ChaosProgress) => void;
 }
 
-export const CHAOS_DEFAULTS = { agents: 50, inFlight: 3, processes: 3, timeoutMs: 400, leaseMs: 700 } as const;
+export const CHAOS_DEFAULTS = {
+  agents: 50,
+  inFlight: 3,
+  processes: 3,
+  timeoutMs: 400,
+  leaseMs: 700,
+} as const;
 
 export interface ChaosResult {
   variant: VariantName;
@@ -129,7 +142,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const processes = options.processes ?? CHAOS_DEFAULTS.processes;
   const timeoutMs = options.timeoutMs ?? CHAOS_DEFAULTS.timeoutMs;
   const leaseMs = options.leaseMs ?? CHAOS_DEFAULTS.leaseMs;
-  const planOptions = { seed: options.seed, ops: options.ops, agents, ...(options.faults ? { faults: options.faults } : {}), ...(options.rate !== undefined ? { rate: options.rate } : {}) };
+  const planOptions = {
+    seed: options.seed,
+    ops: options.ops,
+    agents,
+    ...(options.faults ? { faults: options.faults } : {}),
+    ...(options.rate !== undefined ? { rate: options.rate } : {}),
+  };
   // The plan is walked once for its digest and counts; each operation is made again (planOp) when
   // its agent comes to it, and forgotten once answered. What the summary needs is kept in arrays of
   // fixed size, allocated once: the id each operation was acknowledged with and a refusal; titles and
@@ -163,7 +182,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (m.settled && m.acked !== undefined) settledCount += 1;
     if (m.log !== undefined) logs.set(m.index, m.log);
   };
-  const injected = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<ChaosFault, number>;
+  const injected = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<
+    ChaosFault,
+    number
+  >;
   let faultsOn = true;
   let attempts = 0;
   let gaveUp = 0;
@@ -178,13 +200,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
   const store = options.store ?? "sqlite";
   // The tables exist before the processes start, so that none of them races another to create them.
-  const database = store === "postgres" ? await postgresChaosDatabase(options.databaseUrl) : sqliteChaosDatabase();
+  const database =
+    store === "postgres" ? await postgresChaosDatabase(options.databaseUrl) : sqliteChaosDatabase();
 
   // The tracker processes start from one bundle of their entry (lib/chaos/bundle.ts): a restart costs
   // a fifth of the CPU of one started from the TypeScript sources.
   const bundleFolder = tempFolder("retry-workbook-chaos-bundle-"); // removed on Ctrl-C too
   const entry = bundleTrackerChild(bundleFolder.dir);
-  const fleet = await startFleet({ variant: options.variant, ...database.where, processes, leaseMs, entry }).catch(async (err: unknown) => {
+  const fleet = await startFleet({
+    variant: options.variant,
+    ...database.where,
+    processes,
+    leaseMs,
+    entry,
+  }).catch(async (err: unknown) => {
     bundleFolder.remove();
     await database.close();
     throw err;
@@ -202,7 +231,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       lastId = Number(row.id);
       seen.add(row.title);
     }
-    options.onProgress?.({ variant: options.variant, done, ops: options.ops, duplicates: seen.duplicates, kills: fleet.restarts, elapsedMs: performance.now() - started, phase });
+    options.onProgress?.({
+      variant: options.variant,
+      done,
+      ops: options.ops,
+      duplicates: seen.duplicates,
+      kills: fleet.restarts,
+      elapsedMs: performance.now() - started,
+      phase,
+    });
   };
   /** One progress report at a time (PostgreSQL answers later than the next tick may come). */
   const report = (): Promise<void> => {
@@ -211,7 +248,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     return reading;
   };
   let runFailed = false;
-  const ticker = options.onProgress ? setInterval(() => void report().catch(() => {}), 500) : undefined;
+  const ticker = options.onProgress
+    ? setInterval(() => void report().catch(() => {}), 500)
+    : undefined;
   try {
     proxy = await startProxy<Passing>(fleet, {
       accept(exchange) {
@@ -219,14 +258,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         const op = parsed.ok ? byKey.get(parsed.key) : undefined;
         if (!op) return { op, fault: undefined };
         op.arrivals += 1;
-        const fault = faultsOn && op.arrivals <= FAULTED_ARRIVALS ? op.op.faults[op.arrivals - 1] : undefined;
+        const fault =
+          faultsOn && op.arrivals <= FAULTED_ARRIVALS ? op.op.faults[op.arrivals - 1] : undefined;
         return { op, fault };
       },
       // Only a struck request needs its number in the process (its fault is set by it); the others
       // go out without waiting their turn.
       numbered: (p) => p.fault !== undefined,
       async beforeSend(p, target) {
-        if (p.fault && p.fault !== "kill") await target.tracker.setFault(target.requestNo, p.fault satisfies FaultName);
+        if (p.fault && p.fault !== "kill")
+          await target.tracker.setFault(target.requestNo, p.fault satisfies FaultName);
       },
       arrived(p, target) {
         if (!p.fault) return;
@@ -239,17 +280,28 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         // A slow handler goes on once its client has given up on it (or been answered, after a release).
         if (p.fault === "slow" && target) release(target);
         // A paused holder goes on once its operation has been answered through another request.
-        if (p.op && status !== undefined && status >= 200 && status < 300) for (const h of p.op.holds) release(h);
+        if (p.op && status !== undefined && status >= 200 && status < 300)
+          for (const h of p.op.holds) release(h);
       },
     });
     // The agents, in a thread of their own (agents.ts), through the proxy.
-    const config: AgentsConfig = { url: proxy.url, plan: planOptions, inFlight, timeoutMs, leaseMs };
-    agentsThread = new Worker(new URL("./agents-worker.ts", import.meta.url), { workerData: config });
+    const config: AgentsConfig = {
+      url: proxy.url,
+      plan: planOptions,
+      inFlight,
+      timeoutMs,
+      leaseMs,
+    };
+    agentsThread = new Worker(new URL("./agents-worker.ts", import.meta.url), {
+      workerData: config,
+    });
     const thread = agentsThread;
     const tell = (m: ToAgents): void => thread.postMessage(m);
     await new Promise<void>((resolve, reject) => {
       thread.once("error", reject);
-      thread.once("exit", (code) => reject(new Error(`the agents' thread stopped before the end (exit code ${code})`)));
+      thread.once("exit", (code) =>
+        reject(new Error(`the agents' thread stopped before the end (exit code ${code})`)),
+      );
       thread.on("message", (m: FromAgents) => {
         try {
           hear(m);
@@ -310,7 +362,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     titles[i] = op.report.title;
     if (Number.isNaN(ackedIds[i]!)) continue;
     const stored = await database.storedResponse(op.caller, op.key);
-    if (stored !== undefined && (stored.body as { id?: unknown }).id !== ackedIds[i]) changedAnswers += 1;
+    if (stored !== undefined && (stored.body as { id?: unknown }).id !== ackedIds[i])
+      changedAnswers += 1;
   }
   const t = tally(
     titles.map((title, i) => ({
@@ -324,7 +377,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   await database.close();
   const examples = [...t.duplicatedOps.slice(0, 5), ...t.lostOps.slice(0, 5)].map((i) => {
     const acked = ackedIds[i - 1]!;
-    return example(planOp(planOptions, i), Number.isNaN(acked) ? undefined : acked, t.rowsOf.get(i)!, logs.get(i) ?? "201");
+    return example(
+      planOp(planOptions, i),
+      Number.isNaN(acked) ? undefined : acked,
+      t.rowsOf.get(i)!,
+      logs.get(i) ?? "201",
+    );
   });
   return {
     variant: options.variant,
@@ -378,11 +436,15 @@ function sqliteChaosDatabase(): ChaosDatabase {
     where: { db },
     async rowsAfter(after) {
       reader ??= new DatabaseSync(db, { readOnly: true });
-      return reader.prepare("SELECT id, title FROM reports WHERE id > ? ORDER BY id").iterate(after) as Iterable<StoredRow>;
+      return reader
+        .prepare("SELECT id, title FROM reports WHERE id > ? ORDER BY id")
+        .iterate(after) as Iterable<StoredRow>;
     },
     async allRows() {
       store ??= new ReportStore(db);
-      return store.db.prepare("SELECT id, title FROM reports ORDER BY id").iterate() as Iterable<StoredRow>;
+      return store.db
+        .prepare("SELECT id, title FROM reports ORDER BY id")
+        .iterate() as Iterable<StoredRow>;
     },
     async storedResponse(caller, key) {
       store ??= new ReportStore(db);
@@ -401,7 +463,10 @@ function sqliteChaosDatabase(): ChaosDatabase {
  * the end. Its rows are read in one list at the end (ids and titles: a few MB for 100 000 operations).
  */
 async function postgresChaosDatabase(databaseUrl: string | undefined): Promise<ChaosDatabase> {
-  const scratch = await openScratchSchema("chaos", databaseUrl !== undefined ? { databaseUrl } : {});
+  const scratch = await openScratchSchema(
+    "chaos",
+    databaseUrl !== undefined ? { databaseUrl } : {},
+  );
   let store: PostgresStore;
   try {
     store = await PostgresStore.open(scratch.url, { connections: 2 });
@@ -410,7 +475,12 @@ async function postgresChaosDatabase(databaseUrl: string | undefined): Promise<C
     throw err;
   }
   const rowsAfter = async (after: number): Promise<StoredRow[]> =>
-    (await store.pool.query<{ id: string; title: string }>("SELECT id, title FROM reports WHERE id > $1 ORDER BY id", [after])).rows.map((r) => ({ id: Number(r.id), title: r.title }));
+    (
+      await store.pool.query<{ id: string; title: string }>(
+        "SELECT id, title FROM reports WHERE id > $1 ORDER BY id",
+        [after],
+      )
+    ).rows.map((r) => ({ id: Number(r.id), title: r.title }));
   return {
     where: { postgres: scratch.url },
     rowsAfter,
@@ -427,10 +497,19 @@ async function postgresChaosDatabase(databaseUrl: string | undefined): Promise<C
 
 const ORDINAL = ["1st", "2nd", "3rd"];
 
-function example(op: LogicalOp, ackedId: number | undefined, ids: number[], attempts: string): string {
-  const faults = op.faults.map((f, i) => (f ? `${ORDINAL[i] ?? `${i + 1}th`} request ${f}` : undefined)).filter(Boolean);
-  const stored = ids.length === 0 ? "no report" : `${ids.length} report${ids.length === 1 ? "" : "s"} (#${ids.join(", #")})`;
+function example(
+  op: LogicalOp,
+  ackedId: number | undefined,
+  ids: number[],
+  attempts: string,
+): string {
+  const faults = op.faults
+    .map((f, i) => (f ? `${ORDINAL[i] ?? `${i + 1}th`} request ${f}` : undefined))
+    .filter(Boolean);
+  const stored =
+    ids.length === 0
+      ? "no report"
+      : `${ids.length} report${ids.length === 1 ? "" : "s"} (#${ids.join(", #")})`;
   const acked = ackedId === undefined ? "never acknowledged" : `acknowledged as #${ackedId}`;
   return `op ${op.index} (${op.caller}, key ${op.key.slice(0, 8)}…): ${stored}, ${acked}; faults: ${faults.join(", ") || "none"}; attempts: ${attempts}`;
 }
-

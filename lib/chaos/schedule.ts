@@ -9,9 +9,9 @@
  * `--ops 100` plans exactly the first 100 operations of `--ops 1000`.
  */
 import { createHash } from "node:crypto";
-import type { FaultName } from "../tracker/faults.ts";
-import { seeded, uuid, type Random } from "../core/random.ts";
 import type { ReportToFile } from "../client/client.ts";
+import { type Random, seeded, uuid } from "../core/random.ts";
+import type { FaultName } from "../tracker/faults.ts";
 
 /**
  * What the run can do to one request (fixed names). All but `kill` are the tracker's own faults, set
@@ -33,7 +33,8 @@ export const CHAOS_FAULT_HELP: Record<ChaosFault, string> = {
   "lose-response": "the work is committed, the answer never leaves",
   "drop-request": "the request is swallowed before any handler runs",
   slow: "the handler stalls until the client has given up on that attempt",
-  "pause-past-lease": "the handler stalls after its claim until another request answered its operation",
+  "pause-past-lease":
+    "the handler stalls after its claim until another request answered its operation",
   "crash-after-claim": "the serving process kills itself (SIGKILL) after claiming the key",
   "crash-between-commits": "the serving process kills itself (SIGKILL) after its first commit",
   kill: "the run kills the serving process (SIGKILL) once the request has arrived",
@@ -120,10 +121,20 @@ export function planOp(options: ChaosPlanOptions, index: number): LogicalOp {
     const kind = pick(kinds, random());
     faults.push(strikes ? kind : undefined);
   }
-  return { index, agent, caller: `agent-${agent}`, key, report: reportFor(options.seed, index, agent, random), faults };
+  return {
+    index,
+    agent,
+    caller: `agent-${agent}`,
+    key,
+    report: reportFor(options.seed, index, agent, random),
+    faults,
+  };
 }
 
-function walkPlan(options: ChaosPlanOptions, each: (op: LogicalOp) => void): { digest: string; planned: Record<ChaosFault, number> } {
+function walkPlan(
+  options: ChaosPlanOptions,
+  each: (op: LogicalOp) => void,
+): { digest: string; planned: Record<ChaosFault, number> } {
   const planned = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<ChaosFault, number>;
   // The hash of JSON.stringify(ops), fed one operation at a time: no string of the whole plan.
   const hash = createHash("sha256").update("[");
@@ -153,8 +164,28 @@ function pick(kinds: readonly ChaosFault[], draw: number): ChaosFault {
   return kinds[kinds.length - 1]!;
 }
 
-const THINGS = ["Login button", "Save dialog", "Search box", "Export to CSV", "Dark mode toggle", "Upload form", "Settings page", "Undo", "Password reset", "Date picker"];
-const FAILURES = ["does nothing", "crashes the tab", "shows a blank page", "hangs for a minute", "loses the last edit", "throws a 500", "ignores the first click", "renders twice"];
+const THINGS = [
+  "Login button",
+  "Save dialog",
+  "Search box",
+  "Export to CSV",
+  "Dark mode toggle",
+  "Upload form",
+  "Settings page",
+  "Undo",
+  "Password reset",
+  "Date picker",
+];
+const FAILURES = [
+  "does nothing",
+  "crashes the tab",
+  "shows a blank page",
+  "hangs for a minute",
+  "loses the last edit",
+  "throws a 500",
+  "ignores the first click",
+  "renders twice",
+];
 const MODULES = ["auth", "editor", "search", "export", "ui", "files", "settings"];
 
 function reportFor(seed: number, index: number, agent: number, random: Random): ReportToFile {

@@ -96,5 +96,7 @@ export function tally(ops: readonly OpResult[], rows: Iterable<StoredRow>): Tall
 
 /** Whether the run kept every operation exactly once and answered each. */
 export function isClean(t: Tally): boolean {
-  return t.duplicates === 0 && t.lost === 0 && t.unanswered === 0 && t.refused === 0 && t.strays === 0;
+  return (
+    t.duplicates === 0 && t.lost === 0 && t.unanswered === 0 && t.refused === 0 && t.strays === 0
+  );
 }

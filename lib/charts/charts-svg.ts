@@ -14,13 +14,13 @@ import {
   niceLinearDomain,
   niceLogDomain,
   px,
+  type Scale,
   scaleAttrs,
   svgDocument,
   textElement,
   textWidth,
   tickLabel,
   tooltip,
-  type Scale,
 } from "./svg.ts";
 
 const GRID = "#e3e3e3";
@@ -29,8 +29,14 @@ const MUTED = "#555555";
 const TITLE_SIZE = 16;
 
 /** Title and subtitle at the top left; returns the markup and where the content may start. */
-function heading(title: string, subtitle: string | undefined, left: number): { markup: string[]; top: number } {
-  const markup = [textElement(title, { x: left, y: 26, "font-size": TITLE_SIZE, "font-weight": "bold" })];
+function heading(
+  title: string,
+  subtitle: string | undefined,
+  left: number,
+): { markup: string[]; top: number } {
+  const markup = [
+    textElement(title, { x: left, y: 26, "font-size": TITLE_SIZE, "font-weight": "bold" }),
+  ];
   if (subtitle !== undefined) markup.push(textElement(subtitle, { x: left, y: 45, fill: MUTED }));
   return { markup, top: subtitle === undefined ? 44 : 62 };
 }
@@ -43,7 +49,12 @@ function yAxis(scale: Scale, left: number, right: number): string[] {
       "g",
       { class: "y-tick" },
       element("line", { x1: left, x2: right, y1: y, y2: y, stroke: GRID }),
-      textElement(tickLabel(t), { x: left - 6, y: scale.map(t) + 4, "text-anchor": "end", fill: MUTED }),
+      textElement(tickLabel(t), {
+        x: left - 6,
+        y: scale.map(t) + 4,
+        "text-anchor": "end",
+        fill: MUTED,
+      }),
     );
   });
 }
@@ -57,7 +68,12 @@ function xAxis(scale: Scale, top: number, bottom: number, unit = ""): string[] {
       { class: "x-tick" },
       element("line", { x1: x, x2: x, y1: top, y2: bottom, stroke: GRID }),
       element("line", { x1: x, x2: x, y1: bottom, y2: bottom + 4, stroke: AXIS }),
-      textElement(`${tickLabel(t)}${unit}`, { x: scale.map(t), y: bottom + 17, "text-anchor": "middle", fill: MUTED }),
+      textElement(`${tickLabel(t)}${unit}`, {
+        x: scale.map(t),
+        y: bottom + 17,
+        "text-anchor": "middle",
+        fill: MUTED,
+      }),
     );
   });
 }
@@ -97,7 +113,10 @@ export function lineChartSvg(spec: LineChartSpec): string {
   const height = spec.height ?? 440;
   if (spec.xs.length === 0) throw new RangeError("a line chart needs at least one x value");
   for (const s of spec.series) {
-    if (s.values.length !== spec.xs.length) throw new RangeError(`series ${s.name} has ${s.values.length} values for ${spec.xs.length} x values`);
+    if (s.values.length !== spec.xs.length)
+      throw new RangeError(
+        `series ${s.name} has ${s.values.length} values for ${spec.xs.length} x values`,
+      );
   }
   const legendWidth = 24 + Math.max(60, ...spec.series.map((s) => textWidth(s.name)));
   const left = 78;
@@ -111,12 +130,17 @@ export function lineChartSvg(spec: LineChartSpec): string {
   const hi = Math.max(...values);
   const yDomain = log ? niceLogDomain(lo, hi) : niceLinearDomain(Math.min(0, lo), hi);
   const y = makeScale(log ? "log" : "linear", yDomain, [bottom, top]);
-  const x = makeScale("linear", niceLinearDomain(Math.min(...spec.xs), Math.max(...spec.xs), 10), [left, right]);
+  const x = makeScale("linear", niceLinearDomain(Math.min(...spec.xs), Math.max(...spec.xs), 10), [
+    left,
+    right,
+  ]);
 
   const body: string[] = [...markup, ...yAxis(y, left, right), ...xAxis(x, top, bottom)];
   body.push(element("line", { x1: left, x2: right, y1: bottom, y2: bottom, stroke: AXIS }));
   body.push(element("line", { x1: left, x2: left, y1: top, y2: bottom, stroke: AXIS }));
-  body.push(textElement(spec.xLabel, { x: (left + right) / 2, y: height - 14, "text-anchor": "middle" }));
+  body.push(
+    textElement(spec.xLabel, { x: (left + right) / 2, y: height - 14, "text-anchor": "middle" }),
+  );
   const yMid = (top + bottom) / 2;
   body.push(
     textElement(`${spec.yLabel}${log ? (spec.logNote ?? " (log scale)") : ""}`, {
@@ -131,16 +155,34 @@ export function lineChartSvg(spec: LineChartSpec): string {
   const plot = spec.series.map((s, i) => {
     const color = colors[i]!;
     const points = s.values.map((v, j) => ({ x: spec.xs[j]!, y: v })).sort((a, b) => a.x - b.x);
-    const d = points.map((p, j) => `${j === 0 ? "M" : "L"}${px(x.map(p.x))} ${px(y.map(p.y))}`).join(" ");
+    const d = points
+      .map((p, j) => `${j === 0 ? "M" : "L"}${px(x.map(p.x))} ${px(y.map(p.y))}`)
+      .join(" ");
     return element(
       "g",
       { class: "series", "data-series": s.name, fill: color, stroke: color },
-      element("path", { d, fill: "none", "stroke-width": 2, "stroke-linejoin": "round", "stroke-dasharray": s.dash }),
+      element("path", {
+        d,
+        fill: "none",
+        "stroke-width": 2,
+        "stroke-linejoin": "round",
+        "stroke-dasharray": s.dash,
+      }),
       ...points.map((p) =>
         element(
           "circle",
-          { class: "point", cx: x.map(p.x), cy: y.map(p.y), r: 2.5, stroke: "none", "data-x": p.x, "data-y": p.y },
-          tooltip(`${s.name}, ${spec.xLabel} ${tickLabel(p.x)}: ${tickLabel(Math.round(p.y * 10) / 10)}`),
+          {
+            class: "point",
+            cx: x.map(p.x),
+            cy: y.map(p.y),
+            r: 2.5,
+            stroke: "none",
+            "data-x": p.x,
+            "data-y": p.y,
+          },
+          tooltip(
+            `${s.name}, ${spec.xLabel} ${tickLabel(p.x)}: ${tickLabel(Math.round(p.y * 10) / 10)}`,
+          ),
         ),
       ),
     );
@@ -148,7 +190,9 @@ export function lineChartSvg(spec: LineChartSpec): string {
   body.push(element("g", { class: "plot", ...scaleAttrs("x", x), ...scaleAttrs("y", y) }, ...plot));
 
   // The legend, ordered as the lines end, top to bottom.
-  const order = spec.series.map((s, i) => ({ s, i })).sort((a, b) => (b.s.values.at(-1) ?? 0) - (a.s.values.at(-1) ?? 0));
+  const order = spec.series
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => (b.s.values.at(-1) ?? 0) - (a.s.values.at(-1) ?? 0));
   const legendX = right + 24;
   body.push(
     element(
@@ -159,14 +203,25 @@ export function lineChartSvg(spec: LineChartSpec): string {
         return element(
           "g",
           {},
-          element("line", { x1: legendX, x2: legendX + 16, y1: ly, y2: ly, stroke: colors[i], "stroke-width": 2, "stroke-dasharray": s.dash }),
+          element("line", {
+            x1: legendX,
+            x2: legendX + 16,
+            y1: ly,
+            y2: ly,
+            stroke: colors[i],
+            "stroke-width": 2,
+            "stroke-dasharray": s.dash,
+          }),
           element("circle", { cx: legendX + 8, cy: ly, r: 2.5, fill: colors[i] }),
           textElement(s.name, { x: legendX + 22, y: ly + 4 }),
         );
       }),
     ),
   );
-  return svgDocument({ width, height, title: spec.title, ...(spec.subtitle ? { description: spec.subtitle } : {}) }, body);
+  return svgDocument(
+    { width, height, title: spec.title, ...(spec.subtitle ? { description: spec.subtitle } : {}) },
+    body,
+  );
 }
 
 export interface HistogramRow {
@@ -226,7 +281,11 @@ export function histogramSvg(spec: HistogramSpec): string {
     const panelBottom = panelTop + PANEL_HEIGHT;
     const peak = Math.max(0, ...row.counts);
     const max = spec.sharedScale === true ? sharedMax : peak;
-    const y = makeScale(spec.sqrt === true ? "sqrt" : "linear", [0, max > 0 ? max : 1], [panelBottom, panelTop]);
+    const y = makeScale(
+      spec.sqrt === true ? "sqrt" : "linear",
+      [0, max > 0 ? max : 1],
+      [panelBottom, panelTop],
+    );
     const color = row.color ?? colorAt(i);
     const bars = row.counts.flatMap((count, b) => {
       if (count <= 0) return [];
@@ -246,7 +305,13 @@ export function histogramSvg(spec: HistogramSpec): string {
             "data-y": count,
           },
           tooltip(
-            spec.barTooltip?.(row.name, tickLabel(b * bucketMs), tickLabel((b + 1) * bucketMs), count, runs) ??
+            spec.barTooltip?.(
+              row.name,
+              tickLabel(b * bucketMs),
+              tickLabel((b + 1) * bucketMs),
+              count,
+              runs,
+            ) ??
               `${row.name}, ${tickLabel(b * bucketMs)}-${tickLabel((b + 1) * bucketMs)} ms: ${count} writes over ${runs} runs`,
           ),
         ),
@@ -255,17 +320,45 @@ export function histogramSvg(spec: HistogramSpec): string {
     body.push(
       element(
         "g",
-        { class: "plot", "data-series": row.name, fill: color, ...scaleAttrs("x", x), ...scaleAttrs("y", y) },
+        {
+          class: "plot",
+          "data-series": row.name,
+          fill: color,
+          ...scaleAttrs("x", x),
+          ...scaleAttrs("y", y),
+        },
         ...bars,
       ),
     );
-    body.push(element("line", { x1: left, x2: right, y1: panelBottom, y2: panelBottom, stroke: AXIS }));
-    body.push(textElement(row.name, { x: left - 8, y: panelBottom - PANEL_HEIGHT / 2 + 4, "text-anchor": "end" }));
+    body.push(
+      element("line", { x1: left, x2: right, y1: panelBottom, y2: panelBottom, stroke: AXIS }),
+    );
+    body.push(
+      textElement(row.name, {
+        x: left - 8,
+        y: panelBottom - PANEL_HEIGHT / 2 + 4,
+        "text-anchor": "end",
+      }),
+    );
     const peakText = tickLabel(Math.round(peak / runs));
-    body.push(textElement(spec.peakLabel?.(peakText, runs > 1) ?? `peak ${peakText}${runs > 1 ? " / run" : ""}`, { x: right + 10, y: panelBottom - PANEL_HEIGHT / 2 + 4, fill: MUTED }));
+    body.push(
+      textElement(
+        spec.peakLabel?.(peakText, runs > 1) ?? `peak ${peakText}${runs > 1 ? " / run" : ""}`,
+        { x: right + 10, y: panelBottom - PANEL_HEIGHT / 2 + 4, fill: MUTED },
+      ),
+    );
   });
-  body.push(textElement(spec.xLabel ?? "time since the clients started (ms)", { x: (left + right) / 2, y: height - 12, "text-anchor": "middle" }));
-  return svgDocument({ width, height, title: spec.title, ...(spec.subtitle ? { description: spec.subtitle } : {}) }, body);
+  body.push(
+    textElement(spec.xLabel ?? "time since the clients started (ms)", {
+      x: (left + right) / 2,
+      y: height - 12,
+      "text-anchor": "middle",
+    }),
+  );
+  return svgDocument(
+    { width, height, title: spec.title, ...(spec.subtitle ? { description: spec.subtitle } : {}) },
+    body,
+  );
 }
 
 export interface BarSpecItem {
@@ -296,7 +389,10 @@ export function barChartSvg(spec: BarChartSvgSpec): string {
   const width = spec.width ?? 760;
   const labelWidth = Math.max(40, ...spec.items.map((i) => textWidth(i.label)));
   const left = 24 + labelWidth;
-  const noteWidth = Math.max(60, ...spec.items.map((i) => textWidth(`${tickLabel(Math.round(i.value))}  ${i.note ?? ""}`)));
+  const noteWidth = Math.max(
+    60,
+    ...spec.items.map((i) => textWidth(`${tickLabel(Math.round(i.value))}  ${i.note ?? ""}`)),
+  );
   const right = width - noteWidth - 24;
   const { markup, top } = heading(spec.title, spec.subtitle, 16);
   const bottom = top + spec.items.length * (BAR_HEIGHT + BAR_GAP);
@@ -321,7 +417,9 @@ export function barChartSvg(spec: BarChartSvgSpec): string {
           "data-label": item.label,
           "data-value": item.value,
         },
-        tooltip(`${item.label}: ${tickLabel(Math.round(item.value))}${item.note ? ` (${item.note})` : ""}`),
+        tooltip(
+          `${item.label}: ${tickLabel(Math.round(item.value))}${item.note ? ` (${item.note})` : ""}`,
+        ),
       ),
       textElement(item.label, { x: left - 8, y: mid + 4, "text-anchor": "end" }),
       textElement(`${tickLabel(Math.round(item.value))}  ${item.note ?? ""}`.trimEnd(), {
@@ -348,6 +446,11 @@ export function barChartSvg(spec: BarChartSvgSpec): string {
   });
   body.push(element("g", { class: "plot", ...scaleAttrs("x", x) }, ...bars));
   body.push(element("line", { x1: left, x2: left, y1: top, y2: bottom, stroke: AXIS }));
-  body.push(textElement(spec.xLabel, { x: (left + right) / 2, y: height - 12, "text-anchor": "middle" }));
-  return svgDocument({ width, height, title: spec.title, ...(spec.subtitle ? { description: spec.subtitle } : {}) }, body);
+  body.push(
+    textElement(spec.xLabel, { x: (left + right) / 2, y: height - 12, "text-anchor": "middle" }),
+  );
+  return svgDocument(
+    { width, height, title: spec.title, ...(spec.subtitle ? { description: spec.subtitle } : {}) },
+    body,
+  );
 }

@@ -16,7 +16,13 @@ export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&${ENTITIES[c]!};`);
 }
 
-const ENTITIES: Record<string, string> = { "&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos" };
+const ENTITIES: Record<string, string> = {
+  "&": "amp",
+  "<": "lt",
+  ">": "gt",
+  '"': "quot",
+  "'": "apos",
+};
 
 /** A pixel value rounded to 0.01 (no "-0"). */
 export function px(value: number): string {
@@ -39,7 +45,9 @@ export function element(name: string, attrs: Attrs = {}, ...children: string[]):
     .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
     .map(([k, v]) => ` ${k}="${attrText(k, v)}"`)
     .join("");
-  return children.length === 0 ? `<${name}${list}/>` : `<${name}${list}>${children.join("")}</${name}>`;
+  return children.length === 0
+    ? `<${name}${list}/>`
+    : `<${name}${list}>${children.join("")}</${name}>`;
 }
 
 /** A `<text>` element holding `content`, escaped. */
@@ -100,12 +108,19 @@ export interface Scale {
 }
 
 /** A scale of the given kind: the one way every chart builds its scales (and tests rebuild them). */
-export function makeScale(kind: ScaleKind, domain: readonly [number, number], range: readonly [number, number]): Scale {
+export function makeScale(
+  kind: ScaleKind,
+  domain: readonly [number, number],
+  range: readonly [number, number],
+): Scale {
   const [d0, d1] = domain;
   const [r0, r1] = range;
-  if (!(Number.isFinite(d0) && Number.isFinite(d1) && d0 !== d1)) throw new RangeError(`bad domain ${d0}..${d1}`);
-  if (kind === "log" && !(d0 > 0 && d1 > 0)) throw new RangeError(`a log scale needs a positive domain, got ${d0}..${d1}`);
-  if (kind === "sqrt" && !(d0 >= 0 && d1 >= 0)) throw new RangeError(`a square-root scale needs a domain >= 0, got ${d0}..${d1}`);
+  if (!(Number.isFinite(d0) && Number.isFinite(d1) && d0 !== d1))
+    throw new RangeError(`bad domain ${d0}..${d1}`);
+  if (kind === "log" && !(d0 > 0 && d1 > 0))
+    throw new RangeError(`a log scale needs a positive domain, got ${d0}..${d1}`);
+  if (kind === "sqrt" && !(d0 >= 0 && d1 >= 0))
+    throw new RangeError(`a square-root scale needs a domain >= 0, got ${d0}..${d1}`);
   const f = kind === "log" ? Math.log10 : kind === "sqrt" ? Math.sqrt : (v: number): number => v;
   const f0 = f(d0);
   const span = f(d1) - f0;
@@ -138,7 +153,8 @@ export function niceLinearDomain(lo: number, hi: number, count = 5): [number, nu
 
 /** The domain [lo, hi] widened to round numbers (1, 2 or 5 times a power of ten), for a log axis. */
 export function niceLogDomain(lo: number, hi: number): [number, number] {
-  if (!(lo > 0 && hi > 0)) throw new RangeError(`a log axis needs positive values, got ${lo}..${hi}`);
+  if (!(lo > 0 && hi > 0))
+    throw new RangeError(`a log axis needs positive values, got ${lo}..${hi}`);
   const pLo = 10 ** Math.floor(Math.log10(lo));
   const a = [5, 2, 1].map((m) => m * pLo).find((v) => v <= lo * (1 + 1e-9)) ?? pLo;
   const pHi = 10 ** Math.floor(Math.log10(hi));
@@ -151,7 +167,8 @@ function linearTicks(d0: number, d1: number): number[] {
   const hi = Math.max(d0, d1);
   const step = niceStep(hi - lo);
   const ticks: number[] = [];
-  for (let i = Math.ceil(lo / step); i * step <= hi + step * 1e-9; i++) ticks.push(roundTick(i * step, step));
+  for (let i = Math.ceil(lo / step); i * step <= hi + step * 1e-9; i++)
+    ticks.push(roundTick(i * step, step));
   return ticks;
 }
 
@@ -197,10 +214,12 @@ export function scaleFromAttrs(axis: "x" | "y", attrs: Readonly<Record<string, s
   const kind = attrs[`data-${axis}-scale`];
   const pair = (name: string): [number, number] => {
     const parts = (attrs[name] ?? "").split(" ").map(Number);
-    if (parts.length !== 2 || parts.some((n) => !Number.isFinite(n))) throw new Error(`no ${name} on the plot`);
+    if (parts.length !== 2 || parts.some((n) => !Number.isFinite(n)))
+      throw new Error(`no ${name} on the plot`);
     return [parts[0]!, parts[1]!];
   };
-  if (kind !== "linear" && kind !== "log" && kind !== "sqrt") throw new Error(`no data-${axis}-scale on the plot`);
+  if (kind !== "linear" && kind !== "log" && kind !== "sqrt")
+    throw new Error(`no data-${axis}-scale on the plot`);
   return makeScale(kind, pair(`data-${axis}-domain`), pair(`data-${axis}-range`));
 }
 
@@ -208,7 +227,15 @@ export function scaleFromAttrs(axis: "x" | "y", attrs: Readonly<Record<string, s
  * Colours that stay apart for the common kinds of colour blindness (Okabe & Ito, "Color Universal
  * Design", 2008), in the order series take them; the yellow is left out (too pale on white).
  */
-export const PALETTE = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7"] as const;
+export const PALETTE = [
+  "#000000",
+  "#E69F00",
+  "#56B4E9",
+  "#009E73",
+  "#0072B2",
+  "#D55E00",
+  "#CC79A7",
+] as const;
 
 export function colorAt(index: number): string {
   return PALETTE[index % PALETTE.length]!;

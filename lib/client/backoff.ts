@@ -86,7 +86,11 @@ export function equalJitterMs(attempt: number, params: BackoffParams, random: Ra
  * Decorrelated Jitter: sleep = min(cap, uniform(base, 3 * prev)), where prev is the previous sleep
  * (base before the first retry). Ignores the attempt number; the caller keeps `prev`.
  */
-export function decorrelatedJitterMs(prevMs: number, { baseMs, capMs }: BackoffParams, random: Random): number {
+export function decorrelatedJitterMs(
+  prevMs: number,
+  { baseMs, capMs }: BackoffParams,
+  random: Random,
+): number {
   return Math.min(capMs, baseMs + (3 * prevMs - baseMs) * random());
 }
 
@@ -180,7 +184,11 @@ export interface DelayBounds {
   nominalMs: number | null;
 }
 
-export function delayBounds(name: StrategyName, attempt: number, params: BackoffParams): DelayBounds {
+export function delayBounds(
+  name: StrategyName,
+  attempt: number,
+  params: BackoffParams,
+): DelayBounds {
   const v = cappedExponentialMs(attempt, params);
   switch (name) {
     case "no-backoff":
@@ -192,14 +200,25 @@ export function delayBounds(name: StrategyName, attempt: number, params: Backoff
     case "equal":
       return { lowMs: v / 2, highMs: v, nominalMs: v };
     case "decorrelated":
-      return { lowMs: params.baseMs, highMs: Math.min(params.capMs, params.baseMs * 3 ** attempt), nominalMs: null };
+      return {
+        lowMs: params.baseMs,
+        highMs: Math.min(params.capMs, params.baseMs * 3 ** attempt),
+        nominalMs: null,
+      };
     case "codex": {
       const nominal = codexNominalMs(attempt);
-      return { lowMs: Math.trunc(nominal * 0.9), highMs: Math.trunc(nominal * 1.1), nominalMs: nominal };
+      return {
+        lowMs: Math.trunc(nominal * 0.9),
+        highMs: Math.trunc(nominal * 1.1),
+        nominalMs: nominal,
+      };
     }
     case "anthropic-sdk": {
       const k = Math.min(Math.max(attempt - 1, 0), 1000);
-      const nominal = Math.min(ANTHROPIC_INITIAL_RETRY_DELAY_MS * 2 ** k, ANTHROPIC_MAX_RETRY_DELAY_MS);
+      const nominal = Math.min(
+        ANTHROPIC_INITIAL_RETRY_DELAY_MS * 2 ** k,
+        ANTHROPIC_MAX_RETRY_DELAY_MS,
+      );
       return { lowMs: nominal * 0.75, highMs: nominal, nominalMs: nominal };
     }
     case "codex-capped":
@@ -208,6 +227,10 @@ export function delayBounds(name: StrategyName, attempt: number, params: Backoff
 }
 
 /** `delayBounds` for retries 1 to `retries`, e.g. to print a strategy's schedule as a table. */
-export function schedule(name: StrategyName, retries: number, params: BackoffParams): DelayBounds[] {
+export function schedule(
+  name: StrategyName,
+  retries: number,
+  params: BackoffParams,
+): DelayBounds[] {
   return Array.from({ length: retries }, (_, i) => delayBounds(name, i + 1, params));
 }

@@ -6,8 +6,8 @@
  */
 import { request } from "node:http";
 import { sleep, timeoutSignal } from "../core/clock.ts";
+import { type Random, uuid } from "../core/random.ts";
 import { readRetryAfter } from "./retry-after.ts";
-import { uuid, type Random } from "../core/random.ts";
 
 /** Retry policies (fixed names). */
 export const POLICY_NAMES = ["no-retry", "blind-retry", "fresh-key", "same-key"] as const;
@@ -15,7 +15,12 @@ export type PolicyName = (typeof POLICY_NAMES)[number];
 
 /** What one HTTP exchange came to. */
 export type Outcome =
-  | { kind: "response"; status: number; headers: Record<string, string | string[] | undefined>; body: unknown }
+  | {
+      kind: "response";
+      status: number;
+      headers: Record<string, string | string[] | undefined>;
+      body: unknown;
+    }
   | { kind: "timeout"; limitMs: number }
   | { kind: "error"; code: string; message: string };
 
@@ -52,7 +57,9 @@ export function httpCall(call: HttpCall): Promise<Outcome> {
     const req = request(call.url, { method: call.method, headers, agent: false, signal }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("error", () => settle({ kind: "error", code: "ECONNRESET", message: "the answer was cut off" }));
+      res.on("error", () =>
+        settle({ kind: "error", code: "ECONNRESET", message: "the answer was cut off" }),
+      );
       res.on("end", () => {
         const text = Buffer.concat(chunks).toString("utf8");
         let body: unknown = text;
@@ -77,8 +84,14 @@ export function describeOutcome(o: Outcome): string {
   switch (o.kind) {
     case "response": {
       const b = o.body as { id?: unknown; detail?: unknown } | undefined;
-      const extra = b && typeof b.id === "number" ? `, report ${b.id}` : b && typeof b.detail === "string" ? `: ${b.detail}` : "";
-      const replayed = o.headers["idempotent-replayed"] === "true" ? " (Idempotent-Replayed: true)" : "";
+      const extra =
+        b && typeof b.id === "number"
+          ? `, report ${b.id}`
+          : b && typeof b.detail === "string"
+            ? `: ${b.detail}`
+            : "";
+      const replayed =
+        o.headers["idempotent-replayed"] === "true" ? " (Idempotent-Replayed: true)" : "";
       return `${o.status}${extra}${replayed}`;
     }
     case "timeout":
@@ -137,7 +150,9 @@ export interface FileReportOptions {
   /** The longest server-asked wait (retry-after-ms / Retry-After) honoured; default 60 s. */
   maxRetryAfterMs?: number;
   /** Called as each attempt starts and ends. */
-  onAttempt?: (event: { phase: "start"; n: number; key?: string } | { phase: "end"; attempt: Attempt }) => void;
+  onAttempt?: (
+    event: { phase: "start"; n: number; key?: string } | { phase: "end"; attempt: Attempt },
+  ) => void;
 }
 
 export interface CallResult {
@@ -165,15 +180,27 @@ export async function fileReport(opts: FileReportOptions): Promise<CallResult> {
     if (key !== undefined) headers["idempotency-key"] = `"${key}"`;
     if (opts.caller !== undefined) headers.authorization = `Bearer ${opts.caller}`;
     opts.onAttempt?.({ phase: "start", n, ...(key ? { key } : {}) });
-    const outcome = await httpCall({ method: "POST", url: `${opts.url}/reports`, body: opts.report, headers, timeoutMs: opts.timeoutMs });
+    const outcome = await httpCall({
+      method: "POST",
+      url: `${opts.url}/reports`,
+      body: opts.report,
+      headers,
+      timeoutMs: opts.timeoutMs,
+    });
     const attempt: Attempt = { n, ...(key ? { key } : {}), outcome };
     attempts.push(attempt);
     opts.onAttempt?.({ phase: "end", attempt });
     const ok = outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300;
     if (ok || n >= maxAttempts || !isRetryable(outcome)) return { attempts, final: outcome, ok };
     // same-key on 409 (the key is still in progress): wait as long as the server asks, then retry.
-    const asked = opts.policy === "same-key" && outcome.kind === "response" && outcome.status === 409 ? retryAfterMs(outcome) : undefined;
-    const waitMs = asked !== undefined ? Math.min(asked, opts.maxRetryAfterMs ?? 60_000) : (opts.backoffMs?.(n) ?? 0);
+    const asked =
+      opts.policy === "same-key" && outcome.kind === "response" && outcome.status === 409
+        ? retryAfterMs(outcome)
+        : undefined;
+    const waitMs =
+      asked !== undefined
+        ? Math.min(asked, opts.maxRetryAfterMs ?? 60_000)
+        : (opts.backoffMs?.(n) ?? 0);
     if (waitMs > 0) await sleep(waitMs);
     await opts.beforeRetry?.(n, attempt, waitMs);
   }
@@ -183,7 +210,10 @@ export async function fileReport(opts: FileReportOptions): Promise<CallResult> {
  * The wait a server asks for, in ms: `retry-after-ms` first (a vendor header the Stainless-generated
  * SDKs read), then `Retry-After` as delay-seconds or an HTTP-date (RFC 9110 §10.2.3).
  */
-export function retryAfterMs(o: Extract<Outcome, { kind: "response" }>, now = Date.now()): number | undefined {
+export function retryAfterMs(
+  o: Extract<Outcome, { kind: "response" }>,
+  now = Date.now(),
+): number | undefined {
   const asked = readRetryAfter(o.headers, now);
   return asked === undefined ? undefined : Math.max(0, asked.ms);
 }

@@ -12,14 +12,20 @@
  *
  * Both layers sleep Codex's backoff, 200 ms × 2^(n−1) × U[0.9, 1.1), unless a delay is honoured.
  */
+
+import type { Random } from "../core/random.ts";
 import { codexBackoffMs } from "./backoff.ts";
 import { httpCall, type Outcome } from "./client.ts";
-import type { Random } from "../core/random.ts";
 import { readRetryAfter } from "./retry-after.ts";
-import { retryLoop, type LoopResult, type Verdict } from "./retry-loop.ts";
+import { type LoopResult, retryLoop, type Verdict } from "./retry-loop.ts";
 
 /** A layer's rule: after a request that followed `retriesSoFar` retries, stop or wait and retry. */
-export type LayerRule = (outcome: Outcome, retriesSoFar: number, random: Random, nowMs: number) => Verdict;
+export type LayerRule = (
+  outcome: Outcome,
+  retriesSoFar: number,
+  random: Random,
+  nowMs: number,
+) => Verdict;
 
 export interface CodexRules {
   name: string;
@@ -72,9 +78,12 @@ export const COURSE_CODEX: CodexRules = {
   stream: (o, k, random, now) => {
     const done = settled(o, k, 2);
     if (done) return done;
-    if (!serverError(o)) return { retry: false, why: `${o.kind === "response" ? o.status : o.kind}: not retried` };
+    if (!serverError(o))
+      return { retry: false, why: `${o.kind === "response" ? o.status : o.kind}: not retried` };
     const asked = o.kind === "response" ? readRetryAfter(o.headers, now) : undefined;
-    return asked && asked.ms > 0 ? { retry: true, delayMs: asked.ms, why: `Retry-After: ${asked.raw}` } : backoff(k, random);
+    return asked && asked.ms > 0
+      ? { retry: true, delayMs: asked.ms, why: `Retry-After: ${asked.raw}` }
+      : backoff(k, random);
   },
 };
 
@@ -82,8 +91,12 @@ export const UPSTREAM_CODEX: CodexRules = {
   name: "upstream openai/codex",
   httpMaxRetries: 4,
   streamMaxRetries: 5,
-  http: (o, k, random) => settled(o, k, 4) ?? (serverError(o) ? backoff(k, random) : { retry: false, why: "retry_429: false" }),
-  stream: (o, k, random) => settled(o, k, 5) ?? (serverError(o) ? backoff(k, random) : { retry: false, why: "not retried here" }),
+  http: (o, k, random) =>
+    settled(o, k, 4) ??
+    (serverError(o) ? backoff(k, random) : { retry: false, why: "retry_429: false" }),
+  stream: (o, k, random) =>
+    settled(o, k, 5) ??
+    (serverError(o) ? backoff(k, random) : { retry: false, why: "not retried here" }),
 };
 
 export interface CodexCallOptions {
@@ -97,20 +110,33 @@ export interface CodexCallOptions {
   /** Called after each HTTP request: sampling attempt `s`, HTTP attempt `n` within it. */
   onRequest?: (s: number, n: number, outcome: Outcome) => void;
   /** Called before a wait: which layer, after which attempt, and the verdict. */
-  onWait?: (layer: "http" | "stream", s: number, n: number, verdict: Extract<Verdict, { retry: true }>) => void;
+  onWait?: (
+    layer: "http" | "stream",
+    s: number,
+    n: number,
+    verdict: Extract<Verdict, { retry: true }>,
+  ) => void;
   /** Called when a layer stops. */
   onStop?: (layer: "http" | "stream", s: number, why: string) => void;
 }
 
 /** One model request through both layers. */
-export async function codexCall(rules: CodexRules, options: CodexCallOptions): Promise<LoopResult<LoopResult<Outcome>>> {
+export async function codexCall(
+  rules: CodexRules,
+  options: CodexCallOptions,
+): Promise<LoopResult<LoopResult<Outcome>>> {
   const now = options.now ?? Date.now;
   const scale = options.timeScale !== undefined ? { timeScale: options.timeScale } : {};
   const result = await retryLoop<LoopResult<Outcome>>({
     attempt: async (s) => {
       const inner = await retryLoop<Outcome>({
         attempt: async (n) => {
-          const o = await httpCall({ method: "POST", url: options.url, body: options.body, timeoutMs: options.timeoutMs });
+          const o = await httpCall({
+            method: "POST",
+            url: options.url,
+            body: options.body,
+            timeoutMs: options.timeoutMs,
+          });
           options.onRequest?.(s, n, o);
           return o;
         },

@@ -2,11 +2,15 @@
  * The agent's side of a lesson's trace: each attempt of its call, as it leaves and as it ends, in the
  * trace's words (the tracker tells its own side: lib/tracker/narrate.ts).
  */
-import { describeOutcome, type Attempt, type FileReportOptions } from "./client.ts";
+
 import type { Trace } from "../core/trace.ts";
+import { type Attempt, describeOutcome, type FileReportOptions } from "./client.ts";
 
 /** Prints each attempt of the agent's call as it starts and ends. */
-export function agentLog(trace: Trace, what = "POST /reports"): NonNullable<FileReportOptions["onAttempt"]> {
+export function agentLog(
+  trace: Trace,
+  what = "POST /reports",
+): NonNullable<FileReportOptions["onAttempt"]> {
   return (e) => {
     if (e.phase === "start") trace.event("agent", attemptStartText(e.n, e.key, what));
     else trace.event("agent", attemptEndText(e.attempt), attemptOk(e.attempt) ? "ok" : "bad");
@@ -14,7 +18,11 @@ export function agentLog(trace: Trace, what = "POST /reports"): NonNullable<File
 }
 
 /** The trace's words for an attempt as it leaves: "attempt 2 → POST /reports (Idempotency-Key 1f0c…)". */
-export function attemptStartText(n: number, key: string | undefined, what = "POST /reports"): string {
+export function attemptStartText(
+  n: number,
+  key: string | undefined,
+  what = "POST /reports",
+): string {
   return `attempt ${n} → ${what}${key ? ` (Idempotency-Key ${key.slice(0, 8)}…)` : ""}`;
 }
 

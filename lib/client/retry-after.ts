@@ -34,7 +34,8 @@ const DECIMAL = /^\d+(?:\.\d+)?$/;
 
 // IMF-fixdate (RFC 9110 §5.6.7), the only form a sender may generate: "Sun, 06 Nov 1994 08:49:37 GMT".
 // (Recipients are also asked to accept two obsolete forms, RFC 850 and asctime; they are left out.)
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const IMF_FIXDATE =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /**
  * A `Retry-After` value as a delay in ms: delay-seconds times 1000, or the HTTP-date minus `nowMs`
@@ -65,7 +66,8 @@ export function readRetryAfter(headers: HeaderBag, nowMs: number): RetryAfter | 
   if (msText !== undefined && ms !== undefined) return { ms, from: "retry-after-ms", raw: msText };
   const text = headerText(headers, "retry-after");
   const delay = text === undefined ? undefined : parseRetryAfter(text, nowMs);
-  if (text !== undefined && delay !== undefined) return { ms: delay, from: "retry-after", raw: text };
+  if (text !== undefined && delay !== undefined)
+    return { ms: delay, from: "retry-after", raw: text };
   return undefined;
 }
 

@@ -13,11 +13,17 @@
  *
  * Then the harness: a hand-written loop around the SDK call, so the two multiply.
  */
+
+import type { Random } from "../core/random.ts";
 import { anthropicSdkDelayMs } from "./backoff.ts";
 import { httpCall, isRetryable, type Outcome } from "./client.ts";
-import type { Random } from "../core/random.ts";
-import { headerText, readRetryAfter, type HeaderBag, type RetryAfterSource } from "./retry-after.ts";
-import { retryLoop, type LoopResult, type Verdict } from "./retry-loop.ts";
+import {
+  type HeaderBag,
+  headerText,
+  type RetryAfterSource,
+  readRetryAfter,
+} from "./retry-after.ts";
+import { type LoopResult, retryLoop, type Verdict } from "./retry-loop.ts";
 
 /** anthropic-sdk-python `_constants.py`: `DEFAULT_MAX_RETRIES = 2`. */
 export const SDK_MAX_RETRIES = 2;
@@ -46,9 +52,15 @@ export interface SdkDelay {
  * `_calculate_retry_timeout`: the server's delay when it is in (0, 60 s], otherwise the SDK's own
  * backoff for `retriesSoFar` (0 before the first retry).
  */
-export function sdkRetryDelay(retriesSoFar: number, headers: HeaderBag, random: Random, nowMs: number): SdkDelay {
+export function sdkRetryDelay(
+  retriesSoFar: number,
+  headers: HeaderBag,
+  random: Random,
+  nowMs: number,
+): SdkDelay {
   const asked = readRetryAfter(headers, nowMs);
-  if (asked && asked.ms > 0 && asked.ms <= SDK_RETRY_AFTER_CEILING_MS) return { ms: asked.ms, source: asked.from };
+  if (asked && asked.ms > 0 && asked.ms <= SDK_RETRY_AFTER_CEILING_MS)
+    return { ms: asked.ms, source: asked.from };
   const backoff = { ms: anthropicSdkDelayMs(retriesSoFar, random), source: "backoff" as const };
   if (!asked) return backoff;
   const why = asked.ms <= 0 ? "not in the future" : `over ${SDK_RETRY_AFTER_CEILING_MS / 1000} s`;
@@ -56,12 +68,30 @@ export function sdkRetryDelay(retriesSoFar: number, headers: HeaderBag, random: 
 }
 
 /** The SDK's verdict after a request that was retry number `retriesSoFar` (0 for the first request). */
-export function sdkVerdict(outcome: Outcome, retriesSoFar: number, maxRetries: number, random: Random, nowMs: number): Verdict {
+export function sdkVerdict(
+  outcome: Outcome,
+  retriesSoFar: number,
+  maxRetries: number,
+  random: Random,
+  nowMs: number,
+): Verdict {
   if (outcome.kind === "response" && outcome.status < 300) return { retry: false, why: "success" };
   if (!sdkShouldRetry(outcome)) return { retry: false, why: "not retryable" };
   if (retriesSoFar >= maxRetries) return { retry: false, why: `retries used up (${maxRetries})` };
-  const d = sdkRetryDelay(retriesSoFar, outcome.kind === "response" ? outcome.headers : {}, random, nowMs);
-  return { retry: true, delayMs: d.ms, why: d.source === "backoff" ? `backoff${d.ignored ? `; ${d.ignored}, ignored` : ""}` : `server asked (${d.source})` };
+  const d = sdkRetryDelay(
+    retriesSoFar,
+    outcome.kind === "response" ? outcome.headers : {},
+    random,
+    nowMs,
+  );
+  return {
+    retry: true,
+    delayMs: d.ms,
+    why:
+      d.source === "backoff"
+        ? `backoff${d.ignored ? `; ${d.ignored}, ignored` : ""}`
+        : `server asked (${d.source})`,
+  };
 }
 
 export interface SdkCallOptions {
@@ -116,7 +146,10 @@ export interface HarnessOptions {
  * The test agent's stack: a harness loop that calls the SDK again whenever the SDK's call failed, up
  * to `attempts` times. Each SDK call retries on its own underneath.
  */
-export function harnessOverSdk(harness: HarnessOptions, sdk: SdkCallOptions): Promise<LoopResult<LoopResult<Outcome>>> {
+export function harnessOverSdk(
+  harness: HarnessOptions,
+  sdk: SdkCallOptions,
+): Promise<LoopResult<LoopResult<Outcome>>> {
   return retryLoop({
     attempt: (n) => {
       harness.onAttempt?.(n);
@@ -125,8 +158,13 @@ export function harnessOverSdk(harness: HarnessOptions, sdk: SdkCallOptions): Pr
     decide: (call, n) => {
       const ok = call.final.kind === "response" && call.final.status < 300;
       if (ok) return { retry: false, why: "success" };
-      if (n >= harness.attempts) return { retry: false, why: `harness attempts used up (${harness.attempts})` };
-      return { retry: true, delayMs: harness.pauseMs, why: "the SDK call failed: the harness tries again" };
+      if (n >= harness.attempts)
+        return { retry: false, why: `harness attempts used up (${harness.attempts})` };
+      return {
+        retry: true,
+        delayMs: harness.pauseMs,
+        why: "the SDK call failed: the harness tries again",
+      };
     },
     ...(sdk.timeScale !== undefined ? { timeScale: sdk.timeScale } : {}),
   });

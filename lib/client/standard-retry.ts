@@ -3,17 +3,18 @@
  * backoff (t = r × min(20 s, base × 2^i), base 100 ms, 500 ms for throttling), and, when given one,
  * a shared retry quota (lib/client/token-bucket.ts) that must pay for every retry.
  */
+
+import type { Random } from "../core/random.ts";
 import { fullJitterMs } from "./backoff.ts";
 import { httpCall, isRetryable, type Outcome } from "./client.ts";
-import type { Random } from "../core/random.ts";
-import { retryLoop, type LoopResult } from "./retry-loop.ts";
+import { type LoopResult, retryLoop } from "./retry-loop.ts";
 import {
   AWS_STANDARD_BASE_DELAY_MS,
   AWS_STANDARD_MAX_ATTEMPTS,
   AWS_STANDARD_MAX_DELAY_MS,
   AWS_STANDARD_THROTTLING_BASE_DELAY_MS,
-  retryKindOf,
   type RetryQuota,
+  retryKindOf,
 } from "./token-bucket.ts";
 
 export interface StandardCallOptions {
@@ -38,7 +39,13 @@ export async function standardCall(options: StandardCallOptions): Promise<Standa
   const maxAttempts = options.maxAttempts ?? AWS_STANDARD_MAX_ATTEMPTS;
   let lastRetryCost: number | undefined;
   const result = await retryLoop<Outcome>({
-    attempt: () => httpCall({ method: "POST", url: options.url, body: options.body, timeoutMs: options.timeoutMs }),
+    attempt: () =>
+      httpCall({
+        method: "POST",
+        url: options.url,
+        body: options.body,
+        timeoutMs: options.timeoutMs,
+      }),
     decide: (outcome, n) => {
       if (outcome.kind === "response" && outcome.status < 300) {
         options.quota?.recordSuccess(lastRetryCost);
@@ -53,7 +60,11 @@ export async function standardCall(options: StandardCallOptions): Promise<Standa
       }
       const throttled = outcome.kind === "response" && outcome.status === 429;
       const baseMs = throttled ? AWS_STANDARD_THROTTLING_BASE_DELAY_MS : AWS_STANDARD_BASE_DELAY_MS;
-      return { retry: true, delayMs: fullJitterMs(n - 1, { baseMs, capMs: AWS_STANDARD_MAX_DELAY_MS }, options.random), why: "full-jitter backoff" };
+      return {
+        retry: true,
+        delayMs: fullJitterMs(n - 1, { baseMs, capMs: AWS_STANDARD_MAX_DELAY_MS }, options.random),
+        why: "full-jitter backoff",
+      };
     },
     ...(options.timeScale !== undefined ? { timeScale: options.timeScale } : {}),
   });

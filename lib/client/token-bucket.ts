@@ -47,7 +47,12 @@ export const AWS_STANDARD_MAX_DELAY_MS = 20_000;
  * first, the default from 10 November 2026): base 50 ms, throttling base 1000 ms, a non-throttling
  * retry costs 14 tokens, a throttling retry 5.
  */
-export const AWS_RETRIES_2026 = Object.freeze({ baseDelayMs: 50, throttlingBaseDelayMs: 1000, retryCost: 14, throttlingRetryCost: 5 });
+export const AWS_RETRIES_2026 = Object.freeze({
+  baseDelayMs: 50,
+  throttlingBaseDelayMs: 1000,
+  retryCost: 14,
+  throttlingRetryCost: 5,
+});
 
 /**
  * What failed, as the JS SDK classifies it: `transient` (500, 502, 503, 504, a timeout, a reset
@@ -111,6 +116,9 @@ export class RetryQuota {
    * back, or `noRetryIncrement` for a success at the first attempt. Never beyond capacity.
    */
   recordSuccess(lastRetryCost?: number): void {
-    this.#tokens = Math.min(this.params.capacity, this.#tokens + (lastRetryCost ?? this.params.noRetryIncrement));
+    this.#tokens = Math.min(
+      this.params.capacity,
+      this.#tokens + (lastRetryCost ?? this.params.noRetryIncrement),
+    );
   }
 }

@@ -10,7 +10,13 @@
  * client waiting until the client gives up. (The chaos run's proxy, lib/chaos/proxy.ts, does more:
  * it numbers requests per process and restarts dead ones; a lesson needs only the turn.)
  */
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  request,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { listenOnLoopback } from "../core/listen.ts";
 
 export interface Balancer {
@@ -37,7 +43,12 @@ export async function startBalancer(options: BalancerOptions): Promise<Balancer>
     const index = turn;
     turn = (turn + 1) % options.upstreams.length;
     sent[index]! += 1;
-    options.onRoute?.({ n: ++n, instance: index + 1, method: req.method ?? "GET", path: req.url ?? "/" });
+    options.onRoute?.({
+      n: ++n,
+      instance: index + 1,
+      method: req.method ?? "GET",
+      path: req.url ?? "/",
+    });
     const upstream = request(
       new URL(req.url ?? "/", options.upstreams[index]),
       { method: req.method, headers: req.headers, agent: false },
@@ -48,7 +59,10 @@ export async function startBalancer(options: BalancerOptions): Promise<Balancer>
     );
     // The instance went away without an answer: say so once, if the client is still there.
     upstream.on("error", () => {
-      if (!res.headersSent && !res.destroyed) res.writeHead(502, { "content-type": "text/plain" }).end("the instance closed the connection\n");
+      if (!res.headersSent && !res.destroyed)
+        res
+          .writeHead(502, { "content-type": "text/plain" })
+          .end("the instance closed the connection\n");
       else res.destroy();
     });
     // The client gave up (or is done): the instance's connection goes too.

@@ -25,8 +25,8 @@
  * loser, as above, gets 40001 too, and its rerun answers 409.
  */
 import pg from "pg";
+import { CLAIM_SQL, type Claim, createKeyTable, readKey } from "../postgres/claim.ts";
 import { decideKey, type KeyRow } from "../protocol/key-decision.ts";
-import { CLAIM_SQL, createKeyTable, readKey, type Claim } from "../postgres/claim.ts";
 
 export type ClaimDesign = "constraint" | "check-then-insert";
 
@@ -62,14 +62,23 @@ const FINGERPRINT = "POST /reports sha256:race";
 export async function claimRace(options: RaceOptions): Promise<RaceResult> {
   const now = options.now ?? 1_000;
   const leaseMs = options.leaseMs ?? 300;
-  const claim: Claim = { caller: CALLER, key: KEY, fingerprint: FINGERPRINT, now, leaseMs, ttlMs: 86_400_000 };
+  const claim: Claim = {
+    caller: CALLER,
+    key: KEY,
+    fingerprint: FINGERPRINT,
+    now,
+    leaseMs,
+    ttlMs: 86_400_000,
+  };
   const setup = new pg.Client({ connectionString: options.url });
   const a = new pg.Client({ connectionString: options.url });
   const b = new pg.Client({ connectionString: options.url });
   await Promise.all([setup.connect(), a.connect(), b.connect()]);
   try {
     await createKeyTable(setup, { constraint: options.design === "constraint" });
-    await setup.query("CREATE TABLE reports (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, title text NOT NULL)");
+    await setup.query(
+      "CREATE TABLE reports (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, title text NOT NULL)",
+    );
     const begin = options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : "BEGIN";
     await a.query(begin);
     await b.query(begin);
@@ -79,8 +88,12 @@ export async function claimRace(options: RaceOptions): Promise<RaceResult> {
       options.design === "constraint"
         ? await withConstraint(a, b, pb, pa, claim, begin, options.say)
         : { answers: await checkThenInsert(a, b, claim, options.say), rerun: undefined };
-    const reports = Number((await setup.query<{ n: string }>("SELECT count(*) AS n FROM reports")).rows[0]!.n);
-    const keyRows = Number((await setup.query<{ n: string }>("SELECT count(*) AS n FROM idempotency_keys")).rows[0]!.n);
+    const reports = Number(
+      (await setup.query<{ n: string }>("SELECT count(*) AS n FROM reports")).rows[0]!.n,
+    );
+    const keyRows = Number(
+      (await setup.query<{ n: string }>("SELECT count(*) AS n FROM idempotency_keys")).rows[0]!.n,
+    );
     return { isolation, answers, ...(rerun !== undefined ? { rerun } : {}), reports, keyRows };
   } finally {
     await Promise.all([a.end(), b.end(), setup.end()].map((p) => p.catch(() => {})));
@@ -88,7 +101,10 @@ export async function claimRace(options: RaceOptions): Promise<RaceResult> {
 }
 
 async function readIsolation(db: pg.Client): Promise<string> {
-  return String((await db.query<{ transaction_isolation: string }>("SHOW transaction_isolation")).rows[0]!.transaction_isolation);
+  return String(
+    (await db.query<{ transaction_isolation: string }>("SHOW transaction_isolation")).rows[0]!
+      .transaction_isolation,
+  );
 }
 
 async function backendPid(db: pg.Client): Promise<number> {
@@ -99,7 +115,10 @@ async function backendPid(db: pg.Client): Promise<number> {
 async function blockedBy(watch: pg.Client, waiter: number, holder: number): Promise<void> {
   const until = Date.now() + 10_000;
   for (;;) {
-    const { rows } = await watch.query<{ blocked: boolean }>("SELECT $2::int = ANY (pg_blocking_pids($1)) AS blocked", [waiter, holder]);
+    const { rows } = await watch.query<{ blocked: boolean }>(
+      "SELECT $2::int = ANY (pg_blocking_pids($1)) AS blocked",
+      [waiter, holder],
+    );
     if (rows[0]!.blocked) return;
     if (Date.now() > until) throw new Error(`backend ${waiter} never waited for backend ${holder}`);
     await new Promise((r) => setTimeout(r, 2));
@@ -108,8 +127,17 @@ async function blockedBy(watch: pg.Client, waiter: number, holder: number): Prom
 
 /** The work after a successful claim: the report and the completed key, then COMMIT. */
 async function fileAndComplete(db: pg.Client, claim: Claim): Promise<number> {
-  const id = Number((await db.query<{ id: string }>("INSERT INTO reports (title) VALUES ('Login button does nothing') RETURNING id")).rows[0]!.id);
-  await db.query("UPDATE idempotency_keys SET state = 'completed' WHERE caller = $1 AND key = $2", [claim.caller, claim.key]);
+  const id = Number(
+    (
+      await db.query<{ id: string }>(
+        "INSERT INTO reports (title) VALUES ('Login button does nothing') RETURNING id",
+      )
+    ).rows[0]!.id,
+  );
+  await db.query("UPDATE idempotency_keys SET state = 'completed' WHERE caller = $1 AND key = $2", [
+    claim.caller,
+    claim.key,
+  ]);
   await db.query("COMMIT");
   return id;
 }
@@ -123,9 +151,18 @@ async function withConstraint(
   begin: string,
   say: RaceOptions["say"],
 ): Promise<{ answers: [string, string]; rerun: string | undefined }> {
-  const args = [claim.caller, claim.key, claim.fingerprint, claim.now + claim.leaseMs, claim.now + claim.ttlMs];
+  const args = [
+    claim.caller,
+    claim.key,
+    claim.fingerprint,
+    claim.now + claim.leaseMs,
+    claim.now + claim.ttlMs,
+  ];
   const first = await a.query<{ fence: string }>(CLAIM_SQL, args);
-  say(1, `INSERT … ON CONFLICT (caller, key) DO NOTHING RETURNING fence: 1 row, fence ${first.rows[0]!.fence} (not committed yet)`);
+  say(
+    1,
+    `INSERT … ON CONFLICT (caller, key) DO NOTHING RETURNING fence: 1 row, fence ${first.rows[0]!.fence} (not committed yet)`,
+  );
   // Instance 2's claim goes out now; the unique index makes it wait for instance 1's transaction.
   const second = b.query<{ fence: string }>(CLAIM_SQL, args).then(
     (r) => ({ ok: true as const, rowCount: r.rowCount }),
@@ -137,7 +174,11 @@ async function withConstraint(
     await second;
     throw err;
   });
-  say(2, "INSERT … ON CONFLICT (caller, key) DO NOTHING: waits, the unique index holds instance 1's uncommitted key", "warn");
+  say(
+    2,
+    "INSERT … ON CONFLICT (caller, key) DO NOTHING: waits, the unique index holds instance 1's uncommitted key",
+    "warn",
+  );
   await a.query("COMMIT");
   say(1, "COMMIT: the claim is in; instance 1 does the work");
   const lost = await second;
@@ -150,10 +191,17 @@ async function withConstraint(
     // At REPEATABLE READ or SERIALIZABLE: the row instance 1 committed is newer than this snapshot.
     answer2 = lost.err.code ?? "?";
     await b.query("ROLLBACK").catch(() => {});
-    say(2, `… instance 1 committed: ERROR ${answer2}: ${lost.err.message} · ROLLBACK, nothing stored; the client runs the whole transaction again`, "warn");
+    say(
+      2,
+      `… instance 1 committed: ERROR ${answer2}: ${lost.err.message} · ROLLBACK, nothing stored; the client runs the whole transaction again`,
+      "warn",
+    );
     await b.query(begin);
     const again = await b.query(CLAIM_SQL, args);
-    say(2, `rerun: ${begin} · INSERT … ON CONFLICT (caller, key) DO NOTHING: ${again.rowCount} rows, nothing claimed`);
+    say(
+      2,
+      `rerun: ${begin} · INSERT … ON CONFLICT (caller, key) DO NOTHING: ${again.rowCount} rows, nothing claimed`,
+    );
     rerun = await readAndDecide(b, claim, say);
   }
   // Instance 1's second transaction: the report and the completed key.
@@ -169,31 +217,60 @@ async function readAndDecide(b: pg.Client, claim: Claim, say: RaceOptions["say"]
   const decision = decideKey(row, claim.fingerprint, claim.now);
   await b.query("COMMIT");
   const answer = decision.kind === "in-progress" ? "409" : decision.kind;
-  say(2, `SELECT the key: in_progress, fence ${row?.fence}, lease ends in ${decision.kind === "in-progress" ? decision.retryAfterMs : "?"} ms → ${answer}`, "warn");
+  say(
+    2,
+    `SELECT the key: in_progress, fence ${row?.fence}, lease ends in ${decision.kind === "in-progress" ? decision.retryAfterMs : "?"} ms → ${answer}`,
+    "warn",
+  );
   return answer;
 }
 
-async function checkThenInsert(a: pg.Client, b: pg.Client, claim: Claim, say: RaceOptions["say"]): Promise<[string, string]> {
+async function checkThenInsert(
+  a: pg.Client,
+  b: pg.Client,
+  claim: Claim,
+  say: RaceOptions["say"],
+): Promise<[string, string]> {
   const select = "SELECT 1 FROM idempotency_keys WHERE caller = $1 AND key = $2";
   const insert = `INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at)
     VALUES ($1, $2, $3, 'in_progress', nextval('idempotency_fence'), $4, $5) RETURNING fence`;
-  const args = [claim.caller, claim.key, claim.fingerprint, claim.now + claim.leaseMs, claim.now + claim.ttlMs];
+  const args = [
+    claim.caller,
+    claim.key,
+    claim.fingerprint,
+    claim.now + claim.leaseMs,
+    claim.now + claim.ttlMs,
+  ];
   const answers: string[] = [];
   // Both look before either writes: the gate is simply the order of the awaits.
-  for (const [n, db] of [[1, a], [2, b]] as const) {
+  for (const [n, db] of [
+    [1, a],
+    [2, b],
+  ] as const) {
     const found = await db.query(select, [claim.caller, claim.key]);
     say(n, `SELECT the key: ${found.rowCount} rows, the key looks free`);
   }
-  for (const [n, db] of [[1, a], [2, b]] as const) {
+  for (const [n, db] of [
+    [1, a],
+    [2, b],
+  ] as const) {
     try {
       const fence = (await db.query<{ fence: string }>(insert, args)).rows[0]!.fence;
       const id = await fileAndComplete(db, claim);
-      say(n, `INSERT the key (fence ${fence}), INSERT report ${id}, key completed · COMMIT → 201`, n === 1 ? "ok" : "bad");
+      say(
+        n,
+        `INSERT the key (fence ${fence}), INSERT report ${id}, key completed · COMMIT → 201`,
+        n === 1 ? "ok" : "bad",
+      );
       answers.push("201");
     } catch (err) {
       const code = (err as { code?: string }).code ?? "?";
       await db.query("ROLLBACK").catch(() => {});
-      say(n, `ERROR ${code}: ${(err as Error).message} · ROLLBACK, nothing stored; the client must run the whole transaction again`, "warn");
+      say(
+        n,
+        `ERROR ${code}: ${(err as Error).message} · ROLLBACK, nothing stored; the client must run the whole transaction again`,
+        "warn",
+      );
       answers.push(code);
     }
   }

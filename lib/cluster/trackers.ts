@@ -9,17 +9,20 @@
  * Also here: the agent's one logical call through the balancer (one key, reused on every attempt),
  * and readings of the events (who claimed a key with which fence, who filed which report).
  */
-import { startBalancer, type Balancer } from "./balancer.ts";
-import { fileReport, type Attempt, type FileReportOptions } from "../client/client.ts";
-import type { FaultName } from "../tracker/faults.ts";
+
+import { type Attempt, type FileReportOptions, fileReport } from "../client/client.ts";
 import { agentLogAfter } from "../client/narrate.ts";
 import type { Trace } from "../core/trace.ts";
-import { startChildTracker, type ChildTracker } from "../tracker/child.ts";
+import { type ChildTracker, startChildTracker } from "../tracker/child.ts";
+import type { FaultName } from "../tracker/faults.ts";
 import type { TrackerEvent } from "../tracker/narrate.ts";
 import type { VariantName } from "../tracker/variant.ts";
+import { type Balancer, startBalancer } from "./balancer.ts";
 
 /** Where the instances keep reports and keys: each its own SQLite file, or one shared PostgreSQL schema. */
-export type ClusterStore = { kind: "own-files"; file: (instance: number) => string } | { kind: "postgres"; url: string };
+export type ClusterStore =
+  | { kind: "own-files"; file: (instance: number) => string }
+  | { kind: "postgres"; url: string };
 
 export interface ClusterOptions {
   trace: Trace;
@@ -74,11 +77,18 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   );
   const balancer = await startBalancer({
     upstreams: instances.map((t) => t.url),
-    onRoute: (r) => trace.event("network", `balancer: ${r.method} ${r.path} → instance ${r.instance}`),
+    onRoute: (r) =>
+      trace.event("network", `balancer: ${r.method} ${r.path} → instance ${r.instance}`),
   });
   const n = COUNT_WORDS[numbers.length] ?? String(numbers.length);
-  const where = store.kind === "postgres" ? `all ${n} over one schema of the shared PostgreSQL` : "each over its own SQLite file";
-  trace.event("lesson", `${n} tracker processes (${variant}), ${where}, each on its own port, behind the balancer`);
+  const where =
+    store.kind === "postgres"
+      ? `all ${n} over one schema of the shared PostgreSQL`
+      : "each over its own SQLite file";
+  trace.event(
+    "lesson",
+    `${n} tracker processes (${variant}), ${where}, each on its own port, behind the balancer`,
+  );
   return {
     balancer,
     instances,
@@ -125,7 +135,9 @@ export async function agentCall(cluster: Cluster, options: AgentCallOptions): Pr
 
 /** What one attempt got, short: "timeout", "409", "201 replayed". */
 export const outcomeText = (a: Attempt): string =>
-  a.outcome.kind === "response" ? `${a.outcome.status}${a.outcome.headers["idempotent-replayed"] === "true" ? " replayed" : ""}` : a.outcome.kind;
+  a.outcome.kind === "response"
+    ? `${a.outcome.status}${a.outcome.headers["idempotent-replayed"] === "true" ? " replayed" : ""}`
+    : a.outcome.kind;
 
 /** A claim of a key, as an instance told it: a new claim, or a take-over of a claim whose lease ran out. */
 export interface ClaimSeen {
@@ -142,8 +154,15 @@ export function claimsIn(events: readonly InstanceEvent[]): ClaimSeen[] {
   for (const e of events) {
     const over = /TAKEN OVER \(lease ran out\), fence (\d+) \(was (\d+)\)/.exec(e.text);
     const fresh = /claimed as in_progress, fence (\d+)/.exec(e.text);
-    if (over) claims.push({ instance: e.instance, requestNo: e.requestNo, fence: Number(over[1]), takenFrom: Number(over[2]) });
-    else if (fresh) claims.push({ instance: e.instance, requestNo: e.requestNo, fence: Number(fresh[1]) });
+    if (over)
+      claims.push({
+        instance: e.instance,
+        requestNo: e.requestNo,
+        fence: Number(over[1]),
+        takenFrom: Number(over[2]),
+      });
+    else if (fresh)
+      claims.push({ instance: e.instance, requestNo: e.requestNo, fence: Number(fresh[1]) });
   }
   return claims;
 }
@@ -162,24 +181,42 @@ export function filingsIn(events: readonly InstanceEvent[]): FilingSeen[] {
   for (const e of events) {
     if (e.actor !== "database") continue;
     const m = /INSERT report (\d+)\b.*· (COMMIT|ROLLBACK)/.exec(e.text);
-    if (m) filings.push({ instance: e.instance, requestNo: e.requestNo, report: Number(m[1]), committed: m[2] === "COMMIT" });
+    if (m)
+      filings.push({
+        instance: e.instance,
+        requestNo: e.requestNo,
+        report: Number(m[1]),
+        committed: m[2] === "COMMIT",
+      });
   }
   return filings;
 }
 
 /** The instances (in order, each once) whose requests found the key held by a claim still running (their 409s). */
 export function heldKeyMetBy(events: readonly InstanceEvent[]): number[] {
-  return [...new Set(events.filter((e) => /\bis in progress \(lease ends in/.test(e.text)).map((e) => e.instance))];
+  return [
+    ...new Set(
+      events.filter((e) => /\bis in progress \(lease ends in/.test(e.text)).map((e) => e.instance),
+    ),
+  ];
 }
 
 /** The instances (in order, each once) that answered from a key completed before (a replay). */
 export function replayedBy(events: readonly InstanceEvent[]): number[] {
-  return [...new Set(events.filter((e) => /completed before: replaying the stored/.test(e.text)).map((e) => e.instance))];
+  return [
+    ...new Set(
+      events
+        .filter((e) => /completed before: replaying the stored/.test(e.text))
+        .map((e) => e.instance),
+    ),
+  ];
 }
 
 /** The instances (in order, each once) whose answer was lost on the way back (the lose-response fault). */
 export function lostAnswersOf(events: readonly InstanceEvent[]): number[] {
-  return [...new Set(events.filter((e) => /lost on the way back/.test(e.text)).map((e) => e.instance))];
+  return [
+    ...new Set(events.filter((e) => /lost on the way back/.test(e.text)).map((e) => e.instance)),
+  ];
 }
 
 /** "1", "1 and 2", "1, 2 and 3". */

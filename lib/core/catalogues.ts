@@ -7,14 +7,22 @@
  * translated two ways. `updateCatalogues` writes the catalogues afresh from the code, keeping every
  * translation whose English is still there (or differs only in white space).
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { parse } from "@babel/parser";
-import { po, type GetTextTranslation, type GetTextTranslations } from "gettext-parser";
+import { type GetTextTranslation, type GetTextTranslations, po } from "gettext-parser";
 import { IntlMessageFormat } from "intl-messageformat";
 import { parseHeader } from "./header.ts";
 import { catalogueFor } from "./i18n.ts";
-import { LOCALE, type Lang } from "./lang.ts";
+import { type Lang, LOCALE } from "./lang.ts";
 
 /** One use of a message in the code. */
 export interface Message {
@@ -44,7 +52,9 @@ export function sourceFiles(root: string): string[] {
     }
   };
   for (const dir of ["lessons", "lib"]) if (existsSync(join(root, dir))) walk(dir);
-  if (existsSync(join(root, "exercises"))) for (const f of readdirSync(join(root, "exercises")).sort()) if (f.endsWith(".test.ts")) out.push(`exercises/${f}`);
+  if (existsSync(join(root, "exercises")))
+    for (const f of readdirSync(join(root, "exercises")).sort())
+      if (f.endsWith(".test.ts")) out.push(`exercises/${f}`);
   return out;
 }
 
@@ -62,7 +72,8 @@ function visit(node: unknown, fn: (n: Node) => void): void {
   }
   if (!isNode(node)) return;
   fn(node);
-  for (const [key, value] of Object.entries(node)) if (key !== "loc" && typeof value === "object") visit(value, fn);
+  for (const [key, value] of Object.entries(node))
+    if (key !== "loc" && typeof value === "object") visit(value, fn);
 }
 
 /** The text of a string literal, or of a template literal without `${}`; undefined for anything else. */
@@ -77,7 +88,10 @@ function literalText(node: unknown): string | undefined {
 }
 
 /** The messages of one source file, and its calls whose message is not a literal. */
-export function extractMessages(file: string, source: string): { messages: Message[]; problems: Problem[] } {
+export function extractMessages(
+  file: string,
+  source: string,
+): { messages: Message[]; problems: Problem[] } {
   const messages: Message[] = [];
   const problems: Problem[] = [];
   // A lesson's @title and @summary are messages too (lessonSetup prints them, translated).
@@ -94,16 +108,27 @@ export function extractMessages(file: string, source: string): { messages: Messa
     ast = parse(source, { sourceType: "module", plugins: ["typescript"] });
   } catch (err) {
     const at = (err as { loc?: { line: number } }).loc?.line ?? 0;
-    problems.push({ where: `${file}:${at}`, text: `cannot be read for messages: ${(err as Error).message}` });
+    problems.push({
+      where: `${file}:${at}`,
+      text: `cannot be read for messages: ${(err as Error).message}`,
+    });
     return { messages, problems };
   }
   // The local names under which this file imports t and tIn from i18n.ts.
   const names = new Map<string, "t" | "tIn">();
   visit(ast.program, (n) => {
-    if (n.type !== "ImportDeclaration" || !String((n.source as { value: string }).value).endsWith("/i18n.ts")) return;
+    if (
+      n.type !== "ImportDeclaration" ||
+      !String((n.source as { value: string }).value).endsWith("/i18n.ts")
+    )
+      return;
     for (const s of n.specifiers as Node[]) {
-      const imported = s.type === "ImportSpecifier" ? ((s.imported as { name?: string; value?: string }).name ?? "") : "";
-      if (imported === "t" || imported === "tIn") names.set((s.local as { name: string }).name, imported);
+      const imported =
+        s.type === "ImportSpecifier"
+          ? ((s.imported as { name?: string; value?: string }).name ?? "")
+          : "";
+      if (imported === "t" || imported === "tIn")
+        names.set((s.local as { name: string }).name, imported);
     }
   });
   if (names.size === 0) return { messages, problems };
@@ -116,7 +141,10 @@ export function extractMessages(file: string, source: string): { messages: Messa
     const line = n.loc?.start.line ?? 0;
     const id = literalText(args[at]);
     if (id === undefined) {
-      problems.push({ where: `${file}:${line}`, text: `${kind}() takes its message as a literal string (so that it can be translated), not an expression` });
+      problems.push({
+        where: `${file}:${line}`,
+        text: `${kind}() takes its message as a literal string (so that it can be translated), not an expression`,
+      });
       return;
     }
     messages.push({ id, icu: args.length > at + 1, file, line });
@@ -127,7 +155,12 @@ export function extractMessages(file: string, source: string): { messages: Messa
 /** The names of the values an ICU message uses ({n}, {n, plural, …}); throws if it does not parse. */
 export function messageArguments(message: string, lang: Lang): string[] {
   const names = new Set<string>();
-  type Element = { type: number; value?: unknown; options?: Record<string, { value: Element[] }>; children?: Element[] };
+  type Element = {
+    type: number;
+    value?: unknown;
+    options?: Record<string, { value: Element[] }>;
+    children?: Element[];
+  };
   const walk = (elements: Element[]): void => {
     for (const e of elements) {
       // 1 argument, 2 number, 3 date, 4 time, 5 select, 6 plural (intl-messageformat's TYPE).
@@ -136,7 +169,11 @@ export function messageArguments(message: string, lang: Lang): string[] {
       if (e.children) walk(e.children);
     }
   };
-  walk(new IntlMessageFormat(message, LOCALE[lang], undefined, { ignoreTag: true }).getAst() as Element[]);
+  walk(
+    new IntlMessageFormat(message, LOCALE[lang], undefined, {
+      ignoreTag: true,
+    }).getAst() as Element[],
+  );
   return [...names].sort();
 }
 
@@ -160,11 +197,18 @@ export function checkCatalogues(root: string, lang: Exclude<Lang, "en">): Catalo
     for (const m of found.messages) {
       const catalogue = catalogueFor(m.file, lang);
       if (!catalogue) {
-        problems.push({ where: `${m.file}:${m.line}`, text: "this file's messages have no catalogue" });
+        problems.push({
+          where: `${m.file}:${m.line}`,
+          text: "this file's messages have no catalogue",
+        });
         continue;
       }
       const seen = usage.get(m.id);
-      if (seen && seen.icu !== m.icu) problems.push({ where: `${m.file}:${m.line}`, text: `"${short(m.id)}" is given values here but not at ${seen.file}:${seen.line} (or the other way round)` });
+      if (seen && seen.icu !== m.icu)
+        problems.push({
+          where: `${m.file}:${m.line}`,
+          text: `"${short(m.id)}" is given values here but not at ${seen.file}:${seen.line} (or the other way round)`,
+        });
       usage.set(m.id, m);
       const saidIn = files.get(m.id) ?? [];
       if (!saidIn.includes(m.file)) saidIn.push(m.file);
@@ -173,7 +217,10 @@ export function checkCatalogues(root: string, lang: Exclude<Lang, "en">): Catalo
         try {
           messageArguments(m.id, "en");
         } catch (err) {
-          problems.push({ where: `${m.file}:${m.line}`, text: `"${short(m.id)}" is not a valid ICU message: ${(err as Error).message}` });
+          problems.push({
+            where: `${m.file}:${m.line}`,
+            text: `"${short(m.id)}" is not a valid ICU message: ${(err as Error).message}`,
+          });
         }
       }
       const list = byCatalogue.get(catalogue) ?? [];
@@ -185,29 +232,49 @@ export function checkCatalogues(root: string, lang: Exclude<Lang, "en">): Catalo
   const catalogues = new Set([...byCatalogue.keys(), ...existingCatalogues(root, lang)]);
   for (const catalogue of [...catalogues].sort()) {
     const messages = byCatalogue.get(catalogue) ?? [];
-    const entries = existsSync(join(root, catalogue)) ? readEntries(join(root, catalogue)) : new Map<string, GetTextTranslation>();
+    const entries = existsSync(join(root, catalogue))
+      ? readEntries(join(root, catalogue))
+      : new Map<string, GetTextTranslation>();
     const ids = new Set(messages.map((m) => m.id));
     for (const m of messages) {
       const entry = entries.get(m.id);
       const text = entry?.msgstr[0] ?? "";
       if (!entry || text === "" || entry.comments?.flag?.includes("fuzzy")) {
-        problems.push({ where: `${m.file}:${m.line}`, text: `no ${lang} translation in ${catalogue} for "${short(m.id)}"` });
+        problems.push({
+          where: `${m.file}:${m.line}`,
+          text: `no ${lang} translation in ${catalogue} for "${short(m.id)}"`,
+        });
         continue;
       }
       const other = translatedAs.get(m.id);
-      if (other && other.text !== text) problems.push({ where: catalogue, text: `"${short(m.id)}" is translated one way here and another in ${other.catalogue}` });
+      if (other && other.text !== text)
+        problems.push({
+          where: catalogue,
+          text: `"${short(m.id)}" is translated one way here and another in ${other.catalogue}`,
+        });
       else translatedAs.set(m.id, { text, catalogue });
       if (!m.icu) continue;
       try {
         const english = messageArguments(m.id, "en");
         const translated = messageArguments(text, lang);
         if (english.join() !== translated.join())
-          problems.push({ where: catalogue, text: `"${short(m.id)}" uses {${english.join("}, {")}} but its translation uses {${translated.join("}, {")}}` });
+          problems.push({
+            where: catalogue,
+            text: `"${short(m.id)}" uses {${english.join("}, {")}} but its translation uses {${translated.join("}, {")}}`,
+          });
       } catch (err) {
-        problems.push({ where: catalogue, text: `the translation of "${short(m.id)}" is not a valid ICU message: ${(err as Error).message}` });
+        problems.push({
+          where: catalogue,
+          text: `the translation of "${short(m.id)}" is not a valid ICU message: ${(err as Error).message}`,
+        });
       }
     }
-    for (const id of entries.keys()) if (!ids.has(id)) problems.push({ where: catalogue, text: `a translation whose English is no longer in the code: "${short(id)}"` });
+    for (const id of entries.keys())
+      if (!ids.has(id))
+        problems.push({
+          where: catalogue,
+          text: `a translation whose English is no longer in the code: "${short(id)}"`,
+        });
   }
   return { byCatalogue, files, problems };
 }
@@ -216,8 +283,11 @@ export function checkCatalogues(root: string, lang: Exclude<Lang, "en">): Catalo
 function existingCatalogues(root: string, lang: Lang): string[] {
   const out: string[] = [];
   const lessons = join(root, "lessons", lang);
-  if (existsSync(lessons)) for (const f of readdirSync(lessons)) if (f.endsWith(".po")) out.push(`lessons/${lang}/${f}`);
-  if (existsSync(join(root, "lib"))) for (const d of readdirSync(join(root, "lib"))) if (existsSync(join(root, "lib", d, `${lang}.po`))) out.push(`lib/${d}/${lang}.po`);
+  if (existsSync(lessons))
+    for (const f of readdirSync(lessons)) if (f.endsWith(".po")) out.push(`lessons/${lang}/${f}`);
+  if (existsSync(join(root, "lib")))
+    for (const d of readdirSync(join(root, "lib")))
+      if (existsSync(join(root, "lib", d, `${lang}.po`))) out.push(`lib/${d}/${lang}.po`);
   if (existsSync(join(root, "exercises", `${lang}.po`))) out.push(`exercises/${lang}.po`);
   return out;
 }
@@ -226,7 +296,8 @@ function existingCatalogues(root: string, lang: Lang): string[] {
 function readEntries(path: string): Map<string, GetTextTranslation> {
   const parsed = po.parse(readFileSync(path));
   const out = new Map<string, GetTextTranslation>();
-  for (const entries of Object.values(parsed.translations)) for (const [id, entry] of Object.entries(entries)) if (id !== "") out.set(id, entry);
+  for (const entries of Object.values(parsed.translations))
+    for (const [id, entry] of Object.entries(entries)) if (id !== "") out.set(id, entry);
   return out;
 }
 
@@ -244,7 +315,10 @@ function short(message: string): string {
  * there, or differs only in white space. Returns what changed: messages added (untranslated) and
  * translations dropped (their English is gone).
  */
-export function updateCatalogues(root: string, lang: Exclude<Lang, "en">): { added: Message[]; dropped: { catalogue: string; id: string }[] } {
+export function updateCatalogues(
+  root: string,
+  lang: Exclude<Lang, "en">,
+): { added: Message[]; dropped: { catalogue: string; id: string }[] } {
   const { byCatalogue, files } = checkCatalogues(root, lang);
   const added: Message[] = [];
   const dropped: { catalogue: string; id: string }[] = [];
@@ -257,7 +331,12 @@ export function updateCatalogues(root: string, lang: Exclude<Lang, "en">): { add
     const used = new Set<string>();
     const table: GetTextTranslations = {
       charset: "utf-8",
-      headers: { "Content-Type": "text/plain; charset=UTF-8", Language: lang === "zh" ? "zh_CN" : lang, "MIME-Version": "1.0", "Content-Transfer-Encoding": "8bit" },
+      headers: {
+        "Content-Type": "text/plain; charset=UTF-8",
+        Language: lang === "zh" ? "zh_CN" : lang,
+        "MIME-Version": "1.0",
+        "Content-Transfer-Encoding": "8bit",
+      },
       translations: { "": {} },
     };
     for (const m of messages) {
@@ -265,10 +344,16 @@ export function updateCatalogues(root: string, lang: Exclude<Lang, "en">): { add
       if (previous) used.add(previous.msgid);
       const msgstr = previous?.msgstr[0] ?? "";
       if (msgstr === "") added.push(m);
-      const comments: GetTextTranslation["comments"] = { reference: (files.get(m.id) ?? [m.file]).filter((f) => catalogueFor(f, lang) === catalogue).join(" ") };
+      const comments: GetTextTranslation["comments"] = {
+        reference: (files.get(m.id) ?? [m.file])
+          .filter((f) => catalogueFor(f, lang) === catalogue)
+          .join(" "),
+      };
       if (previous?.comments?.translator) comments.translator = previous.comments.translator;
       if (previous?.comments?.flag && msgstr !== "") comments.flag = previous.comments.flag;
-      if (m.icu) comments.extracted = "ICU message: keep every {name}; plural forms as {n, plural, other {…}}";
+      if (m.icu)
+        comments.extracted =
+          "ICU message: keep every {name}; plural forms as {n, plural, other {…}}";
       table.translations[""]![m.id] = { msgid: m.id, msgstr: [msgstr], comments };
     }
     for (const id of old.keys()) if (!used.has(id)) dropped.push({ catalogue, id });

@@ -29,8 +29,17 @@ const EVENTS_FD = 3;
  * Starts `entry` (a .ts file) with one command-line argument, `arg`, and calls `onMessage` with
  * each JSON line the child tells, in order.
  */
-export function spawnEntry<M>(entry: string, arg: string, onMessage: (message: M) => void, options: { stdin?: "ignore" | "pipe" } = {}): SpawnedChild {
-  const child = spawnTsChild(entry, [arg], [options.stdin ?? "ignore", "inherit", "inherit", "pipe", "ipc"]);
+export function spawnEntry<M>(
+  entry: string,
+  arg: string,
+  onMessage: (message: M) => void,
+  options: { stdin?: "ignore" | "pipe" } = {},
+): SpawnedChild {
+  const child = spawnTsChild(
+    entry,
+    [arg],
+    [options.stdin ?? "ignore", "inherit", "inherit", "pipe", "ipc"],
+  );
   const exited = new Promise<ChildExit>((resolve) => {
     // "close" comes after "exit" and after the child's pipes are drained: no message is left unread.
     child.once("close", (code, signal) => resolve({ code, signal }));
@@ -43,7 +52,10 @@ export function spawnEntry<M>(entry: string, arg: string, onMessage: (message: M
 export { liveChildren } from "./ts-child.ts";
 
 /** Reads a stream of JSON lines (what a child tells its parent on fd 3): one message per non-empty line. */
-export function onJsonLines<M>(stream: NodeJS.ReadableStream, onMessage: (message: M) => void): void {
+export function onJsonLines<M>(
+  stream: NodeJS.ReadableStream,
+  onMessage: (message: M) => void,
+): void {
   let buffered = "";
   stream.setEncoding("utf8");
   stream.on("data", (chunk: string) => {

@@ -2,12 +2,12 @@
  * The command line shared by lessons and tools: `--seed`, `--step`, `--no-color`, `--help`, and
  * friendly errors (one line naming what is valid, exit code 2, never a stack trace).
  */
-import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { readLessonHeader } from "./header.ts";
 import { t, translate } from "./i18n.ts";
 import { isLang } from "./lang.ts";
-import { Trace, colorWanted } from "./trace.ts";
 import { displayWidth, terminalWidth, wrap, wrapHanging, wrapKeepingSpaces } from "./text.ts";
+import { colorWanted, Trace } from "./trace.ts";
 
 /** Thrown for bad command-line input; `runMain` prints it as one line and exits 2. */
 export class UsageError extends Error {}
@@ -25,9 +25,15 @@ export interface CommandSpec<O extends ParseArgsOptionsConfig> {
   positionals?: boolean;
 }
 
-export function helpText<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>, width = terminalWidth()): string {
+export function helpText<O extends ParseArgsOptionsConfig>(
+  spec: CommandSpec<O>,
+  width = terminalWidth(),
+): string {
   // Each option's text wraps between words under itself, to the terminal's width.
-  const option = (flag: string, text: string): string => wrapHanging(`  ${flag.padEnd(24)} `, text, width).map((l) => l.trimEnd()).join("\n");
+  const option = (flag: string, text: string): string =>
+    wrapHanging(`  ${flag.padEnd(24)} `, text, width)
+      .map((l) => l.trimEnd())
+      .join("\n");
   const rows = Object.entries(spec.options).map(([name, o]) => {
     const flag = `--${name}${o.type === "string" ? " <value>" : ""}`;
     return option(flag, spec.optionHelp[name as keyof O & string] ?? "");
@@ -45,7 +51,8 @@ function fitText(text: string, width: number): string {
   const out: string[] = [];
   let paragraph: string[] = [];
   const flush = (): void => {
-    if (paragraph.some((l) => displayWidth(l) > width)) out.push(...wrap(paragraph.join("\n"), width));
+    if (paragraph.some((l) => displayWidth(l) > width))
+      out.push(...wrap(paragraph.join("\n"), width));
     else out.push(...paragraph);
     paragraph = [];
   };
@@ -68,11 +75,22 @@ export const LANG_HELP =
 /**
  * Parses argv against the spec. Prints help and exits 0 on --help; throws UsageError on bad input.
  */
-export function parseCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>, argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env) {
+export function parseCommand<O extends ParseArgsOptionsConfig>(
+  spec: CommandSpec<O>,
+  argv: string[] = process.argv.slice(2),
+  env: NodeJS.ProcessEnv = process.env,
+) {
   const kept = [...flagsNpmKept(spec.options, env), ...langNpmKept(argv, env)];
   if (kept.length > 0) {
-    const command = env.WORKBOOK_NPM_COMMAND ?? npmCommand(env, argv.filter((a) => !isLang(a)));
-    throw new UsageError(`npm kept ${kept.join(" ")} for itself; put flags after --: ${command} -- ${kept.join(" ")}`);
+    const command =
+      env.WORKBOOK_NPM_COMMAND ??
+      npmCommand(
+        env,
+        argv.filter((a) => !isLang(a)),
+      );
+    throw new UsageError(
+      `npm kept ${kept.join(" ")} for itself; put flags after --: ${command} -- ${kept.join(" ")}`,
+    );
   }
   let parsed;
   try {
@@ -86,7 +104,8 @@ export function parseCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpec
     throw new UsageError(cleanParseError(err));
   }
   const lang = (parsed.values as { lang?: string }).lang;
-  if (lang !== undefined && !isLang(lang)) throw new UsageError(`--lang takes zh or en, got "${lang}"`);
+  if (lang !== undefined && !isLang(lang))
+    throw new UsageError(`--lang takes zh or en, got "${lang}"`);
   if ((parsed.values as { help?: boolean }).help) {
     process.stdout.write(helpText(spec));
     process.exit(0);
@@ -101,9 +120,21 @@ export function parseCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpec
  * all, color…) are left out: their values may come from the learner's .npmrc or environment, not from
  * this command line.
  */
-const NPM_OWN_SETTINGS = new Set(["help", "no-color", "color", "yes", "all", "only", "json", "long"]);
+const NPM_OWN_SETTINGS = new Set([
+  "help",
+  "no-color",
+  "color",
+  "yes",
+  "all",
+  "only",
+  "json",
+  "long",
+]);
 
-export function flagsNpmKept(options: ParseArgsOptionsConfig, env: NodeJS.ProcessEnv = process.env): string[] {
+export function flagsNpmKept(
+  options: ParseArgsOptionsConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   if (!env.npm_lifecycle_event) return [];
   return Object.entries(options)
     .filter(([name]) => !NPM_OWN_SETTINGS.has(name))
@@ -118,8 +149,16 @@ export function flagsNpmKept(options: ParseArgsOptionsConfig, env: NodeJS.Proces
  * `npm run lesson 1 --lang zh` gives npm `--lang`, which it reads as its own `--long` (npm accepts
  * a setting's abbreviation), and passes on "zh" alone: ["--lang <value>"] when that is what happened.
  */
-export function langNpmKept(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
-  if (!npmSettingGiven("long", env) || argv.includes("--lang") || argv.some((a) => a.startsWith("--lang="))) return [];
+export function langNpmKept(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  if (
+    !npmSettingGiven("long", env) ||
+    argv.includes("--lang") ||
+    argv.some((a) => a.startsWith("--lang="))
+  )
+    return [];
   const stray = argv.find((a) => isLang(a));
   return stray ? [`--lang ${stray}`] : [];
 }
@@ -153,7 +192,12 @@ function joinNegativeValues(argv: readonly string[], options: ParseArgsOptionsCo
     const arg = argv[i]!;
     const name = arg.startsWith("--") ? arg.slice(2) : undefined;
     const next = argv[i + 1];
-    if (name !== undefined && options[name]?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+    if (
+      name !== undefined &&
+      options[name]?.type === "string" &&
+      next !== undefined &&
+      /^-\d/.test(next)
+    ) {
       out.push(`${arg}=${next}`);
       i++;
     } else out.push(arg);
@@ -168,19 +212,36 @@ function cleanParseError(err: unknown): string {
 }
 
 /** Parses an integer flag, with a clear error. */
-export function intFlag(name: string, value: string | undefined, fallback: number, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
+export function intFlag(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min = Number.MIN_SAFE_INTEGER,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
-  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`--${name} takes a whole number, got "${value}"`);
+  if (!/^-?\d+$/.test(value.trim()))
+    throw new UsageError(`--${name} takes a whole number, got "${value}"`);
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`);
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`);
   return n;
 }
 
 /** Parses a comma-separated list of integers (e.g. "10,50,100"), each checked like `intFlag`. */
-export function intListFlag(name: string, value: string | undefined, fallback: readonly number[], min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number[] {
+export function intListFlag(
+  name: string,
+  value: string | undefined,
+  fallback: readonly number[],
+  min = Number.MIN_SAFE_INTEGER,
+  max = Number.MAX_SAFE_INTEGER,
+): number[] {
   if (value === undefined) return [...fallback];
   const parts = value.split(",");
-  if (parts.some((p) => !/^\s*-?\d+\s*$/.test(p))) throw new UsageError(`--${name} takes whole numbers separated by commas (e.g. 10,50,100), got "${value}"`);
+  if (parts.some((p) => !/^\s*-?\d+\s*$/.test(p)))
+    throw new UsageError(
+      `--${name} takes whole numbers separated by commas (e.g. 10,50,100), got "${value}"`,
+    );
   return parts.map((p) => intFlag(name, p, 0, min, max));
 }
 
@@ -211,7 +272,8 @@ export function runMain(main: () => Promise<void> | void): void {
         process.exitCode = 2;
       } else {
         process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-        if (process.env.WORKBOOK_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+        if (process.env.WORKBOOK_DEBUG && err instanceof Error)
+          process.stderr.write(`${err.stack}\n`);
         process.exitCode = 1;
       }
     });
@@ -249,7 +311,10 @@ const lessonOptions = {
  */
 export function lessonSetup<O extends ParseArgsOptionsConfig>(
   lesson: { url: string },
-  extra: { options: O; optionHelp: Partial<Record<keyof O & string, string>> } = { options: {} as O, optionHelp: {} },
+  extra: { options: O; optionHelp: Partial<Record<keyof O & string, string>> } = {
+    options: {} as O,
+    optionHelp: {},
+  },
   argv: string[] = process.argv.slice(2),
 ) {
   const header = readLessonHeader(lesson.url);
@@ -268,7 +333,10 @@ export function lessonSetup<O extends ParseArgsOptionsConfig>(
   quietOnClosedPipe();
   const { values, seed } = exitOnUsageError(() => {
     const values = parseCommand(spec, argv).values;
-    return { values, seed: intFlag("seed", (values as Record<string, unknown>).seed as string | undefined, 1) };
+    return {
+      values,
+      seed: intFlag("seed", (values as Record<string, unknown>).seed as string | undefined, 1),
+    };
   });
   const v = values as Record<string, string | boolean | undefined>;
   const step = v.step === true;

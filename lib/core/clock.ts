@@ -12,8 +12,8 @@
  * behaviour, not the host's scheduling.
  */
 import { closeSync, openSync, readSync } from "node:fs";
-import { isatty } from "node:tty";
 import { performance } from "node:perf_hooks";
+import { isatty } from "node:tty";
 
 let pausedTotal = 0;
 

@@ -10,14 +10,14 @@
  * values is printed as it is, braces and all. `npm run translations` finds every `t("…")` in the code
  * and says which messages lack their Chinese; test/translations.test.ts fails on any.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { po } from "gettext-parser";
 import { IntlMessageFormat } from "intl-messageformat";
-import { currentLang, LOCALE, type Lang } from "./lang.ts";
+import { currentLang, type Lang, LOCALE } from "./lang.ts";
 
-export { currentLang, setLang, type Lang } from "./lang.ts";
+export { currentLang, type Lang, setLang } from "./lang.ts";
 
 /** The values a message may hold. */
 export type MessageValues = Record<string, string | number | bigint | boolean | null | undefined>;
@@ -28,9 +28,13 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export function catalogueFiles(lang: Exclude<Lang, "en">, root = ROOT): string[] {
   const files: string[] = [];
   const lessons = join(root, "lessons", lang);
-  if (existsSync(lessons)) for (const f of readdirSync(lessons).sort()) if (f.endsWith(".po")) files.push(`lessons/${lang}/${f}`);
+  if (existsSync(lessons))
+    for (const f of readdirSync(lessons).sort())
+      if (f.endsWith(".po")) files.push(`lessons/${lang}/${f}`);
   const lib = join(root, "lib");
-  if (existsSync(lib)) for (const folder of readdirSync(lib).sort()) if (existsSync(join(lib, folder, `${lang}.po`))) files.push(`lib/${folder}/${lang}.po`);
+  if (existsSync(lib))
+    for (const folder of readdirSync(lib).sort())
+      if (existsSync(join(lib, folder, `${lang}.po`))) files.push(`lib/${folder}/${lang}.po`);
   if (existsSync(join(root, "exercises", `${lang}.po`))) files.push(`exercises/${lang}.po`);
   return files;
 }
@@ -69,7 +73,8 @@ function translations(lang: Exclude<Lang, "en">): Map<string, string> {
   let map = loaded.get(lang);
   if (!map) {
     map = new Map();
-    for (const file of catalogueFiles(lang)) for (const [id, text] of readCatalogue(join(ROOT, file))) map.set(id, text);
+    for (const file of catalogueFiles(lang))
+      for (const [id, text] of readCatalogue(join(ROOT, file))) map.set(id, text);
     loaded.set(lang, map);
   }
   return map;
@@ -114,7 +119,10 @@ export function translate(message: string): string {
 }
 
 /** "a, b and c" / "a、b和c": a list joined in this process's language. */
-export function formatList(items: readonly string[], type: "conjunction" | "disjunction" = "conjunction"): string {
+export function formatList(
+  items: readonly string[],
+  type: "conjunction" | "disjunction" = "conjunction",
+): string {
   return new Intl.ListFormat(LOCALE[currentLang()], { type }).format(items);
 }
 

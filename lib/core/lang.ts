@@ -37,7 +37,12 @@ export function langFromArgv(argv: readonly string[]): Lang | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--") break;
-    const value = arg === "--lang" ? argv[i + 1] : arg.startsWith("--lang=") ? arg.slice("--lang=".length) : undefined;
+    const value =
+      arg === "--lang"
+        ? argv[i + 1]
+        : arg.startsWith("--lang=")
+          ? arg.slice("--lang=".length)
+          : undefined;
     if (isLang(value)) return value;
   }
   return undefined;

@@ -27,7 +27,10 @@ export function seeded(seed: number): Random {
   // unboxed, which makes a draw several times cheaper (the herd simulator makes millions).
   const st = Uint32Array.of(splitmix32(), splitmix32(), splitmix32(), splitmix32());
   const next32 = (): number => {
-    const a = st[0]!, b = st[1]!, c = st[2]!, d = st[3]!;
+    const a = st[0]!,
+      b = st[1]!,
+      c = st[2]!,
+      d = st[3]!;
     const t = (a + b + d) >>> 0;
     st[3] = d + 1;
     st[0] = b ^ (b >>> 9);
@@ -66,7 +69,8 @@ export function uuid(random: Random): string {
 export function scripted(...draws: number[]): Random {
   let i = 0;
   return () => {
-    if (i >= draws.length) throw new Error(`scripted random source ran out after ${draws.length} draws`);
+    if (i >= draws.length)
+      throw new Error(`scripted random source ran out after ${draws.length} draws`);
     const x = draws[i++]!;
     if (!(x >= 0 && x < 1)) throw new RangeError(`a draw must be in [0, 1), got ${x}`);
     return x;

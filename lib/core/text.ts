@@ -24,8 +24,14 @@ export const PIPED_WIDTH = 100;
  * The width to write to: the terminal's columns when the stream is one, else `$COLUMNS`, else 100 (a
  * pipe or a file). Never less than `MIN_WIDTH`.
  */
-export function terminalWidth(stream: { isTTY?: boolean; columns?: number } = process.stdout, env: NodeJS.ProcessEnv = process.env): number {
-  const fromTerminal = stream.isTTY === true && typeof stream.columns === "number" && stream.columns > 0 ? stream.columns : undefined;
+export function terminalWidth(
+  stream: { isTTY?: boolean; columns?: number } = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): number {
+  const fromTerminal =
+    stream.isTTY === true && typeof stream.columns === "number" && stream.columns > 0
+      ? stream.columns
+      : undefined;
   const fromEnv = /^\s*\d+\s*$/.test(env.COLUMNS ?? "") ? Number(env.COLUMNS) : undefined;
   const width = fromTerminal ?? (fromEnv !== undefined && fromEnv > 0 ? fromEnv : PIPED_WIDTH);
   return Math.max(MIN_WIDTH, width);
@@ -60,7 +66,9 @@ let loadedStringWidth: ((text: string) => number) | undefined;
 function stringWidth(text: string): number {
   if (loadedStringWidth === undefined) {
     const { createRequire } = process.getBuiltinModule("node:module");
-    loadedStringWidth = (createRequire(import.meta.url)("string-width") as typeof import("string-width")).default;
+    loadedStringWidth = (
+      createRequire(import.meta.url)("string-width") as typeof import("string-width")
+    ).default;
   }
   return loadedStringWidth(text);
 }
@@ -75,7 +83,11 @@ function graphemeWidth(g: string): number {
   }
   let w = graphemeWidths.get(g);
   if (w === undefined) {
-    w = COMPOSED.test(g) ? stringWidth(g) : INVISIBLE.test(g) ? 0 : eastAsianWidth(g.charCodeAt(0), { ambiguousAsWide: false });
+    w = COMPOSED.test(g)
+      ? stringWidth(g)
+      : INVISIBLE.test(g)
+        ? 0
+        : eastAsianWidth(g.charCodeAt(0), { ambiguousAsWide: false });
     if (graphemeWidths.size < 10_000) graphemeWidths.set(g, w);
   }
   return w;
@@ -121,10 +133,13 @@ let graphemes: Intl.Segmenter | undefined;
 function pieces(text: string): Piece[] {
   const out: Piece[] = [];
   const ofText = (t: string): void => {
-    if (!COMPOSED.test(t)) for (let i = 0; i < t.length; i++) out.push({ s: t[i]!, w: graphemeWidth(t[i]!), code: false });
+    if (!COMPOSED.test(t))
+      for (let i = 0; i < t.length; i++)
+        out.push({ s: t[i]!, w: graphemeWidth(t[i]!), code: false });
     else {
       graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
-      for (const { segment } of graphemes.segment(t)) out.push({ s: segment, w: graphemeWidth(segment), code: false });
+      for (const { segment } of graphemes.segment(t))
+        out.push({ s: segment, w: graphemeWidth(segment), code: false });
     }
   };
   let last = 0;
@@ -157,9 +172,13 @@ function isIdeographic(cp: number): boolean {
   );
 }
 
-const codePoints = (chars: string): Set<number> => new Set([...chars].map((c) => c.codePointAt(0)!));
+const codePoints = (chars: string): Set<number> =>
+  new Set([...chars].map((c) => c.codePointAt(0)!));
 /** Marks that never start a line: closing brackets and quotes, stops, commas, small kana, "…". */
-const NO_BREAK_BEFORE = codePoints("，。、：；？！）」』】〕〗〙〛〉》｝］〞〟”’…‥・ー々〻～〜ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ％．｡､｣" + ")]},.:;!?%\"'");
+const NO_BREAK_BEFORE = codePoints(
+  "，。、：；？！）」』】〕〗〙〛〉》｝］〞〟”’…‥・ー々〻～〜ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ％．｡､｣" +
+    ")]},.:;!?%\"'",
+);
 /** Marks that never end a line: opening brackets and quotes. */
 const NO_BREAK_AFTER = codePoints("（「『【〔〖〘〚〈《｛［〝“‘＄￥" + "([{\"'$");
 
@@ -207,7 +226,10 @@ const MAYBE_CJK = new RegExp(IDEOGRAPHIC, "u");
  * A line break in the source (with the spaces around it) between two Chinese characters: a browser
  * joins the two, and so does `wrap` (elsewhere a line break becomes a space).
  */
-const CJK_LINE_BREAK = new RegExp(String.raw`(?<=${IDEOGRAPHIC}(?:\u001b\[[0-9;]*m)*)[^\S\n]*\n\s*(?=(?:\u001b\[[0-9;]*m)*${IDEOGRAPHIC})`, "gu");
+const CJK_LINE_BREAK = new RegExp(
+  String.raw`(?<=${IDEOGRAPHIC}(?:\u001b\[[0-9;]*m)*)[^\S\n]*\n\s*(?=(?:\u001b\[[0-9;]*m)*${IDEOGRAPHIC})`,
+  "gu",
+);
 
 // ## Wrapping
 
@@ -303,7 +325,11 @@ export function wrap(text: string, width: number, restWidth = width): string[] {
   const limit = (): number => Math.max(1, lines.length === 0 ? width : restWidth);
   let current = "";
   let currentWidth = 0;
-  const words = (text.includes("\n") && MAYBE_CJK.test(text) ? text.replace(CJK_LINE_BREAK, "") : text).split(/\s+/).filter((x) => x !== "");
+  const words = (
+    text.includes("\n") && MAYBE_CJK.test(text) ? text.replace(CJK_LINE_BREAK, "") : text
+  )
+    .split(/\s+/)
+    .filter((x) => x !== "");
   for (const [k, word] of words.entries()) {
     for (const u of units(word, k > 0)) {
       const gap = u.spaced ? 1 : 0;
@@ -337,8 +363,17 @@ export function wrap(text: string, width: number, restWidth = width): string[] {
  * `prefix` then `text` wrapped to `width`; the lines after the first start with `hang` (default: as
  * many spaces as the prefix is wide), so that the text stands in one column.
  */
-export function wrapHanging(prefix: string, text: string, width: number, hang = " ".repeat(displayWidth(prefix))): string[] {
-  const [first = "", ...rest] = wrap(text, width - displayWidth(prefix), width - displayWidth(hang));
+export function wrapHanging(
+  prefix: string,
+  text: string,
+  width: number,
+  hang = " ".repeat(displayWidth(prefix)),
+): string[] {
+  const [first = "", ...rest] = wrap(
+    text,
+    width - displayWidth(prefix),
+    width - displayWidth(hang),
+  );
   return [prefix + first, ...rest.map((l) => hang + l)];
 }
 
@@ -372,7 +407,11 @@ export function wrapKeepingSpaces(line: string, width: number, extraIndent = 2):
     let hard = ps.length;
     for (let i = from; i < ps.length; i++) {
       const p = ps[i]!;
-      if (seenText && (p.s === " " || cjk.has(i) || (ps[i - 1]!.s === "," && !p.code && !/[\d ]/.test(p.s)))) cut = i;
+      if (
+        seenText &&
+        (p.s === " " || cjk.has(i) || (ps[i - 1]!.s === "," && !p.code && !/[\d ]/.test(p.s)))
+      )
+        cut = i;
       if (w + p.w > room) {
         hard = i;
         break;
@@ -380,13 +419,15 @@ export function wrapKeepingSpaces(line: string, width: number, extraIndent = 2):
       if (p.w > 0 && p.s !== " ") seenText = true;
       w += p.w;
     }
-    const at = cut > from ? cut : Math.max(from + 1, hard < ps.length ? hardBreak(ps, from, hard) : hard);
+    const at =
+      cut > from ? cut : Math.max(from + 1, hard < ps.length ? hardBreak(ps, from, hard) : hard);
     out.push((out.length === 0 ? "" : hang) + join(ps.slice(from, at)).trimEnd());
     from = at;
     while (from < ps.length && ps[from]!.s === " ") from++;
   }
   const rest = join(ps.slice(from));
-  if (stripAnsi(rest).trim() !== "" || out.length === 0) out.push((out.length === 0 ? "" : hang) + rest);
+  if (stripAnsi(rest).trim() !== "" || out.length === 0)
+    out.push((out.length === 0 ? "" : hang) + rest);
   return carryColour(out);
 }
 
@@ -396,7 +437,8 @@ export function wrapKeepingSpaces(line: string, width: number, extraIndent = 2):
  */
 export function widestWord(text: string): number {
   let widest = 0;
-  for (const word of text.split(/\s+/)) if (word !== "") for (const u of units(word, false)) widest = Math.max(widest, u.w);
+  for (const word of text.split(/\s+/))
+    if (word !== "") for (const u of units(word, false)) widest = Math.max(widest, u.w);
   return widest;
 }
 
@@ -445,12 +487,25 @@ function carryColour(lines: string[]): string[] {
 
 /** Whether a sequence of SGR codes ends with every style it opened closed again. */
 function closesAll(codes: string[]): boolean {
-  const CLOSE: Record<string, string> = { "1": "22", "2": "22", "3": "23", "4": "24", "7": "27", "8": "28", "9": "29" };
+  const CLOSE: Record<string, string> = {
+    "1": "22",
+    "2": "22",
+    "3": "23",
+    "4": "24",
+    "7": "27",
+    "8": "28",
+    "9": "29",
+  };
   const active = new Map<string, number>();
   for (const code of codes) {
     for (const n of code.slice(2, -1).split(";")) {
       const num = Number(n);
-      const group = (num >= 30 && num <= 39) || (num >= 90 && num <= 97) ? "fg" : (num >= 40 && num <= 49) || (num >= 100 && num <= 107) ? "bg" : (CLOSE[n] ?? n);
+      const group =
+        (num >= 30 && num <= 39) || (num >= 90 && num <= 97)
+          ? "fg"
+          : (num >= 40 && num <= 49) || (num >= 100 && num <= 107)
+            ? "bg"
+            : (CLOSE[n] ?? n);
       const isClose = n === "39" || n === "49" || Object.values(CLOSE).includes(n);
       if (isClose) active.delete(group);
       else active.set(group, num);

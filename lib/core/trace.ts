@@ -7,9 +7,27 @@
 import { styleText } from "node:util";
 import { nowMs, waitForEnter } from "./clock.ts";
 import { t } from "./i18n.ts";
-import { displayWidth, padEnd, terminalWidth, truncate, widestWord, wrap, wrapHanging, wrapKeepingSpaces } from "./text.ts";
+import {
+  displayWidth,
+  padEnd,
+  terminalWidth,
+  truncate,
+  widestWord,
+  wrap,
+  wrapHanging,
+  wrapKeepingSpaces,
+} from "./text.ts";
 
-export type Actor = "agent" | "harness" | "model" | "server" | "database" | "network" | "notifier" | "outbox" | "lesson";
+export type Actor =
+  | "agent"
+  | "harness"
+  | "model"
+  | "server"
+  | "database"
+  | "network"
+  | "notifier"
+  | "outbox"
+  | "lesson";
 type Style = Parameters<typeof styleText>[0];
 
 const ACTOR_STYLE: Record<Actor, Style> = {
@@ -54,7 +72,10 @@ export interface TraceOptions {
 }
 
 /** Colour is wanted on a terminal, unless NO_COLOR is set or `--no-color` was given. */
-export function colorWanted(noColorFlag: boolean, stream: NodeJS.WriteStream = process.stdout): boolean {
+export function colorWanted(
+  noColorFlag: boolean,
+  stream: NodeJS.WriteStream = process.stdout,
+): boolean {
   if (noColorFlag) return false;
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;
   if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== "0") return true;
@@ -93,13 +114,16 @@ export class Trace {
    * that they fit).
    */
   line(text = ""): void {
-    for (const l of text.split("\n")) for (const piece of wrapKeepingSpaces(l, this.#width)) this.#write(piece);
+    for (const l of text.split("\n"))
+      for (const piece of wrapKeepingSpaces(l, this.#width)) this.#write(piece);
   }
 
   /** A chapter heading: the lesson's title. */
   title(text: string): void {
     const lines = wrapHanging("  ", text, this.#width);
-    const bar = "═".repeat(Math.min(this.#width, Math.max(...lines.map((l) => displayWidth(l) + 2), 40)));
+    const bar = "═".repeat(
+      Math.min(this.#width, Math.max(...lines.map((l) => displayWidth(l) + 2), 40)),
+    );
     this.#write(this.style("bold", `${bar}\n${lines.join("\n")}\n${bar}`));
   }
 
@@ -119,10 +143,18 @@ export class Trace {
   event(actor: Actor, text: string, mark?: "ok" | "bad" | "warn"): void {
     const ms = `${Math.round(nowMs() - this.#t0)} ms`.padStart(8);
     const who = this.style(ACTOR_STYLE[actor], padEnd(ACTOR_NAME[actor](), 9));
-    const paint = (t: string): string => (mark === "ok" ? this.style("green", t) : mark === "bad" ? this.style("red", t) : mark === "warn" ? this.style("yellow", t) : t);
+    const paint = (t: string): string =>
+      mark === "ok"
+        ? this.style("green", t)
+        : mark === "bad"
+          ? this.style("red", t)
+          : mark === "warn"
+            ? this.style("yellow", t)
+            : t;
     const prefix = `${this.style("gray", ms)}  ${who} `;
     const lines = this.#fit(prefix, text);
-    for (const [i, l] of lines.entries()) this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + paint(l));
+    for (const [i, l] of lines.entries())
+      this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + paint(l));
     if (this.#step) {
       if (this.#pause) this.#pause();
       else waitForEnter(this.style("gray", `          ${t("(Enter for the next event)")}`));
@@ -141,7 +173,8 @@ export class Trace {
       [`          ${this.style("magenta", padEnd(happened, width))} `, reallyHappened],
     ] as const;
     for (const [prefix, text] of pair) {
-      for (const [i, l] of this.#fit(prefix, text).entries()) this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + l);
+      for (const [i, l] of this.#fit(prefix, text).entries())
+        this.#write((i === 0 ? prefix : " ".repeat(displayWidth(prefix))) + l);
     }
   }
 
@@ -160,7 +193,9 @@ export class Trace {
         : stored > expected
           ? this.style(["red", "bold"], t("✗ DUPLICATE ({n} extra)", { n: stored - expected }))
           : this.style(["red", "bold"], t("✗ LOST ({n} missing)", { n: expected - stored }));
-    this.line(`          ${this.style("bold", t("{what}: {stored}", { what, stored }))}  ${verdict}`);
+    this.line(
+      `          ${this.style("bold", t("{what}: {stored}", { what, stored }))}  ${verdict}`,
+    );
   }
 
   /**
@@ -176,8 +211,12 @@ export class Trace {
     const natural = header.map((_, i) => Math.max(...all.map((r) => displayWidth(r[i] ?? ""))));
     // Narrowing a column first wraps its header only, then its cells between words (the first column,
     // the row's label, last), then breaks words.
-    const headerOnly = header.map((h, i) => (i === 0 ? natural[i]! : Math.max(words(h), ...rows.map((r) => displayWidth(r[i] ?? "")))));
-    const wordFloors = header.map((_, i) => Math.min(natural[i]!, Math.max(...all.map((r) => words(r[i] ?? "")))));
+    const headerOnly = header.map((h, i) =>
+      i === 0 ? natural[i]! : Math.max(words(h), ...rows.map((r) => displayWidth(r[i] ?? ""))),
+    );
+    const wordFloors = header.map((_, i) =>
+      Math.min(natural[i]!, Math.max(...all.map((r) => words(r[i] ?? "")))),
+    );
     const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
     const gaps = Math.max(0, header.length - 1);
     // Indent and separator: as usual, then closer together, then without the indent.
@@ -186,23 +225,29 @@ export class Trace {
       { indent: 2, bar: " │ ", rule: "─┼─" },
       { indent: 0, bar: " │ ", rule: "─┼─" },
     ];
-    const room = (l: (typeof layouts)[number]): number => this.#width - l.indent - l.bar.length * gaps;
+    const room = (l: (typeof layouts)[number]): number =>
+      this.#width - l.indent - l.bar.length * gaps;
     // For each layout: narrow the columns as little as the room needs (level 0: only headers wrap;
     // 1: cells wrap between words, but not the labels; 2: any cell between words; 3: words break,
     // but not the labels; 4: anything breaks).
     // Keep the plan of the lowest level, then the fewest lines, then the first layout.
     const firstWhole = [natural[0] ?? 0, ...wordFloors.slice(1)];
-    const cellLines = (c: string, w: number): number => (displayWidth(c) <= w ? 1 : wrap(c, w).length);
+    const cellLines = (c: string, w: number): number =>
+      displayWidth(c) <= w ? 1 : wrap(c, w).length;
     const plans = layouts.map((l) => {
       const six = natural.map((w) => Math.min(w, 6));
       const levels = [headerOnly, firstWhole, wordFloors, [natural[0] ?? 0, ...six.slice(1)]];
       const level = levels.findIndex((f) => sum(f) <= room(l));
       const floors = levels[level] ?? six;
       const widths = fitColumns(natural, room(l), floors);
-      const lines = sum(all.map((row) => Math.max(...widths.map((w, i) => cellLines(row[i] ?? "", w)))));
+      const lines = sum(
+        all.map((row) => Math.max(...widths.map((w, i) => cellLines(row[i] ?? "", w)))),
+      );
       return { layout: l, widths, level: level < 0 ? levels.length : level, lines };
     });
-    const { layout, widths } = plans.reduce((best, p) => (p.level < best.level || (p.level === best.level && p.lines < best.lines) ? p : best));
+    const { layout, widths } = plans.reduce((best, p) =>
+      p.level < best.level || (p.level === best.level && p.lines < best.lines) ? p : best,
+    );
     const indent = " ".repeat(layout.indent);
     const bar = layout.bar;
     const fmt = (cells: string[]): string[] => {
@@ -211,7 +256,12 @@ export class Trace {
         return displayWidth(c) <= w ? [c] : wrap(c, w);
       });
       const height = Math.max(...wrapped.map((c) => c.length));
-      return Array.from({ length: height }, (_, k) => truncate(indent + wrapped.map((c, i) => padEnd(c[k] ?? "", widths[i]!)).join(bar), this.#width));
+      return Array.from({ length: height }, (_, k) =>
+        truncate(
+          indent + wrapped.map((c, i) => padEnd(c[k] ?? "", widths[i]!)).join(bar),
+          this.#width,
+        ),
+      );
     };
     for (const l of fmt(header)) this.#write(this.style("bold", l));
     this.#write(truncate(indent + widths.map((w) => "─".repeat(w)).join(layout.rule), this.#width));
@@ -223,12 +273,17 @@ export class Trace {
  * Column widths that fit in `room` columns: while the sum is too large, the widest column that is
  * still above its floor loses one column. If even the floors do not fit, the floors are returned.
  */
-export function fitColumns(natural: readonly number[], room: number, floor: readonly number[] = natural.map((w) => Math.min(w, 8))): number[] {
+export function fitColumns(
+  natural: readonly number[],
+  room: number,
+  floor: readonly number[] = natural.map((w) => Math.min(w, 8)),
+): number[] {
   const widths = [...natural];
   let total = widths.reduce((a, b) => a + b, 0);
   while (total > room) {
     let widest = -1;
-    for (let i = 0; i < widths.length; i++) if (widths[i]! > floor[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    for (let i = 0; i < widths.length; i++)
+      if (widths[i]! > floor[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
     if (widest < 0) break;
     widths[widest]!--;
     total--;

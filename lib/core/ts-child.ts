@@ -3,7 +3,7 @@
  * one: every child still running when this process exits is killed with SIGKILL. (A child should
  * also exit by itself when its IPC channel closes, for the case where this process is killed.)
  */
-import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
+import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -11,7 +11,11 @@ const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
 /** Runs `entry` (a .ts file) with `args` in a new Node process. */
-export function spawnTsChild(entry: string, args: readonly string[], stdio: StdioOptions): ChildProcess {
+export function spawnTsChild(
+  entry: string,
+  args: readonly string[],
+  stdio: StdioOptions,
+): ChildProcess {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on("exit", () => {

@@ -3,12 +3,13 @@
  * package @sparticuz/chromium (a Chromium binary inside the package, unpacked on first use into the
  * system's temp folder) driven by playwright-core, so `npm install` is the whole set-up.
  */
-import chromium from "@sparticuz/chromium";
-import { chromium as playwright, type Browser } from "playwright-core";
+
 import { mkdirSync, rmdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import chromium from "@sparticuz/chromium";
+import { type Browser, chromium as playwright } from "playwright-core";
 
 /** How long launching may take on a loaded machine. */
 export const LAUNCH_TIMEOUT_MS = 120_000;
@@ -33,7 +34,8 @@ export async function chromiumPath(): Promise<string> {
       } catch {
         // gone already: try again
       }
-      if (Date.now() > deadline) throw new Error(`waited too long for ${lock} (remove it if nothing is starting a browser)`);
+      if (Date.now() > deadline)
+        throw new Error(`waited too long for ${lock} (remove it if nothing is starting a browser)`);
       await delay(200);
     }
   }
@@ -51,5 +53,10 @@ export async function chromiumPath(): Promise<string> {
  */
 export async function launchBrowser(): Promise<Browser> {
   const executablePath = await chromiumPath();
-  return playwright.launch({ executablePath, args: chromium.args, headless: true, timeout: LAUNCH_TIMEOUT_MS });
+  return playwright.launch({
+    executablePath,
+    args: chromium.args,
+    headless: true,
+    timeout: LAUNCH_TIMEOUT_MS,
+  });
 }

@@ -3,9 +3,10 @@
  * disk): one minified ES module per entry, with the workbook's own modules (the herd simulator,
  * the SVG writer) inlined, so the page runs the very code `npm run herd` runs.
  */
-import { build } from "esbuild";
+
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 
 /** lib/demos/: the folder bundle entries are relative to. */
 export const DEMOS_DIR = dirname(fileURLToPath(import.meta.url));

@@ -3,7 +3,7 @@
  * stops cleanly: connections closed, each demo's processes and files cleaned up.
  */
 import { spawn } from "node:child_process";
-import { UsageError, parseCommand, intFlag, runMain } from "../core/cli.ts";
+import { intFlag, parseCommand, runMain, UsageError } from "../core/cli.ts";
 import { startDemoServer } from "./server.ts";
 
 const spec = {
@@ -42,7 +42,8 @@ async function main(): Promise<void> {
   try {
     parsed = parseCommand(spec);
   } catch (error) {
-    if (error instanceof UsageError) throw new UsageError(`${error.message} (valid: --port <p>, --open, --help)`);
+    if (error instanceof UsageError)
+      throw new UsageError(`${error.message} (valid: --port <p>, --open, --help)`);
     throw error;
   }
   const { values } = parsed;

@@ -3,14 +3,20 @@
  * back to the index and the language switch. Everything the page loads comes from the demo
  * server itself (no CDN, no outside fonts), which the Content-Security-Policy in server.ts enforces.
  */
-import { HTML_LANG, withLang, type Lang, type Text } from "./lang.ts";
+import { HTML_LANG, type Lang, type Text, withLang } from "./lang.ts";
 
 /** Text for HTML content or a quoted attribute value. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&${HTML_ENTITIES[c]!};`);
 }
 
-const HTML_ENTITIES: Record<string, string> = { "&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "#39" };
+const HTML_ENTITIES: Record<string, string> = {
+  "&": "amp",
+  "<": "lt",
+  ">": "gt",
+  '"': "quot",
+  "'": "#39",
+};
 
 const UI: Record<string, Text> = {
   site: { en: "retry-workbook demos", zh: "retry-workbook 演示" },

@@ -38,7 +38,12 @@ export function langFromAcceptLanguage(header: string | undefined): Lang {
       if (m !== null) q = Number(m[1]);
     }
     if (!Number.isFinite(q) || q <= 0) continue;
-    const lang: Lang | undefined = tag === "zh" || tag.startsWith("zh-") ? "zh" : tag === "en" || tag.startsWith("en-") ? "en" : undefined;
+    const lang: Lang | undefined =
+      tag === "zh" || tag.startsWith("zh-")
+        ? "zh"
+        : tag === "en" || tag.startsWith("en-")
+          ? "en"
+          : undefined;
     if (lang !== undefined && (best === undefined || q > best.q)) best = { lang, q };
   }
   return best?.lang ?? "en";

@@ -15,13 +15,21 @@ const OUT = fileURLToPath(new URL("herd-demo.png", import.meta.url));
 const server = await startDemoServer();
 const browser = await launchBrowser();
 try {
-  const page = await (await browser.newContext({ viewport: { width: 960, height: 900 }, locale: "en-US" })).newPage();
+  const page = await (
+    await browser.newContext({ viewport: { width: 960, height: 900 }, locale: "en-US" })
+  ).newPage();
   await page.goto(`${server.url}/herd?${ORIGINAL_SWEEP_QUERY}&lang=en`);
-  await page.waitForFunction(() => document.body.dataset.state === "done", null, { timeout: 300_000 });
+  await page.waitForFunction(() => document.body.dataset.state === "done", null, {
+    timeout: 300_000,
+  });
   const top = await page.locator("#at-n-title").boundingBox();
   const chart = await page.locator("#fig-calls").boundingBox();
   if (top === null || chart === null) throw new Error("the results are not on the page");
-  await page.screenshot({ path: OUT, fullPage: true, clip: { x: 0, y: top.y - 8, width: 960, height: chart.y + chart.height - top.y + 16 } });
+  await page.screenshot({
+    path: OUT,
+    fullPage: true,
+    clip: { x: 0, y: top.y - 8, width: 960, height: chart.y + chart.height - top.y + 16 },
+  });
   process.stdout.write(`written: ${OUT}\n`);
 } finally {
   await browser.close();

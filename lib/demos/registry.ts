@@ -5,7 +5,4 @@ import type { Demo } from "./demo.ts";
 import { herdDemo } from "./herd/demo.ts";
 import { stepDemo } from "./step/demo.ts";
 
-export const DEMOS: readonly Demo[] = [
-  herdDemo,
-  stepDemo,
-];
+export const DEMOS: readonly Demo[] = [herdDemo, stepDemo];

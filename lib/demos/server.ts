@@ -11,8 +11,9 @@
  * this server in their Host header (127.0.0.1 or localhost), which keeps other web pages from
  * reaching it through DNS rebinding.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+
 import { readFile, realpath, stat } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { extname, join, sep } from "node:path";
 import { listenOnLoopback } from "../core/listen.ts";
 import { bundle, DEMOS_DIR } from "./bundle.ts";
@@ -97,7 +98,9 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
-      log(`demo server: ${req.method} ${req.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      log(
+        `demo server: ${req.method} ${req.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
       if (!res.headersSent) send(res, 500, "text/plain; charset=utf-8", "internal error\n");
       else res.destroy();
     });
@@ -108,7 +111,12 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.setHeader("Referrer-Policy", "no-referrer");
     if (!allowedHosts.has((req.headers.host ?? "").toLowerCase())) {
-      send(res, 421, "text/plain; charset=utf-8", "this server answers only to 127.0.0.1 or localhost\n");
+      send(
+        res,
+        421,
+        "text/plain; charset=utf-8",
+        "this server answers only to 127.0.0.1 or localhost\n",
+      );
       return;
     }
     const rawPath = (req.url ?? "/").split("?")[0]!;
@@ -132,7 +140,14 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     }
     if (url.pathname === "/" && rawPath === "/") {
       const body = indexBody(demos, lang, url);
-      send(res, 200, CONTENT_TYPES[".html"]!, pageHtml({ lang, url, title: INDEX_TEXT.title![lang], body }), method, "no-cache");
+      send(
+        res,
+        200,
+        CONTENT_TYPES[".html"]!,
+        pageHtml({ lang, url, title: INDEX_TEXT.title![lang], body }),
+        method,
+        "no-cache",
+      );
       return;
     }
     if (rawPath.startsWith("/assets/")) {
@@ -145,7 +160,14 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     if (rawPath.startsWith("/static/")) {
       const file = await staticFile(rawPath.slice("/static/".length));
       if (file !== undefined) {
-        send(res, 200, CONTENT_TYPES[extname(file.path)] ?? "application/octet-stream", file.data, method, "no-cache");
+        send(
+          res,
+          200,
+          CONTENT_TYPES[extname(file.path)] ?? "application/octet-stream",
+          file.data,
+          method,
+          "no-cache",
+        );
         return;
       }
     }
@@ -190,7 +212,11 @@ function send(
   cache = "no-store",
 ): void {
   const data = typeof body === "string" ? Buffer.from(body) : body;
-  res.writeHead(status, { "Content-Type": type, "Content-Length": data.length, "Cache-Control": cache });
+  res.writeHead(status, {
+    "Content-Type": type,
+    "Content-Length": data.length,
+    "Cache-Control": cache,
+  });
   res.end(method === "HEAD" ? undefined : data);
 }
 
@@ -199,7 +225,9 @@ function send(
  * percent-encoded): it must decode, hold only plain segments (no "..", ".", empty, backslash or
  * NUL), and resolve, symbolic links followed, to a regular file inside STATIC_DIR.
  */
-export async function staticFile(relative: string): Promise<{ path: string; data: Buffer } | undefined> {
+export async function staticFile(
+  relative: string,
+): Promise<{ path: string; data: Buffer } | undefined> {
   let decoded: string;
   try {
     decoded = decodeURIComponent(relative);
@@ -207,7 +235,12 @@ export async function staticFile(relative: string): Promise<{ path: string; data
     return undefined;
   }
   const segments = decoded.split("/");
-  if (segments.some((s) => s === "" || s === "." || s === ".." || s.includes("\\") || s.includes("\0"))) return undefined;
+  if (
+    segments.some(
+      (s) => s === "" || s === "." || s === ".." || s.includes("\\") || s.includes("\0"),
+    )
+  )
+    return undefined;
   try {
     const root = await realpath(STATIC_DIR);
     const path = await realpath(join(root, ...segments));

@@ -20,7 +20,9 @@ export function formatNumber(value: number, decimals = 0, fixed = false): string
 
 /** A table with a header row; numbers (strings that look numeric) are right-aligned. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = headers.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ""))));
+  const widths = headers.map((h, i) =>
+    Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ""))),
+  );
   const numeric = (s: string): boolean => /^-?[\d,.]+( ?[a-z]+)?$/.test(s);
   const line = (cells: readonly string[]): string =>
     cells
@@ -28,7 +30,11 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
       .join("  ")
       .trimEnd();
   const rule = widths.map((w) => "─".repeat(w)).join("  ");
-  return [line(headers.map((h, i) => (i === 0 ? h : padStart(h, widths[i]!)))), rule, ...rows.map(line)].join("\n");
+  return [
+    line(headers.map((h, i) => (i === 0 ? h : padStart(h, widths[i]!)))),
+    rule,
+    ...rows.map(line),
+  ].join("\n");
 }
 
 /** A horizontal bar `value / max` of `width` cells, to an eighth of a cell. */
@@ -116,15 +122,24 @@ export function seriesChart(series: readonly Series[], options: SeriesChartOptio
   if (first !== undefined && lastX !== undefined) {
     const left = String(first);
     const right = String(lastX);
-    axis = options.xs.length === 1 ? left : left + right.padStart(Math.max(right.length + 1, span - left.length));
+    axis =
+      options.xs.length === 1
+        ? left
+        : left + right.padStart(Math.max(right.length + 1, span - left.length));
   }
   lines.push(`${" ".repeat(nameWidth)}  ${axis}  ${options.xLabel}`);
-  lines.push(`${" ".repeat(nameWidth)}  (one scale for all rows: a full block is ${formatNumber(max)}${unit})`);
+  lines.push(
+    `${" ".repeat(nameWidth)}  (one scale for all rows: a full block is ${formatNumber(max)}${unit})`,
+  );
   return lines.join("\n");
 }
 
 /** Counts of `timesMs` in `buckets` equal buckets over [0, untilMs); later times are left out. */
-export function bucketCounts(timesMs: readonly number[], untilMs: number, buckets: number): number[] {
+export function bucketCounts(
+  timesMs: readonly number[],
+  untilMs: number,
+  buckets: number,
+): number[] {
   const counts = new Array<number>(buckets).fill(0);
   const width = untilMs / buckets;
   for (const t of timesMs) {
@@ -163,7 +178,10 @@ export interface HistogramOptions {
  * separate spikes (everyone who failed together retries together); full jitter as a spread.
  * Each row is scaled to its own peak unless `sharedScale`; the peak is printed at the end.
  */
-export function writeTimeHistogram(series: readonly TimeSeries[], options: HistogramOptions): string {
+export function writeTimeHistogram(
+  series: readonly TimeSeries[],
+  options: HistogramOptions,
+): string {
   const buckets = Math.max(1, Math.floor(options.buckets ?? 50));
   const runs = Math.max(1, options.runs ?? 1);
   const counts = series.map((s) => bucketCounts(s.timesMs, options.untilMs, buckets));
@@ -204,7 +222,12 @@ function sweepAxes(rows: readonly SweepRow[]): { strategies: string[]; clients: 
   return { strategies, clients };
 }
 
-function lookup(rows: readonly SweepRow[], strategy: string, clients: number, metric: SweepMetric): number | undefined {
+function lookup(
+  rows: readonly SweepRow[],
+  strategy: string,
+  clients: number,
+  metric: SweepMetric,
+): number | undefined {
   return rows.find((r) => r.strategy === strategy && r.clients === clients)?.[metric];
 }
 
@@ -222,7 +245,10 @@ export function sweepTable(rows: readonly SweepRow[], metric: SweepMetric, decim
 }
 
 /** One metric of a sweep as series: a series per strategy, a value per client count (0 if missing). */
-export function sweepSeries(rows: readonly SweepRow[], metric: SweepMetric): { clients: number[]; series: Series[] } {
+export function sweepSeries(
+  rows: readonly SweepRow[],
+  metric: SweepMetric,
+): { clients: number[]; series: Series[] } {
   const { strategies, clients } = sweepAxes(rows);
   const series = strategies.map((name) => ({
     name,
@@ -234,11 +260,23 @@ export function sweepSeries(rows: readonly SweepRow[], metric: SweepMetric): { c
 /** `seriesChart` of one metric: a line per strategy across the client counts. */
 export function sweepChart(rows: readonly SweepRow[], metric: SweepMetric, unit = ""): string {
   const { clients, series } = sweepSeries(rows, metric);
-  return seriesChart(series, { xLabel: "clients", xs: clients, unit, cellsPerPoint: clients.length <= 10 ? 3 : 1 });
+  return seriesChart(series, {
+    xLabel: "clients",
+    xs: clients,
+    unit,
+    cellsPerPoint: clients.length <= 10 ? 3 : 1,
+  });
 }
 
 /** `barChart` of one metric at one client count, a bar per strategy. */
-export function sweepBars(rows: readonly SweepRow[], metric: SweepMetric, clients: number, unit = ""): string {
-  const items = rows.filter((r) => r.clients === clients).map((r) => ({ label: r.strategy, value: r[metric] }));
+export function sweepBars(
+  rows: readonly SweepRow[],
+  metric: SweepMetric,
+  clients: number,
+  unit = "",
+): string {
+  const items = rows
+    .filter((r) => r.clients === clients)
+    .map((r) => ({ label: r.strategy, value: r[metric] }));
   return barChart(items, { unit });
 }

@@ -4,16 +4,24 @@
  * with `--csv` one CSV row per point.
  */
 
-import { UsageError } from "../core/cli.ts";
 import { parseArgs } from "node:util";
-import { HERD_LATENCY, HERD_STRATEGIES, isHerdStrategy, type HerdStrategy, type LatencyParams, type PointResult, type SweepSpec } from "./simulator.ts";
-import { HERD_PARAMS, type BackoffParams } from "../client/backoff.ts";
+import { type BackoffParams, HERD_PARAMS } from "../client/backoff.ts";
+import { UsageError } from "../core/cli.ts";
+import { terminalWidth, wrapKeepingSpaces } from "../core/text.ts";
+import { formatNumber, sweepBars, sweepChart, sweepTable, writeTimeHistogram } from "./charts.ts";
 import { herdCsv } from "./csv.ts";
 import { simulateManyParallel } from "./parallel.ts";
-import { formatNumber, sweepBars, sweepChart, sweepTable, writeTimeHistogram } from "./charts.ts";
+import {
+  HERD_LATENCY,
+  HERD_STRATEGIES,
+  type HerdStrategy,
+  isHerdStrategy,
+  type LatencyParams,
+  type PointResult,
+  type SweepSpec,
+} from "./simulator.ts";
 import { writeHerdSvgs } from "./svg.ts";
-import { herdWriteTimes, type HerdWriteTimes } from "./write-times.ts";
-import { terminalWidth, wrapKeepingSpaces } from "../core/text.ts";
+import { type HerdWriteTimes, herdWriteTimes } from "./write-times.ts";
 
 const DEFAULT_CLIENTS = [10, 50, 100];
 const DEFAULT_RUNS = 100;
@@ -64,7 +72,9 @@ interface Options {
 
 function positiveInteger(flag: string, text: string, max: number): number {
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
-    throw new UsageError(`${flag} must be an integer from 1 to ${formatNumber(max)}, got '${text}'`);
+    throw new UsageError(
+      `${flag} must be an integer from 1 to ${formatNumber(max)}, got '${text}'`,
+    );
   }
   return Number(text);
 }
@@ -92,7 +102,9 @@ function parseOptions(argv: string[]): Options {
       },
     }));
   } catch (error) {
-    const first = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.replace(/\.$/, "");
+    const first = (error instanceof Error ? error.message : String(error))
+      .split("\n")[0]!
+      .replace(/\.$/, "");
     const message = first.charAt(0).toLowerCase() + first.slice(1);
     throw new UsageError(
       `${message} (valid: --clients, --runs, --seed, --strategies, --base, --cap, --latency-mean, --latency-sd, --threads, --csv, --svg, --help)`,
@@ -119,7 +131,9 @@ function parseOptions(argv: string[]): Options {
       : values.strategies.split(",").map((part) => {
           const name = part.trim();
           if (!isHerdStrategy(name)) {
-            throw new UsageError(`unknown strategy '${name}' (valid: ${HERD_STRATEGIES.join(", ")})`);
+            throw new UsageError(
+              `unknown strategy '${name}' (valid: ${HERD_STRATEGIES.join(", ")})`,
+            );
           }
           return name;
         });
@@ -136,7 +150,8 @@ function parseOptions(argv: string[]): Options {
     baseMs: msValue("--base", values.base, HERD_PARAMS.baseMs, false),
     capMs: msValue("--cap", values.cap, HERD_PARAMS.capMs, false),
   };
-  if (params.capMs < params.baseMs) throw new UsageError(`--cap must be at least --base (${params.baseMs}), got '${values.cap}'`);
+  if (params.capMs < params.baseMs)
+    throw new UsageError(`--cap must be at least --base (${params.baseMs}), got '${values.cap}'`);
   const latency = {
     meanMs: msValue("--latency-mean", values["latency-mean"], HERD_LATENCY.meanMs, false),
     sdMs: msValue("--latency-sd", values["latency-sd"], HERD_LATENCY.sdMs, true),
@@ -144,12 +159,14 @@ function parseOptions(argv: string[]): Options {
 
   return {
     clients: [...new Set(clients)],
-    runs: values.runs === undefined ? DEFAULT_RUNS : positiveInteger("--runs", values.runs, MAX_RUNS),
+    runs:
+      values.runs === undefined ? DEFAULT_RUNS : positiveInteger("--runs", values.runs, MAX_RUNS),
     seed,
     strategies: [...new Set(strategies)],
     params,
     latency,
-    threads: values.threads === undefined ? undefined : positiveInteger("--threads", values.threads, 256),
+    threads:
+      values.threads === undefined ? undefined : positiveInteger("--threads", values.threads, 256),
     csv: values.csv === true,
     svg: svgDir(values.svg),
     help: values.help === true,
@@ -161,7 +178,9 @@ function msValue(flag: string, text: string | undefined, fallback: number, zero:
   if (text === undefined) return fallback;
   const n = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || n > 1_000_000 || (zero ? n < 0 : n <= 0)) {
-    throw new UsageError(`${flag} must be a number of ms ${zero ? "from 0" : "above 0"} up to 1,000,000, got '${text}'`);
+    throw new UsageError(
+      `${flag} must be a number of ms ${zero ? "from 0" : "above 0"} up to 1,000,000, got '${text}'`,
+    );
   }
   return n;
 }
@@ -169,7 +188,8 @@ function msValue(flag: string, text: string | undefined, fallback: number, zero:
 /** The --svg value: a directory name (it need not exist yet). */
 function svgDir(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (value.trim() === "" || value.startsWith("-")) throw new UsageError(`--svg takes a directory, got '${value}'`);
+  if (value.trim() === "" || value.startsWith("-"))
+    throw new UsageError(`--svg takes a directory, got '${value}'`);
   return value;
 }
 
@@ -177,24 +197,49 @@ function svgDir(value: string | undefined): string | undefined {
 function writeTimesFor(options: Options, rows: readonly PointResult[]): HerdWriteTimes {
   const clients = Math.max(...options.clients);
   const runs = Math.min(options.runs, 20);
-  return herdWriteTimes({ strategies: options.strategies, clients, runs, seed: options.seed, rows, params: options.params, latency: options.latency });
+  return herdWriteTimes({
+    strategies: options.strategies,
+    clients,
+    runs,
+    seed: options.seed,
+    rows,
+    params: options.params,
+    latency: options.latency,
+  });
 }
 
-function report(options: Options, rows: readonly PointResult[], writeTimes: HerdWriteTimes, elapsedMs: number): string {
+function report(
+  options: Options,
+  rows: readonly PointResult[],
+  writeTimes: HerdWriteTimes,
+  elapsedMs: number,
+): string {
   const out: string[] = [];
   const largest = Math.max(...options.clients);
   out.push(
     `Thundering herd: ${options.strategies.length} strategies × ${options.clients.length} client counts, ` +
       `${options.runs} runs each, seed ${options.seed} (${formatNumber(elapsedMs)} ms)`,
   );
-  out.push("", "Write calls per run (mean): the work the server does", sweepTable(rows, "calls", 1));
-  out.push("", "Completion time (mean, ms): until the last client has written", sweepTable(rows, "completionMs"));
+  out.push(
+    "",
+    "Write calls per run (mean): the work the server does",
+    sweepTable(rows, "calls", 1),
+  );
+  out.push(
+    "",
+    "Completion time (mean, ms): until the last client has written",
+    sweepTable(rows, "completionMs"),
+  );
   if (options.clients.length > 1) {
     out.push("", "Calls vs clients", sweepChart(rows, "calls"));
     out.push("", "Completion time vs clients", sweepChart(rows, "completionMs", " ms"));
   }
   out.push("", `Calls at ${largest} clients`, sweepBars(rows, "calls", largest));
-  out.push("", `Completion time at ${largest} clients`, sweepBars(rows, "completionMs", largest, " ms"));
+  out.push(
+    "",
+    `Completion time at ${largest} clients`,
+    sweepBars(rows, "completionMs", largest, " ms"),
+  );
 
   // When the writes reach the server: waves without jitter, a spread with it.
   out.push(
@@ -209,7 +254,11 @@ function report(options: Options, rows: readonly PointResult[], writeTimes: Herd
   );
   // A line too wide for the terminal (the title, a long option list) wraps under itself.
   const width = terminalWidth();
-  return `${out.join("\n").split("\n").flatMap((l) => wrapKeepingSpaces(l, width)).join("\n")}\n`;
+  return `${out
+    .join("\n")
+    .split("\n")
+    .flatMap((l) => wrapKeepingSpaces(l, width))
+    .join("\n")}\n`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -228,11 +277,21 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const started = performance.now();
-  const spec: SweepSpec = { strategies: options.strategies, clients: options.clients, runs: options.runs, seed: options.seed };
+  const spec: SweepSpec = {
+    strategies: options.strategies,
+    clients: options.clients,
+    runs: options.runs,
+    seed: options.seed,
+  };
   // The original's values are left out of the spec, so the default run is exactly as before.
-  if (options.params.baseMs !== HERD_PARAMS.baseMs || options.params.capMs !== HERD_PARAMS.capMs) spec.params = options.params;
-  if (options.latency.meanMs !== HERD_LATENCY.meanMs || options.latency.sdMs !== HERD_LATENCY.sdMs) spec.latency = options.latency;
-  const rows = await simulateManyParallel(spec, options.threads === undefined ? {} : { threads: options.threads });
+  if (options.params.baseMs !== HERD_PARAMS.baseMs || options.params.capMs !== HERD_PARAMS.capMs)
+    spec.params = options.params;
+  if (options.latency.meanMs !== HERD_LATENCY.meanMs || options.latency.sdMs !== HERD_LATENCY.sdMs)
+    spec.latency = options.latency;
+  const rows = await simulateManyParallel(
+    spec,
+    options.threads === undefined ? {} : { threads: options.threads },
+  );
   const elapsedMs = performance.now() - started;
   let writeTimes: HerdWriteTimes | undefined;
   if (options.csv) process.stdout.write(herdCsv(rows));

@@ -42,27 +42,45 @@ export function checkConclusions(rows: readonly PointResult[]): Conclusions {
   const counts = [...new Set(rows.map((r) => r.clients))].sort((a, b) => a - b);
   const n = counts.at(-1)!;
   const nLow = counts[0]!;
-  const row = (s: HerdStrategy, c = n): PointResult | undefined => rows.find((r) => r.strategy === s && r.clients === c);
+  const row = (s: HerdStrategy, c = n): PointResult | undefined =>
+    rows.find((r) => r.strategy === s && r.clients === c);
   const calls = (s: HerdStrategy, c = n): number => row(s, c)!.calls;
   const time = (s: HerdStrategy): number => row(s)!.completionMs;
   const present = (s: HerdStrategy): boolean => row(s) !== undefined;
 
   const conclusions: Conclusion[] = [];
-  const add = (id: ConclusionId, needs: HerdStrategy[], test: () => { holds: boolean | undefined; values: Record<string, number> }): void => {
+  const add = (
+    id: ConclusionId,
+    needs: HerdStrategy[],
+    test: () => { holds: boolean | undefined; values: Record<string, number> },
+  ): void => {
     const missing = needs.filter((s) => !present(s));
     if (missing.length > 0) conclusions.push({ id, holds: undefined, values: {}, missing });
     else conclusions.push({ id, ...test(), missing });
   };
 
-  add("no-backoff-n-squared", ["no-backoff"], (): { holds: boolean | undefined; values: Record<string, number> } => {
-    if (nLow === n) return { holds: undefined, values: { n } };
-    const growth = calls("no-backoff") / calls("no-backoff", nLow);
-    const exponent = Math.log(growth) / Math.log(n / nLow);
-    return {
-      holds: exponent >= 1.5,
-      values: { nLow, n, low: calls("no-backoff", nLow), high: calls("no-backoff"), growth, clientsRatio: n / nLow, exponent, rounds: (n * (n + 1)) / 2 },
-    };
-  });
+  add(
+    "no-backoff-n-squared",
+    ["no-backoff"],
+    (): { holds: boolean | undefined; values: Record<string, number> } => {
+      if (nLow === n) return { holds: undefined, values: { n } };
+      const growth = calls("no-backoff") / calls("no-backoff", nLow);
+      const exponent = Math.log(growth) / Math.log(n / nLow);
+      return {
+        holds: exponent >= 1.5,
+        values: {
+          nLow,
+          n,
+          low: calls("no-backoff", nLow),
+          high: calls("no-backoff"),
+          growth,
+          clientsRatio: n / nLow,
+          exponent,
+          rounds: (n * (n + 1)) / 2,
+        },
+      };
+    },
+  );
   add("exponential-work", ["no-backoff", "exponential", "full"], () => ({
     holds: calls("no-backoff") - calls("exponential") < calls("exponential") - calls("full"),
     values: { exponential: calls("exponential"), none: calls("no-backoff"), full: calls("full") },
@@ -71,7 +89,9 @@ export function checkConclusions(rows: readonly PointResult[]): Conclusions {
     const others = rows.filter((r) => r.clients === n && r.strategy !== "exponential");
     const slowestJittered = Math.max(time("full"), time("equal"), time("decorrelated"));
     return {
-      holds: others.every((r) => time("exponential") > r.completionMs) && time("exponential") >= 2 * slowestJittered,
+      holds:
+        others.every((r) => time("exponential") > r.completionMs) &&
+        time("exponential") >= 2 * slowestJittered,
       values: { exponential: time("exponential"), full: time("full"), none: time("no-backoff") },
     };
   });
@@ -88,12 +108,27 @@ export function checkConclusions(rows: readonly PointResult[]): Conclusions {
     values: { equal: time("equal"), full: time("full"), decorrelated: time("decorrelated") },
   }));
   add("jitter-default", ["full", "exponential", "no-backoff"], () => ({
-    holds: calls("full") < calls("exponential") && calls("full") < calls("no-backoff") && time("full") < time("exponential"),
-    values: { full: calls("full"), exponential: calls("exponential"), none: calls("no-backoff"), fullTime: time("full"), exponentialTime: time("exponential") },
+    holds:
+      calls("full") < calls("exponential") &&
+      calls("full") < calls("no-backoff") &&
+      time("full") < time("exponential"),
+    values: {
+      full: calls("full"),
+      exponential: calls("exponential"),
+      none: calls("no-backoff"),
+      fullTime: time("full"),
+      exponentialTime: time("exponential"),
+    },
   }));
   add("codex-herd", ["codex-capped", "full", "exponential"], () => ({
     holds: time("codex-capped") >= 1.5 * time("full") && calls("codex-capped") > calls("full"),
-    values: { codexTime: time("codex-capped"), fullTime: time("full"), codexCalls: calls("codex-capped"), fullCalls: calls("full"), exponentialTime: time("exponential") },
+    values: {
+      codexTime: time("codex-capped"),
+      fullTime: time("full"),
+      codexCalls: calls("codex-capped"),
+      fullCalls: calls("full"),
+      exponentialTime: time("exponential"),
+    },
   }));
 
   const runs = Math.min(...rows.map((r) => r.runs));

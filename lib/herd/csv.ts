@@ -12,6 +12,7 @@ export function csvNumber(value: number): string {
 /** One header line, then one line per row, each ending in a newline. */
 export function herdCsv(rows: readonly PointResult[]): string {
   const lines = ["strategy,clients,calls,completion_ms"];
-  for (const r of rows) lines.push(`${r.strategy},${r.clients},${csvNumber(r.calls)},${csvNumber(r.completionMs)}`);
+  for (const r of rows)
+    lines.push(`${r.strategy},${r.clients},${csvNumber(r.calls)},${csvNumber(r.completionMs)}`);
   return `${lines.join("\n")}\n`;
 }

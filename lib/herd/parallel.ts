@@ -7,7 +7,13 @@
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { pointSpec, simulatePoint, type PointResult, type PointSpec, type SweepSpec } from "./simulator.ts";
+import {
+  type PointResult,
+  type PointSpec,
+  pointSpec,
+  type SweepSpec,
+  simulatePoint,
+} from "./simulator.ts";
 import type { WorkerInput, WorkerOutput } from "./worker.ts";
 
 export interface ParallelOptions {
@@ -18,7 +24,10 @@ export interface ParallelOptions {
 }
 
 /** The same rows as `simulateMany(spec)`, computed on up to `threads` threads. */
-export async function simulateManyParallel(spec: SweepSpec, options: ParallelOptions = {}): Promise<PointResult[]> {
+export async function simulateManyParallel(
+  spec: SweepSpec,
+  options: ParallelOptions = {},
+): Promise<PointResult[]> {
   const points: PointSpec[] = [];
   for (const strategy of spec.strategies) {
     for (const clients of spec.clients) points.push(pointSpec(spec, strategy, clients));
@@ -34,7 +43,8 @@ export async function simulateManyParallel(spec: SweepSpec, options: ParallelOpt
 
   const useMainThread = options.useMainThread ?? true;
   const workers: StartedWorker[] = [];
-  for (let w = useMainThread ? 1 : 0; w < threads; w++) workers.push(startWorker({ points: queue, counter }, results));
+  for (let w = useMainThread ? 1 : 0; w < threads; w++)
+    workers.push(startWorker({ points: queue, counter }, results));
 
   if (useMainThread) {
     for (let i = Atomics.add(next, 0, 1); i < queue.length; i = Atomics.add(next, 0, 1)) {

@@ -20,17 +20,17 @@
  */
 
 import {
-  HERD_PARAMS,
+  type BackoffParams,
   codexCappedMs,
   decorrelatedJitterMs,
   equalJitterMs,
   exponentialMs,
   fullJitterMs,
+  HERD_PARAMS,
   makeBackoff,
-  type BackoffParams,
   type StrategyName,
 } from "../client/backoff.ts";
-import { normal, seeded, type Random } from "../core/random.ts";
+import { normal, type Random, seeded } from "../core/random.ts";
 import { MinHeap } from "./heap.ts";
 
 /** The strategies the simulator runs: the AWS four, no backoff, and Codex's jitter on the same cap. */
@@ -63,7 +63,10 @@ export interface LatencyParams {
 }
 
 /** The original's latency: |Normal(10, 2)| ms. */
-export const HERD_LATENCY: Readonly<LatencyParams> = Object.freeze({ meanMs: LATENCY_MEAN_MS, sdMs: LATENCY_SD_MS });
+export const HERD_LATENCY: Readonly<LatencyParams> = Object.freeze({
+  meanMs: LATENCY_MEAN_MS,
+  sdMs: LATENCY_SD_MS,
+});
 
 export interface RunResult {
   /** Write attempts (reads are not counted). */
@@ -205,11 +208,23 @@ export function simulateOnce(
   options: SimulateOptions = {},
 ): RunResult {
   checkClients(clients);
-  return run(strategyCode(strategy), clients, random, new Latency(random, options.latency), options);
+  return run(
+    strategyCode(strategy),
+    clients,
+    random,
+    new Latency(random, options.latency),
+    options,
+  );
 }
 
 /** `simulateOnce`'s loop; `simulatePoint` passes one `Latency` through all its runs. */
-function run(code: number, clients: number, random: Random, latency: Latency, options: SimulateOptions): RunResult {
+function run(
+  code: number,
+  clients: number,
+  random: Random,
+  latency: Latency,
+  options: SimulateOptions,
+): RunResult {
   const params = options.params ?? HERD_PARAMS;
   const writeTimes: number[] | null = options.recordWriteTimes === true ? [] : null;
 
@@ -421,7 +436,8 @@ export function pointSeed(seed: number, strategy: HerdStrategy, clients: number)
 /** `runs` independent runs of one point, each with a fresh row and fresh clients. */
 export function simulatePoint(spec: PointSpec): PointResult {
   const { strategy, clients, runs, seed } = spec;
-  if (!Number.isSafeInteger(runs) || runs < 1) throw new RangeError(`runs must be a positive integer, got ${runs}`);
+  if (!Number.isSafeInteger(runs) || runs < 1)
+    throw new RangeError(`runs must be a positive integer, got ${runs}`);
   checkClients(clients);
   const code = strategyCode(strategy);
   const random = seeded(pointSeed(seed, strategy, clients));
@@ -437,7 +453,13 @@ export function simulatePoint(spec: PointSpec): PointResult {
     completion += r.completionMs;
     if (r.writeTimesMs !== undefined) for (const w of r.writeTimesMs) writeTimes.push(w);
   }
-  const point: PointResult = { strategy, clients, runs, calls: calls / runs, completionMs: completion / runs };
+  const point: PointResult = {
+    strategy,
+    clients,
+    runs,
+    calls: calls / runs,
+    completionMs: completion / runs,
+  };
   if (spec.recordWriteTimes === true) point.writeTimesMs = writeTimes;
   return point;
 }
@@ -471,4 +493,7 @@ export function pointSpec(spec: SweepSpec, strategy: HerdStrategy, clients: numb
 }
 
 /** The original's client counts: 10, 20, ..., 190. */
-export const ORIGINAL_CLIENTS: readonly number[] = Array.from({ length: 19 }, (_, i) => (i + 1) * 10);
+export const ORIGINAL_CLIENTS: readonly number[] = Array.from(
+  { length: 19 },
+  (_, i) => (i + 1) * 10,
+);

@@ -7,8 +7,14 @@
  */
 import { histogramSvg, lineChartSvg } from "../charts/charts-svg.ts";
 import { colorAt } from "../charts/svg.ts";
+import {
+  bucketCounts,
+  formatNumber,
+  type SweepMetric,
+  type SweepRow,
+  sweepSeries,
+} from "./charts.ts";
 import { HERD_STRATEGIES } from "./simulator.ts";
-import { bucketCounts, formatNumber, sweepSeries, type SweepMetric, type SweepRow } from "./charts.ts";
 import type { HerdWriteTimes } from "./write-times.ts";
 
 /** The file names `writeHerdSvgs` writes. */
@@ -42,10 +48,12 @@ export interface HerdChartLabels {
 
 export const ENGLISH_LABELS: HerdChartLabels = {
   callsTitle: "Write calls per run versus clients",
-  callsSubtitle: "Mean write attempts per run, the work the server does; one line per backoff strategy",
+  callsSubtitle:
+    "Mean write attempts per run, the work the server does; one line per backoff strategy",
   callsY: "write calls per run",
   completionTitle: "Completion time versus clients",
-  completionSubtitle: "Mean time until the last client has written, ms; one line per backoff strategy",
+  completionSubtitle:
+    "Mean time until the last client has written, ms; one line per backoff strategy",
   completionY: "completion time (ms)",
   clientsX: "clients",
   logNote: " (log scale)",
@@ -54,17 +62,23 @@ export const ENGLISH_LABELS: HerdChartLabels = {
     `Writes per ${bucketMs} ms bucket over ${runs} run${runs === 1 ? "" : "s"}, first ${untilMs} ms; each row scaled to its own peak; height by square root`,
   timeX: "time since the clients started (ms)",
   peak: (peak, perRun) => `peak ${peak}${perRun ? " / run" : ""}`,
-  barTooltip: (name, from, to, count, runs) => `${name}, ${from}-${to} ms: ${count} writes over ${runs} runs`,
+  barTooltip: (name, from, to, count, runs) =>
+    `${name}, ${from}-${to} ms: ${count} writes over ${runs} runs`,
 };
 
 /** The charts as documents: calls and completion time, and the histogram if given. */
-export function herdSvgs(rows: readonly SweepRow[], writeTimes?: HerdWriteTimes, labels: HerdChartLabels = ENGLISH_LABELS): SvgFile[] {
+export function herdSvgs(
+  rows: readonly SweepRow[],
+  writeTimes?: HerdWriteTimes,
+  labels: HerdChartLabels = ENGLISH_LABELS,
+): SvgFile[] {
   if (rows.length === 0) throw new RangeError("no rows to draw");
   const files: SvgFile[] = [
     { name: HERD_SVG_FILES.calls, svg: sweepLines(rows, "calls", labels) },
     { name: HERD_SVG_FILES.completion, svg: sweepLines(rows, "completionMs", labels) },
   ];
-  if (writeTimes !== undefined) files.push({ name: HERD_SVG_FILES.writeTimes, svg: writeTimesSvg(writeTimes, labels) });
+  if (writeTimes !== undefined)
+    files.push({ name: HERD_SVG_FILES.writeTimes, svg: writeTimesSvg(writeTimes, labels) });
   return files;
 }
 
@@ -105,7 +119,11 @@ function writeTimesSvg(w: HerdWriteTimes, l: HerdChartLabels): string {
   return histogramSvg({
     title: l.writeTimesTitle(w.clients),
     subtitle: l.writeTimesSubtitle(formatNumber(bucketMs), w.runs, formatNumber(w.untilMs)),
-    rows: w.series.map((s, i) => ({ name: s.name, counts: bucketCounts(s.timesMs, w.untilMs, w.buckets), color: strategyColor(s.name, i) })),
+    rows: w.series.map((s, i) => ({
+      name: s.name,
+      counts: bucketCounts(s.timesMs, w.untilMs, w.buckets),
+      color: strategyColor(s.name, i),
+    })),
     untilMs: w.untilMs,
     runs: w.runs,
     sqrt: true,

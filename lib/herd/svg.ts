@@ -16,7 +16,11 @@ export { HERD_SVG_FILES, herdSvgs, type SvgFile } from "./svg-docs.ts";
  * `rows` are a sweep's rows (`simulateMany` / `simulateManyParallel`); `writeTimes` comes from
  * `herdWriteTimes` (lib/herd/write-times.ts).
  */
-export function writeHerdSvgs(dir: string, rows: readonly SweepRow[], writeTimes?: HerdWriteTimes): string[] {
+export function writeHerdSvgs(
+  dir: string,
+  rows: readonly SweepRow[],
+  writeTimes?: HerdWriteTimes,
+): string[] {
   mkdirSync(dir, { recursive: true });
   return herdSvgs(rows, writeTimes).map((file) => {
     const path = join(dir, file.name);

@@ -1,7 +1,7 @@
 /** A worker thread of `simulateManyParallel`: takes points from the shared counter until none are left. */
 
 import { parentPort, workerData } from "node:worker_threads";
-import { simulatePoint, type PointResult, type PointSpec } from "./simulator.ts";
+import { type PointResult, type PointSpec, simulatePoint } from "./simulator.ts";
 
 /** What the main thread sends each worker. */
 export interface WorkerInput {

@@ -4,9 +4,14 @@
  * and the SVG (`writeHerdSvgs`) draw the same object, so they show the same thing.
  */
 import { niceStep } from "../charts/svg.ts";
-import type { SweepRow, TimeSeries } from "./charts.ts";
-import { simulatePoint, type HerdStrategy, type LatencyParams, type PointSpec } from "./simulator.ts";
 import type { BackoffParams } from "../client/backoff.ts";
+import type { SweepRow, TimeSeries } from "./charts.ts";
+import {
+  type HerdStrategy,
+  type LatencyParams,
+  type PointSpec,
+  simulatePoint,
+} from "./simulator.ts";
 
 export interface HerdWriteTimes {
   /** The client count the times come from. */
@@ -40,14 +45,21 @@ export interface WriteTimesSpec {
 /** Simulates the runs with every write time recorded, and picks the time axis. */
 export function herdWriteTimes(spec: WriteTimesSpec): HerdWriteTimes {
   const series = spec.strategies.map((strategy) => {
-    const point: PointSpec = { strategy, clients: spec.clients, runs: spec.runs, seed: spec.seed, recordWriteTimes: true };
+    const point: PointSpec = {
+      strategy,
+      clients: spec.clients,
+      runs: spec.runs,
+      seed: spec.seed,
+      recordWriteTimes: true,
+    };
     if (spec.params !== undefined) point.params = spec.params;
     if (spec.latency !== undefined) point.latency = spec.latency;
     return { name: strategy, timesMs: simulatePoint(point).writeTimesMs ?? [] };
   });
   const atClients = spec.rows.filter((r) => r.clients === spec.clients);
   const reference =
-    atClients.find((r) => r.strategy === "full")?.completionMs ?? Math.min(...atClients.map((r) => r.completionMs));
+    atClients.find((r) => r.strategy === "full")?.completionMs ??
+    Math.min(...atClients.map((r) => r.completionMs));
   return {
     clients: spec.clients,
     runs: spec.runs,

@@ -4,8 +4,8 @@
  * which changing headers were sent. The lesson's table is made only of these.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import type { LoggedAttempt } from "./server.ts";
 import { median } from "../core/stats.ts";
+import type { LoggedAttempt } from "./server.ts";
 
 /** How an observation of one logical call ended. */
 export interface Observation {
@@ -62,7 +62,10 @@ export function medianGaps(runs: readonly (readonly LoggedAttempt[])[]): number[
  * before the spread is taken: one late timer is not jitter. Undefined when there are no three gaps
  * at the same retry to compare (it did not retry).
  */
-export function jitter(runs: readonly (readonly LoggedAttempt[])[], thresholdMs = JITTER_THRESHOLD_MS): { jitters: boolean; spreadMs: number } | undefined {
+export function jitter(
+  runs: readonly (readonly LoggedAttempt[])[],
+  thresholdMs = JITTER_THRESHOLD_MS,
+): { jitters: boolean; spreadMs: number } | undefined {
   const spreads = gapsByRetry(runs)
     .filter((gs) => gs.length >= 3)
     .map((gs) => {
@@ -96,7 +99,8 @@ export type RetryAfterVerdict =
 export function retryAfterVerdict(obs: Observation, windowMs: number): RetryAfterVerdict {
   const [first, second] = obs.log;
   if (!first) throw new Error("no attempt reached the server");
-  if (!second) return obs.stopped === "window" ? { kind: "waiting", windowMs } : { kind: "not-retried" };
+  if (!second)
+    return obs.stopped === "window" ? { kind: "waiting", windowMs } : { kind: "not-retried" };
   const waitedMs = second.arrivedAt - (first.endedAt ?? first.arrivedAt);
   const ra = first.retryAfter;
   if (!ra) throw new Error("the first answer carried no Retry-After");
@@ -113,8 +117,14 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 }
 
 /** The idempotency key a client sent (any header named like one), and whether retries reused it. */
-export function keyUse(log: readonly LoggedAttempt[]): { kind: "none" } | { kind: "same" | "changes" | "not on every attempt"; header: string; values: string[] } {
-  const names = new Set(log.flatMap((a) => Object.keys(a.headers).filter((h) => /idempotency/i.test(h))));
+export function keyUse(
+  log: readonly LoggedAttempt[],
+):
+  | { kind: "none" }
+  | { kind: "same" | "changes" | "not on every attempt"; header: string; values: string[] } {
+  const names = new Set(
+    log.flatMap((a) => Object.keys(a.headers).filter((h) => /idempotency/i.test(h))),
+  );
   if (names.size === 0) return { kind: "none" };
   const header = [...names][0]!;
   const values = log.map((a) => headerValue(a.headers, header) ?? "");
@@ -123,7 +133,9 @@ export function keyUse(log: readonly LoggedAttempt[]): { kind: "none" } | { kind
 }
 
 /** Headers whose value is not the same on every attempt: how a client marks its retries. */
-export function changingHeaders(log: readonly LoggedAttempt[]): { name: string; values: string[] }[] {
+export function changingHeaders(
+  log: readonly LoggedAttempt[],
+): { name: string; values: string[] }[] {
   if (log.length < 2) return [];
   const names = new Set(log.flatMap((a) => Object.keys(a.headers)));
   const out: { name: string; values: string[] }[] = [];
@@ -162,7 +174,9 @@ export function reportsAtKeyedTracker(log: readonly LoggedAttempt[]): number | u
 
 /** "3", or "≥12 (stopped)" when the lesson had to stop a client that would not. */
 export function attemptsCell(obs: Observation): string {
-  return obs.stopped === "cap" || obs.stopped === "budget" ? `≥${obs.log.length} (stopped)` : String(obs.log.length);
+  return obs.stopped === "cap" || obs.stopped === "budget"
+    ? `≥${obs.log.length} (stopped)`
+    : String(obs.log.length);
 }
 
 /** "85 ms", "1.0 s" or "12 s": rounded first, so that 999.6 ms reads 1.0 s, not 1000 ms. */

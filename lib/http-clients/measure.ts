@@ -10,10 +10,10 @@
  * Stopping is an AbortSignal the library is given; it never shortens a wait that is measured.
  */
 import { after } from "../core/clock.ts";
-import { uuid, type Random } from "../core/random.ts";
-import { gapsByRetry, jitter, retryAfterSecondsFor, type Observation } from "./analysis.ts";
-import { packageVersion, type Probe } from "./probe.ts";
-import type { FaultyServer, Fault, Run, Script } from "./server.ts";
+import { type Random, uuid } from "../core/random.ts";
+import { gapsByRetry, jitter, type Observation, retryAfterSecondsFor } from "./analysis.ts";
+import { type Probe, packageVersion } from "./probe.ts";
+import type { Fault, FaultyServer, Run, Script } from "./server.ts";
 
 /** A client still retrying at this many attempts is stopped and shown as "≥12". */
 export const ATTEMPT_CAP = 12;
@@ -27,9 +27,22 @@ export const LONG_RETRY_AFTER_S = 3600;
 export const BUDGET_MS = 20_000;
 
 /** The bug report every POST carries. */
-export const REPORT = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
+export const REPORT = {
+  title: "Login button does nothing",
+  body: "Clicking 'Log in' on /login has no effect.",
+  module: "auth",
+};
 
-export const BASE_CASES = ["get-503", "post-503", "get-429", "get-reset", "post-reset", "post-reset-keyed", "get-hang", "post-hang"] as const;
+export const BASE_CASES = [
+  "get-503",
+  "post-503",
+  "get-429",
+  "get-reset",
+  "post-reset",
+  "post-reset-keyed",
+  "get-hang",
+  "post-hang",
+] as const;
 export type BaseCase = (typeof BASE_CASES)[number];
 
 export interface CaseSpec {
@@ -42,8 +55,14 @@ export interface CaseSpec {
   windowMs?: number;
 }
 
-const always = (fault: Fault): Script => () => fault;
-const onceThenOk = (fault: Fault): Script => (n) => (n === 1 ? fault : { kind: "ok" });
+const always =
+  (fault: Fault): Script =>
+  () =>
+    fault;
+const onceThenOk =
+  (fault: Fault): Script =>
+  (n) =>
+    n === 1 ? fault : { kind: "ok" };
 
 /** The cases every library goes through, with what the server does on every attempt. */
 export function baseCase(id: BaseCase, key: string): CaseSpec {
@@ -59,7 +78,11 @@ export function baseCase(id: BaseCase, key: string): CaseSpec {
     case "post-reset":
       return { method: "POST", script: always({ kind: "reset" }) };
     case "post-reset-keyed":
-      return { method: "POST", script: always({ kind: "reset" }), headers: { "Idempotency-Key": `"${key}"` } };
+      return {
+        method: "POST",
+        script: always({ kind: "reset" }),
+        headers: { "Idempotency-Key": `"${key}"` },
+      };
     case "get-hang":
       return { method: "GET", script: always({ kind: "hang" }), timeoutMs: HANG_TIMEOUT_MS };
     case "post-hang":
@@ -72,8 +95,12 @@ export function baseCase(id: BaseCase, key: string): CaseSpec {
  * ahead (whole seconds, so up to a second more), and for an hour; then 200. A client still waiting
  * after `windowMs` (one second more for the date) is stopped.
  */
-export function retryAfterCases(seconds: number, windowMs: number): { delay: CaseSpec; date: CaseSpec; long: CaseSpec } {
-  const ra = (retryAfter: { seconds: number } | { dateSecondsAhead: number }): Script => onceThenOk({ kind: "status", status: 503, retryAfter });
+export function retryAfterCases(
+  seconds: number,
+  windowMs: number,
+): { delay: CaseSpec; date: CaseSpec; long: CaseSpec } {
+  const ra = (retryAfter: { seconds: number } | { dateSecondsAhead: number }): Script =>
+    onceThenOk({ kind: "status", status: 503, retryAfter });
   return {
     delay: { method: "GET", script: ra({ seconds }), windowMs },
     date: { method: "GET", script: ra({ dateSecondsAhead: seconds }), windowMs: windowMs + 1000 },
@@ -85,7 +112,12 @@ export function retryAfterCases(seconds: number, windowMs: number): { delay: Cas
  * Runs one logical call of `probe` against a fresh run scripted by `spec`, and returns what the
  * server saw. `onRun` gets the run as soon as it is open, for callers that wait on its gates.
  */
-export async function observe(server: FaultyServer, probe: Probe, spec: CaseSpec, onRun?: (run: Run) => void): Promise<Observation> {
+export async function observe(
+  server: FaultyServer,
+  probe: Probe,
+  spec: CaseSpec,
+  onRun?: (run: Run) => void,
+): Promise<Observation> {
   const run = server.open(spec.script);
   onRun?.(run);
   const controller = new AbortController();
@@ -134,7 +166,13 @@ export interface ProbeReport {
   cases: Record<BaseCase, Observation>;
   /** JITTER_RUNS runs of get-503, run while no other library was busy (the first is cases["get-503"]). */
   repeats: Observation[];
-  retryAfter: { seconds: number; windowMs: number; delay: Observation; date: Observation; long: Observation };
+  retryAfter: {
+    seconds: number;
+    windowMs: number;
+    delay: Observation;
+    date: Observation;
+    long: Observation;
+  };
 }
 
 export function versionsOf(probe: Probe): string {
@@ -147,12 +185,16 @@ export function versionsOf(probe: Probe): string {
  * loads and compiles code, and in this one process that would delay every other client's timers.
  */
 export async function warmUp(server: FaultyServer, probes: readonly Probe[]): Promise<void> {
-  await Promise.all(probes.map((p) => observe(server, p, { method: "GET", script: always({ kind: "ok" }) })));
+  await Promise.all(
+    probes.map((p) => observe(server, p, { method: "GET", script: always({ kind: "ok" }) })),
+  );
 }
 
 /** JITTER_RUNS concurrent runs of the plain GET 503 case. */
 export function measureRepeats(server: FaultyServer, probe: Probe): Promise<Observation[]> {
-  return Promise.all(Array.from({ length: JITTER_RUNS }, () => observe(server, probe, baseCase("get-503", ""))));
+  return Promise.all(
+    Array.from({ length: JITTER_RUNS }, () => observe(server, probe, baseCase("get-503", ""))),
+  );
 }
 
 /** Whether a try of the repeated runs shows jitter. */
@@ -230,7 +272,10 @@ export async function measureAll(
   }
   const toConfirm = probes.map((_, i) => i).filter((i) => showsJitter(phase1[i]!));
   if (toConfirm.length > 0) {
-    onPhase?.("confirm", toConfirm.map((i) => probes[i]!));
+    onPhase?.(
+      "confirm",
+      toConfirm.map((i) => probes[i]!),
+    );
     const seconds = await Promise.all(toConfirm.map((i) => measureRepeats(server, probes[i]!)));
     toConfirm.forEach((i, k) => {
       if (!showsJitter(seconds[k]!)) phase1[i] = seconds[k]!;

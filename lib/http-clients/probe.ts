@@ -73,7 +73,9 @@ export function packageDir(name: string): string {
 
 /** The installed version of a package. */
 export function packageVersion(name: string): string {
-  return (JSON.parse(readFileSync(join(packageDir(name), "package.json"), "utf8")) as { version: string }).version;
+  return (
+    JSON.parse(readFileSync(join(packageDir(name), "package.json"), "utf8")) as { version: string }
+  ).version;
 }
 
 /**
@@ -81,7 +83,12 @@ export function packageVersion(name: string): string {
  * (relative to the package's folder). Returns `describe(match)` with the file named as the source,
  * or says plainly that the line was not found (a library upgrade moved it).
  */
-export function fromSource(pkg: string, file: string, pattern: RegExp, describe: (m: RegExpExecArray) => string): Sourced {
+export function fromSource(
+  pkg: string,
+  file: string,
+  pattern: RegExp,
+  describe: (m: RegExpExecArray) => string,
+): Sourced {
   const source = `${pkg} ${file}`;
   let text: string;
   try {
@@ -102,7 +109,9 @@ export function duration(ms: number): string {
 
 /** An AbortSignal that fires on `signal` or after `timeoutMs` (when given). */
 export function withTimeout(signal: AbortSignal, timeoutMs?: number): AbortSignal {
-  return timeoutMs === undefined ? signal : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+  return timeoutMs === undefined
+    ? signal
+    : AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
 }
 
 /**
@@ -112,7 +121,11 @@ export function withTimeout(signal: AbortSignal, timeoutMs?: number): AbortSigna
  * timeout, in the hang cases, is an AbortSignal per attempt.
  */
 export async function fetchOrThrow(req: ProbeRequest): Promise<Response> {
-  const init: RequestInit = { method: req.method, headers: { ...req.headers }, signal: withTimeout(req.signal, req.timeoutMs) };
+  const init: RequestInit = {
+    method: req.method,
+    headers: { ...req.headers },
+    signal: withTimeout(req.signal, req.timeoutMs),
+  };
   if (req.body !== undefined) {
     init.body = JSON.stringify(req.body);
     (init.headers as Record<string, string>)["content-type"] = "application/json";
@@ -124,11 +137,14 @@ export async function fetchOrThrow(req: ProbeRequest): Promise<Response> {
 }
 
 /** The lines of config every generic wrapper adds around fetch. */
-export const FETCH_WRAPPER_CONFIG = "wraps Node's fetch in a function that throws on a non-2xx answer (fetch resolves on a 503)";
+export const FETCH_WRAPPER_CONFIG =
+  "wraps Node's fetch in a function that throws on a non-2xx answer (fetch resolves on a 503)";
 
 /** A symbol-keyed property of an object, found by the symbol's description. */
 function bySymbol(o: object, description: string): unknown {
-  const k = Reflect.ownKeys(o).find((key) => typeof key === "symbol" && key.description === description);
+  const k = Reflect.ownKeys(o).find(
+    (key) => typeof key === "symbol" && key.description === description,
+  );
   return k === undefined ? undefined : (o as Record<symbol, unknown>)[k as symbol];
 }
 
@@ -146,7 +162,8 @@ export async function nodeFetchHeadersTimeoutMs(): Promise<number | undefined> {
     const agent = (globalThis as Record<symbol, unknown>)[Symbol.for("undici.globalDispatcher.2")];
     if (typeof agent !== "object" || agent === null) return undefined;
     const pools = bySymbol(agent, "clients");
-    const pool = pools instanceof Map ? (pools.get(new URL(url).origin) as object | undefined) : undefined;
+    const pool =
+      pools instanceof Map ? (pools.get(new URL(url).origin) as object | undefined) : undefined;
     const clients = pool ? bySymbol(pool, "clients") : undefined;
     const client = Array.isArray(clients) ? (clients[0] as object | undefined) : undefined;
     const value = client ? bySymbol(client, "headers timeout") : undefined;
@@ -167,8 +184,19 @@ export async function fetchDefaultTimeout(): Promise<Sourced> {
   const builtIn = `Node ${process.versions.node}'s built-in undici ${process.versions.undici}`;
   const ms = await nodeFetchHeadersTimeoutMs();
   if (ms !== undefined) {
-    return { text: `${duration(ms)} for headers (undici Agent)`, source: `read at run time from the connection ${builtIn} opened for fetch (headersTimeout; undici documents 300e3 ms as its default)` };
+    return {
+      text: `${duration(ms)} for headers (undici Agent)`,
+      source: `read at run time from the connection ${builtIn} opened for fetch (headersTimeout; undici documents 300e3 ms as its default)`,
+    };
   }
-  const found = fromSource("undici", "lib/dispatcher/client.js", /this\[kHeadersTimeout\] = headersTimeout != null \? headersTimeout : ([\de]+)/, (m) => `${duration(Number(m[1]))} for headers (undici Agent)`);
-  return { text: found.text, source: `${found.source}, the installed undici ${packageVersion("undici")}, not ${builtIn}, whose value could not be read` };
+  const found = fromSource(
+    "undici",
+    "lib/dispatcher/client.js",
+    /this\[kHeadersTimeout\] = headersTimeout != null \? headersTimeout : ([\de]+)/,
+    (m) => `${duration(Number(m[1]))} for headers (undici Agent)`,
+  );
+  return {
+    text: found.text,
+    source: `${found.source}, the installed undici ${packageVersion("undici")}, not ${builtIn}, whose value could not be read`,
+  };
 }

@@ -79,7 +79,10 @@ interface RunState extends Run {
 }
 
 /** Formats a Retry-After value for a response sent now. */
-export function retryAfterHeader(ra: RetryAfter, nowWall: number = Date.now()): { header: string; dateWall?: number } {
+export function retryAfterHeader(
+  ra: RetryAfter,
+  nowWall: number = Date.now(),
+): { header: string; dateWall?: number } {
   if ("seconds" in ra) return { header: String(ra.seconds) };
   // An HTTP-date has whole seconds: round up so the date is at least `dateSecondsAhead` away.
   const dateWall = Math.ceil((nowWall + ra.dateSecondsAhead * 1000) / 1000) * 1000;
@@ -111,7 +114,8 @@ export async function startFaultyServer(): Promise<FaultyServer> {
       arrivedAt,
       arrivedWall,
       bodyBytes: 0,
-      answer: fault.kind === "status" ? String(fault.status) : fault.kind === "ok" ? "200" : fault.kind,
+      answer:
+        fault.kind === "status" ? String(fault.status) : fault.kind === "ok" ? "200" : fault.kind,
     };
     run.mutableLog.push(attempt);
     const end = (): void => {
@@ -138,7 +142,9 @@ export async function startFaultyServer(): Promise<FaultyServer> {
             headers["retry-after"] = attempt.retryAfter.header;
             attempt.answer = `${fault.status} Retry-After: ${attempt.retryAfter.header}`;
           }
-          res.writeHead(fault.status, headers).end(JSON.stringify({ error: `status ${fault.status}` }), end);
+          res
+            .writeHead(fault.status, headers)
+            .end(JSON.stringify({ error: `status ${fault.status}` }), end);
           return;
         }
         case "reset":

@@ -88,13 +88,16 @@ export type NewCellEvent = Omit<CellEvent, "seq">;
 // The SQL behind each database step, as store.ts and key-store.ts prepare it (column lists
 // shortened to "…" where they only repeat the table's columns).
 const BEGIN = "BEGIN IMMEDIATE";
-const SELECT_KEY = "SELECT caller, key, fingerprint, state, fence, lease_until, … FROM idempotency_keys WHERE caller = ? AND key = ?";
+const SELECT_KEY =
+  "SELECT caller, key, fingerprint, state, fence, lease_until, … FROM idempotency_keys WHERE caller = ? AND key = ?";
 const NEXT_FENCE = "UPDATE fence_counter SET value = value + 1 WHERE only = 1 RETURNING value";
 const CLAIM =
   "INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at) VALUES (?, ?, ?, 'in_progress', ?, ?, ?) " +
   "ON CONFLICT (caller, key) DO UPDATE SET state = 'in_progress', fence = excluded.fence, lease_until = excluded.lease_until, …";
-const INSERT_REPORT = "INSERT INTO reports (title, title_norm, body, module, run) VALUES (?, ?, ?, ?, ?) RETURNING id, …";
-const COMPLETE = "UPDATE idempotency_keys SET state = 'completed', status = ?, headers = ?, body = ? WHERE caller = ? AND key = ?";
+const INSERT_REPORT =
+  "INSERT INTO reports (title, title_norm, body, module, run) VALUES (?, ?, ?, ?, ?) RETURNING id, …";
+const COMPLETE =
+  "UPDATE idempotency_keys SET state = 'completed', status = ?, headers = ?, body = ? WHERE caller = ? AND key = ?";
 const FENCE_CHECK = " AND state = 'in_progress' AND fence = ?";
 const RECORD =
   "INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, …, status, headers, body) VALUES (?, ?, ?, 'completed', ?, …) " +
@@ -103,42 +106,116 @@ const RECORD =
 /** Reads a tracker event back into what it did. */
 export function classify(e: TrackerEvent, variant: VariantName): NewCellEvent {
   const text = `#${e.requestNo} ${e.text}`;
-  const base: NewCellEvent = { actor: e.actor, text, what: "other", request: e.requestNo, ...(e.mark ? { mark: e.mark } : {}) };
+  const base: NewCellEvent = {
+    actor: e.actor,
+    text,
+    what: "other",
+    request: e.requestNo,
+    ...(e.mark ? { mark: e.mark } : {}),
+  };
   const t = e.text;
   const complete = COMPLETE + (variant === "fenced" ? FENCE_CHECK : "");
   if (/ arrived( \(fault: [a-z-]+\))?$/.test(t)) return { ...base, what: "arrived" };
   if (t.startsWith("dropped before any handler ran")) return { ...base, what: "dropped" };
   if (t.startsWith("handler started, then stalls")) return { ...base, what: "stall" };
   if (t.startsWith("handler wakes up")) return { ...base, what: "wake" };
-  if (/ not recorded yet: going ahead$/.test(t)) return { ...base, what: "look-up", sql: [SELECT_KEY] };
+  if (/ not recorded yet: going ahead$/.test(t))
+    return { ...base, what: "look-up", sql: [SELECT_KEY] };
   const claim = /^claim key \S+ as in_progress, fence (\d+), lease \d+ ms · COMMIT$/.exec(t);
   if (claim)
-    return { ...base, what: "claim", fence: Number(claim[1]), sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"], tx: "commit" };
-  const takeOver = /^TAKE OVER \(lease ran out\) key \S+ as in_progress, fence (\d+) \(was (\d+)\), lease \d+ ms · COMMIT$/.exec(t);
+    return {
+      ...base,
+      what: "claim",
+      fence: Number(claim[1]),
+      sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"],
+      tx: "commit",
+    };
+  const takeOver =
+    /^TAKE OVER \(lease ran out\) key \S+ as in_progress, fence (\d+) \(was (\d+)\), lease \d+ ms · COMMIT$/.exec(
+      t,
+    );
   if (takeOver)
-    return { ...base, what: "take-over", fence: Number(takeOver[1]), was: Number(takeOver[2]), sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"], tx: "commit" };
+    return {
+      ...base,
+      what: "take-over",
+      fence: Number(takeOver[1]),
+      was: Number(takeOver[2]),
+      sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"],
+      tx: "commit",
+    };
   const inserted = /^INSERT report (\d+) · COMMIT( \(first commit\))?$/.exec(t);
   if (inserted)
-    return { ...base, what: "insert", report: Number(inserted[1]), sql: [BEGIN, INSERT_REPORT, "COMMIT"], tx: "commit" };
-  const insertedWithKey = /^INSERT report (\d+) \+ key \S+ completed( WHERE fence = (\d+))? · COMMIT$/.exec(t);
+    return {
+      ...base,
+      what: "insert",
+      report: Number(inserted[1]),
+      sql: [BEGIN, INSERT_REPORT, "COMMIT"],
+      tx: "commit",
+    };
+  const insertedWithKey =
+    /^INSERT report (\d+) \+ key \S+ completed( WHERE fence = (\d+))? · COMMIT$/.exec(t);
   if (insertedWithKey)
-    return { ...base, what: "insert", report: Number(insertedWithKey[1]), ...(insertedWithKey[3] ? { fence: Number(insertedWithKey[3]) } : {}), sql: [BEGIN, INSERT_REPORT, complete, "COMMIT"], tx: "commit" };
+    return {
+      ...base,
+      what: "insert",
+      report: Number(insertedWithKey[1]),
+      ...(insertedWithKey[3] ? { fence: Number(insertedWithKey[3]) } : {}),
+      sql: [BEGIN, INSERT_REPORT, complete, "COMMIT"],
+      tx: "commit",
+    };
   if (/^INSERT key \S+ with the response · COMMIT \(second commit\)$/.test(t))
-    return { ...base, what: "record-key", sql: [BEGIN, NEXT_FENCE, RECORD, "COMMIT"], tx: "commit" };
-  if (/^key \S+ completed with the error 500/.test(t)) return { ...base, what: "store-error", status: 500, sql: [BEGIN, complete, "COMMIT"], tx: "commit" };
-  const rolledBack = /^INSERT report (\d+), UPDATE key \S+ completed WHERE fence = (\d+): 0 rows · ROLLBACK/.exec(t);
+    return {
+      ...base,
+      what: "record-key",
+      sql: [BEGIN, NEXT_FENCE, RECORD, "COMMIT"],
+      tx: "commit",
+    };
+  if (/^key \S+ completed with the error 500/.test(t))
+    return {
+      ...base,
+      what: "store-error",
+      status: 500,
+      sql: [BEGIN, complete, "COMMIT"],
+      tx: "commit",
+    };
+  const rolledBack =
+    /^INSERT report (\d+), UPDATE key \S+ completed WHERE fence = (\d+): 0 rows · ROLLBACK/.exec(t);
   if (rolledBack)
-    return { ...base, what: "rollback", report: Number(rolledBack[1]), fence: Number(rolledBack[2]), sql: [BEGIN, INSERT_REPORT, `${complete} -- 0 rows`, "ROLLBACK"], tx: "rollback" };
-  if (/^UPDATE key \S+ to the error 500.*: 0 rows.*ROLLBACK/.test(t)) return { ...base, what: "rollback", sql: [BEGIN, `${complete} -- 0 rows`, "ROLLBACK"], tx: "rollback" };
+    return {
+      ...base,
+      what: "rollback",
+      report: Number(rolledBack[1]),
+      fence: Number(rolledBack[2]),
+      sql: [BEGIN, INSERT_REPORT, `${complete} -- 0 rows`, "ROLLBACK"],
+      tx: "rollback",
+    };
+  if (/^UPDATE key \S+ to the error 500.*: 0 rows.*ROLLBACK/.test(t))
+    return {
+      ...base,
+      what: "rollback",
+      sql: [BEGIN, `${complete} -- 0 rows`, "ROLLBACK"],
+      tx: "rollback",
+    };
   const lookUp = variant === "key-after" ? [SELECT_KEY] : [BEGIN, SELECT_KEY, "COMMIT"];
   const replay = /(recorded|completed) before: replaying the stored (\d+)$/.exec(t);
   if (replay) return { ...base, what: "replay", status: Number(replay[2]), sql: lookUp };
-  if (/ is in progress \(lease ends in \d+ ms\): 409$/.test(t) || / is held by no live claim: 409, try again$/.test(t))
+  if (
+    / is in progress \(lease ends in \d+ ms\): 409$/.test(t) ||
+    / is held by no live claim: 409, try again$/.test(t)
+  )
     return { ...base, what: "409", status: 409, sql: lookUp };
-  if (/ (was recorded|was used) for a different request: 422$/.test(t)) return { ...base, what: "422", status: 422, sql: lookUp };
+  if (/ (was recorded|was used) for a different request: 422$/.test(t))
+    return { ...base, what: "422", status: 422, sql: lookUp };
   const fencedOut = /^fenced out: key \S+ belongs to fence (\S+) now$/.exec(t);
-  if (fencedOut) return { ...base, what: "fenced-out", ...(fencedOut[1] !== "none" ? { fence: Number(fencedOut[1]) } : {}), sql: [SELECT_KEY] };
-  if (/^process killed \(SIGKILL\) at "[a-z-]+"$/.test(t)) return { ...base, what: "crash", signal: "SIGKILL" };
+  if (fencedOut)
+    return {
+      ...base,
+      what: "fenced-out",
+      ...(fencedOut[1] !== "none" ? { fence: Number(fencedOut[1]) } : {}),
+      sql: [SELECT_KEY],
+    };
+  if (/^process killed \(SIGKILL\) at "[a-z-]+"$/.test(t))
+    return { ...base, what: "crash", signal: "SIGKILL" };
   const lost = /^answer \((\d+)\) lost on the way back/.exec(t);
   if (lost) return { ...base, what: "lost", status: Number(lost[1]) };
   const hungUp = /^→ (\d+), but the agent had already hung up$/.exec(t);
@@ -151,12 +228,29 @@ export function classify(e: TrackerEvent, variant: VariantName): NewCellEvent {
 }
 
 /** The agent's attempt as it leaves. */
-export function sendEvent(call: number, n: number, key: string | undefined, text: string): NewCellEvent {
-  return { actor: "agent", what: "send", text, call, attempt: n, ...(key ? { key: key.slice(0, 8) } : {}) };
+export function sendEvent(
+  call: number,
+  n: number,
+  key: string | undefined,
+  text: string,
+): NewCellEvent {
+  return {
+    actor: "agent",
+    what: "send",
+    text,
+    call,
+    attempt: n,
+    ...(key ? { key: key.slice(0, 8) } : {}),
+  };
 }
 
 /** The agent's attempt as its outcome comes back. */
-export function receiveEvent(call: number, attempt: Attempt, text: string, ok: boolean): NewCellEvent {
+export function receiveEvent(
+  call: number,
+  attempt: Attempt,
+  text: string,
+  ok: boolean,
+): NewCellEvent {
   const o = attempt.outcome;
   return {
     actor: "agent",
@@ -168,7 +262,9 @@ export function receiveEvent(call: number, attempt: Attempt, text: string, ok: b
     ...(attempt.key ? { key: attempt.key.slice(0, 8) } : {}),
     outcome: statusOf(o),
     ...(o.kind === "response" ? { status: o.status } : {}),
-    ...(o.kind === "response" && typeof (o.body as { id?: unknown } | undefined)?.id === "number" ? { report: (o.body as { id: number }).id } : {}),
+    ...(o.kind === "response" && typeof (o.body as { id?: unknown } | undefined)?.id === "number"
+      ? { report: (o.body as { id: number }).id }
+      : {}),
   };
 }
 

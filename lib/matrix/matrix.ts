@@ -16,26 +16,47 @@
  * (lib/tracker/paced-clock.ts), so a lease runs out exactly when the agent has waited long enough, on
  * any machine.
  */
-import { classify, receiveEvent, sendEvent, statusOf, type CellEvent, type NewCellEvent } from "./cell-events.ts";
-import { fileReport, type Attempt, type CallResult, type FileReportOptions, type PolicyName } from "../client/client.ts";
-import { Faults, type FaultName } from "../tracker/faults.ts";
+
+import {
+  type Attempt,
+  type CallResult,
+  type FileReportOptions,
+  fileReport,
+  type PolicyName,
+} from "../client/client.ts";
 import { attemptEndText, attemptOk, attemptStartText } from "../client/narrate.ts";
-import { notifyEffects, notifyPlugin, type NotifyConfig } from "../outbox/notify-effects.ts";
-import { pacedClock, type PacedClock } from "../tracker/paced-clock.ts";
 import { seeded, uuid } from "../core/random.ts";
+import { Trace } from "../core/trace.ts";
+import { type NotifyConfig, notifyEffects, notifyPlugin } from "../outbox/notify-effects.ts";
+import { type FaultName, Faults } from "../tracker/faults.ts";
+import type { TrackerEvent } from "../tracker/narrate.ts";
+import { type PacedClock, pacedClock } from "../tracker/paced-clock.ts";
 import { startTracker } from "../tracker/service.ts";
 import { countReportsIn } from "../tracker/store.ts";
 import { superviseTracker } from "../tracker/supervisor.ts";
 import { VARIANT_NAMES, type VariantName } from "../tracker/variant.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
-import { Trace } from "../core/trace.ts";
-import type { TrackerEvent } from "../tracker/narrate.ts";
+import {
+  type CellEvent,
+  classify,
+  type NewCellEvent,
+  receiveEvent,
+  sendEvent,
+  statusOf,
+} from "./cell-events.ts";
 
-export { statusOf };
 export type { CellEvent };
+export { statusOf };
 
 /** The matrix's faults, in column order. `concurrent` is not a server fault: it is two calls at once. */
-export const MATRIX_FAULTS = ["lose-response", "slow", "concurrent", "crash-between-commits", "crash-after-claim", "pause-past-lease"] as const;
+export const MATRIX_FAULTS = [
+  "lose-response",
+  "slow",
+  "concurrent",
+  "crash-between-commits",
+  "crash-after-claim",
+  "pause-past-lease",
+] as const;
 export type MatrixFault = (typeof MATRIX_FAULTS)[number];
 
 /**
@@ -53,7 +74,8 @@ export const MATRIX_FAULT_HELP: Record<MatrixFault, string> = {
   "lose-response": "committed, then the answer is lost; the agent times out and retries",
   slow: "the handler stalls past the agent's timeout; the retry runs beside it",
   concurrent: "two calls for one report at once, with one key (none for naive)",
-  "crash-between-commits": "the tracker process is killed (SIGKILL) right after the report's commit",
+  "crash-between-commits":
+    "the tracker process is killed (SIGKILL) right after the report's commit",
   "crash-after-claim": "the tracker process is killed right after claiming the key",
   "pause-past-lease": "the holder stops until another request has taken its key over, then goes on",
 };
@@ -63,7 +85,11 @@ export const MATRIX_FAULT_HELP: Record<MatrixFault, string> = {
  * killed after the handler's work, a call to another service included, before the report's commit).
  */
 export type CellFault = StepFault | "crash-before-commit";
-const CRASHES: readonly CellFault[] = ["crash-between-commits", "crash-after-claim", "crash-before-commit"];
+const CRASHES: readonly CellFault[] = [
+  "crash-between-commits",
+  "crash-after-claim",
+  "crash-before-commit",
+];
 
 /** The variants that exist, in the matrix's row order. */
 export function matrixVariants(): VariantName[] {
@@ -138,7 +164,11 @@ const DEFAULT_TIMEOUT_MS = 150;
 const DEFAULT_LEASE_MS = 400;
 /** Where no timeout is meant to happen, the agent waits this long (a process start-up may be slow). */
 const PATIENT_MS = 5_000;
-const report = { title: "Login button does nothing", body: "Clicking 'Log in' on /login has no effect.", module: "auth" };
+const report = {
+  title: "Login button does nothing",
+  body: "Clicking 'Log in' on /login has no effect.",
+  module: "auth",
+};
 
 /** The name of a cell's SQLite file, given to `CellOptions.dbPath`. */
 export function cellDbName(variant: VariantName, fault: CellFault, policy: PolicyName): string {
@@ -146,13 +176,25 @@ export function cellDbName(variant: VariantName, fault: CellFault, policy: Polic
 }
 
 /** Runs one cell live and counts what it left. */
-export async function runCell(variant: VariantName, fault: CellFault, options: CellOptions): Promise<CellResult> {
+export async function runCell(
+  variant: VariantName,
+  fault: CellFault,
+  options: CellOptions,
+): Promise<CellResult> {
   const started = performance.now();
   const events: string[] = [];
   // The kept trace is a record, not a screen: its lines stay whole unless the caller gives the width it prints them at.
-  const trace = options.trace ?? new Trace({ color: options.color ?? false, step: false, width: options.width ?? Number.MAX_SAFE_INTEGER, write: (line) => events.push(line) });
+  const trace =
+    options.trace ??
+    new Trace({
+      color: options.color ?? false,
+      step: false,
+      width: options.width ?? Number.MAX_SAFE_INTEGER,
+      write: (line) => events.push(line),
+    });
   const policy = options.policy ?? policyFor(variant);
-  if (options.trace && options.heading !== false) trace.section(options.heading ?? `${variant} × ${fault} (the agent: ${policy})`);
+  if (options.trace && options.heading !== false)
+    trace.section(options.heading ?? `${variant} × ${fault} (the agent: ${policy})`);
   let seq = 0;
   const cell: Cell = {
     variant,
@@ -226,12 +268,22 @@ interface Ran {
 }
 
 /** A step the lesson itself takes (start, restart, the clock, letting a request go). */
-function lessonStep(cell: Cell, what: NewCellEvent["what"], text: string, mark?: "warn", extra: Partial<NewCellEvent> = {}): void {
+function lessonStep(
+  cell: Cell,
+  what: NewCellEvent["what"],
+  text: string,
+  mark?: "warn",
+  extra: Partial<NewCellEvent> = {},
+): void {
   cell.emit({ actor: "lesson", what, text, ...(mark ? { mark } : {}), ...extra });
 }
 
 /** A tracker event as a step (the generation and PID of its process, in the crash cells). */
-function serverStep(cell: Cell, e: TrackerEvent, process?: { generation: number; pid: number }): void {
+function serverStep(
+  cell: Cell,
+  e: TrackerEvent,
+  process?: { generation: number; pid: number },
+): void {
   const step = classify(e, cell.variant);
   // A restarted process's lines say so.
   if (process && process.generation > 1) step.text = `#${e.requestNo} [restarted] ${e.text}`;
@@ -242,7 +294,8 @@ function serverStep(cell: Cell, e: TrackerEvent, process?: { generation: number;
 function agentSteps(cell: Cell, callNo: number): NonNullable<FileReportOptions["onAttempt"]> {
   return (e) => {
     if (e.phase === "start") cell.emit(sendEvent(callNo, e.n, e.key, attemptStartText(e.n, e.key)));
-    else cell.emit(receiveEvent(callNo, e.attempt, attemptEndText(e.attempt), attemptOk(e.attempt)));
+    else
+      cell.emit(receiveEvent(callNo, e.attempt, attemptEndText(e.attempt), attemptOk(e.attempt)));
   };
 }
 
@@ -252,21 +305,43 @@ function pacer(cell: Cell, clock: PacedClock, setClock?: (ms: number) => Promise
     const before = clock.now();
     const now = clock.advance(last, waitedMs);
     await setClock?.(now);
-    if (now !== before) lessonStep(cell, "clock", `the tracker's clock: ${before} → ${now} ms (what the agent waited)`, undefined, { from: before, to: now });
+    if (now !== before)
+      lessonStep(
+        cell,
+        "clock",
+        `the tracker's clock: ${before} → ${now} ms (what the agent waited)`,
+        undefined,
+        { from: before, to: now },
+      );
   };
 }
 
 /** The agent's call: one report, the cell's policy. */
-function call(cell: Cell, extra: Partial<FileReportOptions> & Pick<FileReportOptions, "url">, callNo = 1): Promise<CallResult> {
-  return fileReport({ report, policy: cell.policy, maxAttempts: 4, timeoutMs: cell.timeoutMs, random: cell.random, onAttempt: agentSteps(cell, callNo), ...extra });
+function call(
+  cell: Cell,
+  extra: Partial<FileReportOptions> & Pick<FileReportOptions, "url">,
+  callNo = 1,
+): Promise<CallResult> {
+  return fileReport({
+    report,
+    policy: cell.policy,
+    maxAttempts: 4,
+    timeoutMs: cell.timeoutMs,
+    random: cell.random,
+    onAttempt: agentSteps(cell, callNo),
+    ...extra,
+  });
 }
 
 /** Resolves when `gate` opens or `done` settles, whichever is first: true for the gate. */
 function gateOrDone(gate: Promise<void>, done: Promise<unknown>): Promise<boolean> {
-  return Promise.race([gate.then(() => true), done.then(
-    () => false,
-    () => false,
-  )]);
+  return Promise.race([
+    gate.then(() => true),
+    done.then(
+      () => false,
+      () => false,
+    ),
+  ]);
 }
 
 /** none, drop-request, lose-response, slow, concurrent, pause-past-lease: the tracker in this process. */
@@ -298,7 +373,12 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
       case "none":
       case "drop-request":
       case "lose-response":
-        results.push(await call(cell, { url: tracker.url, beforeRetry: (_, last, waited) => pace(last, waited) }));
+        results.push(
+          await call(cell, {
+            url: tracker.url,
+            beforeRetry: (_, last, waited) => pace(last, waited),
+          }),
+        );
         break;
       case "slow": {
         // #1 stalls; the agent times out and retries. Once the retry is answered, #1 is let go; a
@@ -311,7 +391,8 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
             await pace(last, waited);
           },
         });
-        if (await gateOrDone(faults.reached(2, "answered"), agent)) letGo("#2 has its answer: the lesson lets #1 go on");
+        if (await gateOrDone(faults.reached(2, "answered"), agent))
+          letGo("#2 has its answer: the lesson lets #1 go on");
         else letGo("the agent is done: the lesson lets #1 go on");
         results.push(await agent);
         break;
@@ -337,7 +418,8 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
           },
           2,
         );
-        if (await gateOrDone(faults.reached(2, "answered"), second)) letGo("#2 has its answer: the lesson lets #1 go on");
+        if (await gateOrDone(faults.reached(2, "answered"), second))
+          letGo("#2 has its answer: the lesson lets #1 go on");
         else letGo("the second call is done: the lesson lets #1 go on");
         results.push(await first, await second);
         break;
@@ -346,9 +428,19 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
         // The holder wakes by itself once another request took its key over and is done
         // (lib/tracker/faults.ts). A variant without a claim has nothing to take over: the retry simply
         // ran beside the paused #1, so the lesson lets #1 go once the agent is done.
-        results.push(await call(cell, { url: tracker.url, beforeRetry: (_, last, waited) => pace(last, waited) }));
+        results.push(
+          await call(cell, {
+            url: tracker.url,
+            beforeRetry: (_, last, waited) => pace(last, waited),
+          }),
+        );
         if (!faults.hasReached(1, "taken-over") && !faults.hasReached(1, "handled")) {
-          lessonStep(cell, "release", "the agent is done, and nothing took #1's key over: the lesson lets #1 go on", "warn");
+          lessonStep(
+            cell,
+            "release",
+            "the agent is done, and nothing took #1's key over: the lesson lets #1 go on",
+            "warn",
+          );
           faults.release(1);
         }
         break;
@@ -360,7 +452,14 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
     const fired =
       cell.fault === "none"
         ? true
-        : faults.hasReached(1, cell.fault === "lose-response" ? "lost" : cell.fault === "drop-request" ? "dropped" : "held");
+        : faults.hasReached(
+            1,
+            cell.fault === "lose-response"
+              ? "lost"
+              : cell.fault === "drop-request"
+                ? "dropped"
+                : "held",
+          );
     return { reports: tracker.store.countReports(), fired, results };
   } finally {
     await tracker.close();
@@ -386,7 +485,13 @@ async function crashCell(cell: Cell): Promise<Ran> {
     },
   });
   pids.push(tracker.current.pid);
-  lessonStep(cell, "process-start", `tracker process started (${cell.variant}), lease ${cell.leaseMs} ms`, undefined, { generation: 1, pid: tracker.current.pid });
+  lessonStep(
+    cell,
+    "process-start",
+    `tracker process started (${cell.variant}), lease ${cell.leaseMs} ms`,
+    undefined,
+    { generation: 1, pid: tracker.current.pid },
+  );
   const pace = pacer(cell, clock, (ms) => tracker.setClock(ms));
   // The process's events come through a pipe and may trail the answer the agent already has: each
   // attempt's end is told once every event the process wrote before it answered has been delivered.
@@ -400,12 +505,18 @@ async function crashCell(cell: Cell): Promise<Ran> {
     const oldPid = tracker.current.pid;
     const exit = await tracker.restartAfterExit();
     pids.push(tracker.current.pid);
-    lessonStep(cell, "restart", `the process is gone (${exit.signal ?? `exit code ${exit.code}`}); a new one listens on the same file and port`, "warn", {
-      generation: tracker.generation,
-      pid: tracker.current.pid,
-      oldPid,
-      ...(exit.signal ? { signal: exit.signal } : {}),
-    });
+    lessonStep(
+      cell,
+      "restart",
+      `the process is gone (${exit.signal ?? `exit code ${exit.code}`}); a new one listens on the same file and port`,
+      "warn",
+      {
+        generation: tracker.generation,
+        pid: tracker.current.pid,
+        oldPid,
+        ...(exit.signal ? { signal: exit.signal } : {}),
+      },
+    );
   };
   let result: CallResult;
   try {

@@ -4,11 +4,11 @@
  * file. The cells of lesson 11's table, every one from this run.
  */
 import { seeded } from "../core/random.ts";
-import { runCase, type CaseRun, type Endpoint } from "../probe/checks.ts";
+import { type CaseRun, type Endpoint, runCase } from "../probe/checks.ts";
 import { startLossyProxy } from "../probe/proxy.ts";
 import { CASES, type CaseName } from "../probe/verdict.ts";
-import { OTHER_ROUTE, REPORT_ROUTE, type HeaderRewrite } from "./server-kit.ts";
-import { SERVER_NAMES, startCaseServer, startCrashingServer, type ServerName } from "./servers.ts";
+import { type HeaderRewrite, OTHER_ROUTE, REPORT_ROUTE } from "./server-kit.ts";
+import { SERVER_NAMES, type ServerName, startCaseServer, startCrashingServer } from "./servers.ts";
 
 /** The two callers, as their Authorization headers name them. */
 export const CALLERS = { first: "Bearer alice", second: "Bearer bob" } as const;

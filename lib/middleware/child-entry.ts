@@ -6,8 +6,8 @@
  */
 import { tellParent } from "../core/child-pipe.ts";
 import { HandlerPlan } from "./handler.ts";
+import { type MiddlewareName, startMiddlewareServer } from "./packages.ts";
 import { ReportsDb } from "./reports-db.ts";
-import { startMiddlewareServer, type MiddlewareName } from "./packages.ts";
 
 export interface MiddlewareChildConfig {
   server: MiddlewareName;

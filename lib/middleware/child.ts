@@ -3,7 +3,7 @@
  * on the same SQLite file and port once it has died: what a service manager does after a crash.
  */
 import { fileURLToPath } from "node:url";
-import { spawnEntry, type ChildExit } from "../core/child-pipe.ts";
+import { type ChildExit, spawnEntry } from "../core/child-pipe.ts";
 import type { MiddlewareChildConfig } from "./child-entry.ts";
 
 const ENTRY = fileURLToPath(new URL("./child-entry.ts", import.meta.url));

@@ -15,11 +15,11 @@ import {
   callerOf,
   endWithProblem,
   expressErrorHandler,
+  type Listening,
   OTHER_ROUTE,
   REPORT_ROUTE,
-  serve,
-  type Listening,
   type ServerSetup,
+  serve,
 } from "./server-kit.ts";
 
 export function expressIdempotencyApp(setup: ServerSetup): express.Express {

@@ -5,7 +5,7 @@
  * or kill its own process with SIGKILL after the INSERT and before the answer (the crash). Only the
  * next call is affected; every later one does its work.
  */
-import { gate, type Gate } from "../core/gate.ts";
+import { type Gate, gate } from "../core/gate.ts";
 import type { FiledReport, ReportsDb } from "./reports-db.ts";
 
 export type Misstep = "hold" | "500" | "throw" | "crash";

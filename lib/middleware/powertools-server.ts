@@ -23,11 +23,11 @@ import { fileReport } from "./handler.ts";
 import { SqlitePersistenceLayer } from "./powertools-sqlite.ts";
 import {
   endWithProblem,
+  type Listening,
   OTHER_ROUTE,
   REPORT_ROUTE,
-  serve,
-  type Listening,
   type ServerSetup,
+  serve,
 } from "./server-kit.ts";
 
 /**

@@ -5,12 +5,13 @@
  * SQLite file, in this process, with hooks into its handler; for the crash case, in a child process
  * that kills itself after the INSERT and is started again on the same file.
  */
+
+import type { Crasher, ServiceHooks } from "../probe/checks.ts";
 import { Faults } from "../tracker/faults.ts";
 import { startTracker } from "../tracker/service.ts";
 import { countReportsIn } from "../tracker/store.ts";
 import { superviseTracker } from "../tracker/supervisor.ts";
-import type { Crasher, ServiceHooks } from "../probe/checks.ts";
-import { startServerProcess, type ServerProcess } from "./child.ts";
+import { type ServerProcess, startServerProcess } from "./child.ts";
 import { HandlerPlan } from "./handler.ts";
 import { MIDDLEWARE_NAMES, startMiddlewareServer } from "./packages.ts";
 import { countReportsInFile, ReportsDb } from "./reports-db.ts";

@@ -4,9 +4,9 @@
  * accepted the row" and "the row is marked sent". Not meant to be run by hand.
  */
 import { tellParent } from "../core/child-pipe.ts";
-import { dispatchPending } from "./outbox.ts";
-import type { DispatcherConfig, FromDispatcher } from "./dispatcher-messages.ts";
 import { ReportStore } from "../tracker/store.ts";
+import type { DispatcherConfig, FromDispatcher } from "./dispatcher-messages.ts";
+import { dispatchPending } from "./outbox.ts";
 
 const tell = (message: FromDispatcher): void => tellParent(message);
 
@@ -23,7 +23,11 @@ try {
     say: (text, mark) => tell({ type: "say", text, ...(mark ? { mark } : {}) }),
     afterAccepted: (row) => {
       if (!config.killAfterAccepted) return;
-      tell({ type: "say", text: `dispatcher killed (SIGKILL) after the notifier accepted row ${row.id}, before marking it sent`, mark: "bad" });
+      tell({
+        type: "say",
+        text: `dispatcher killed (SIGKILL) after the notifier accepted row ${row.id}, before marking it sent`,
+        mark: "bad",
+      });
       process.kill(process.pid, "SIGKILL");
     },
   });

@@ -5,7 +5,7 @@
  * tracker's crash faults do. One run is one pass over the 'to_send' rows of the SQLite file.
  */
 import { fileURLToPath } from "node:url";
-import { spawnEntry, type ChildExit } from "../core/child-pipe.ts";
+import { type ChildExit, spawnEntry } from "../core/child-pipe.ts";
 import type { DispatcherConfig, FromDispatcher } from "./dispatcher-messages.ts";
 
 export interface DispatcherRun {
@@ -20,7 +20,10 @@ export interface DispatcherRun {
 const ENTRY = fileURLToPath(new URL("./dispatcher-entry.ts", import.meta.url));
 
 /** Runs one dispatcher pass in a child process and resolves when the process is gone. */
-export async function runDispatcher(config: DispatcherConfig, onEvent?: (text: string, mark?: "ok" | "bad" | "warn") => void): Promise<DispatcherRun> {
+export async function runDispatcher(
+  config: DispatcherConfig,
+  onEvent?: (text: string, mark?: "ok" | "bad" | "warn") => void,
+): Promise<DispatcherRun> {
   let done: { delivered: number; failed: number } | undefined;
   let failure: string | undefined;
   const { exited } = spawnEntry<FromDispatcher>(ENTRY, JSON.stringify(config), (m) => {
@@ -30,5 +33,10 @@ export async function runDispatcher(config: DispatcherConfig, onEvent?: (text: s
   });
   const exit = await exited;
   if (failure !== undefined) throw new Error(`the dispatcher failed: ${failure}`);
-  return { exit, delivered: done?.delivered ?? 0, failed: done?.failed ?? 0, killed: exit.signal === "SIGKILL" };
+  return {
+    exit,
+    delivered: done?.delivered ?? 0,
+    failed: done?.failed ?? 0,
+    killed: exit.signal === "SIGKILL",
+  };
 }

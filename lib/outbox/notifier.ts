@@ -21,12 +21,19 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { describeOutcome, type Outcome } from "../client/client.ts";
+import { listenOnLoopback } from "../core/listen.ts";
+import { callerOf } from "../protocol/caller.ts";
 import { canonicalJson, requestFingerprint } from "../protocol/fingerprint.ts";
-import { HttpError, answerFromError, problem, readBody, send, type Answer } from "../protocol/http.ts";
+import {
+  type Answer,
+  answerFromError,
+  HttpError,
+  problem,
+  readBody,
+  send,
+} from "../protocol/http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
 import { shortKey } from "../protocol/key-answers.ts";
-import { callerOf } from "../protocol/caller.ts";
-import { listenOnLoopback } from "../core/listen.ts";
 
 /** What a caller asks the notifier to deliver. */
 export interface NotificationRequest {
@@ -91,40 +98,73 @@ export async function startNotifier(options: NotifierOptions = {}): Promise<Noti
     if (before) {
       if (before.fingerprint !== fingerprint) {
         emit({ text: `key ${shortKey(key!)} was used for another notification: 422`, mark: "bad" });
-        throw new HttpError(422, "Unprocessable Content", `Idempotency-Key ${shortKey(key!)} was first used for a different notification`);
+        throw new HttpError(
+          422,
+          "Unprocessable Content",
+          `Idempotency-Key ${shortKey(key!)} was first used for a different notification`,
+        );
       }
       deduplicated += 1;
-      emit({ text: `key ${shortKey(key!)} seen before: "${body.subject}" NOT delivered again (stored answer replayed)`, mark: "ok" });
-      return { ...before.answer, headers: { ...before.answer.headers, "idempotent-replayed": "true" } };
+      emit({
+        text: `key ${shortKey(key!)} seen before: "${body.subject}" NOT delivered again (stored answer replayed)`,
+        mark: "ok",
+      });
+      return {
+        ...before.answer,
+        headers: { ...before.answer.headers, "idempotent-replayed": "true" },
+      };
     }
     const content = canonicalJson(body);
     const duplicate = seen.has(content);
     seen.add(content);
-    const notification: Notification = { id: inbox.length + 1, ...body, ...(key !== undefined ? { key } : {}), duplicate };
+    const notification: Notification = {
+      id: inbox.length + 1,
+      ...body,
+      ...(key !== undefined ? { key } : {}),
+      duplicate,
+    };
     inbox.push(notification);
     emit({
       text: `delivered #${notification.id} "${body.subject}"${key === undefined ? " (no key)" : ` (key ${shortKey(key)})`}${duplicate ? ": the maintainer already had this one, a DUPLICATE" : ""}`,
       mark: duplicate ? "bad" : "ok",
     });
-    const answer: Answer = { status: 201, body: notification, headers: { location: `/notifications/${notification.id}` } };
+    const answer: Answer = {
+      status: 201,
+      body: notification,
+      headers: { location: `/notifications/${notification.id}` },
+    };
     if (scope !== undefined) keys.set(scope, { fingerprint, answer });
     return answer;
   }
 
-  const server: Server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
-    const path = new URL(req.url ?? "/", "http://notifier.invalid").pathname;
-    const answer = async (): Promise<Answer> => {
-      if (path !== "/notifications") throw new HttpError(404, "Not Found", `no route for ${path} (try /notifications)`);
-      if (req.method === "GET" || req.method === "HEAD") return { status: 200, body: inbox };
-      if (req.method !== "POST") throw new HttpError(405, "Method Not Allowed", `${req.method} is not allowed on /notifications`, { allow: "GET, HEAD, POST" });
-      return deliver(req, await readBody(req));
-    };
-    answer()
-      .catch((err: unknown) => (err instanceof HttpError ? answerFromError(err) : problem(500, "Internal Server Error", "the notifier failed")))
-      .then((a) => {
-        if (!res.destroyed) send(res, a);
-      });
-  });
+  const server: Server = createServer(
+    { headersTimeout: 10_000, requestTimeout: 30_000 },
+    (req, res) => {
+      const path = new URL(req.url ?? "/", "http://notifier.invalid").pathname;
+      const answer = async (): Promise<Answer> => {
+        if (path !== "/notifications")
+          throw new HttpError(404, "Not Found", `no route for ${path} (try /notifications)`);
+        if (req.method === "GET" || req.method === "HEAD") return { status: 200, body: inbox };
+        if (req.method !== "POST")
+          throw new HttpError(
+            405,
+            "Method Not Allowed",
+            `${req.method} is not allowed on /notifications`,
+            { allow: "GET, HEAD, POST" },
+          );
+        return deliver(req, await readBody(req));
+      };
+      answer()
+        .catch((err: unknown) =>
+          err instanceof HttpError
+            ? answerFromError(err)
+            : problem(500, "Internal Server Error", "the notifier failed"),
+        )
+        .then((a) => {
+          if (!res.destroyed) send(res, a);
+        });
+    },
+  );
 
   const { port } = await listenOnLoopback(server);
   let closing: Promise<void> | undefined;
@@ -148,13 +188,15 @@ export async function startNotifier(options: NotifierOptions = {}): Promise<Noti
 export function describeDelivery(o: Outcome): string {
   if (o.kind !== "response") return describeOutcome(o);
   const body = o.body as { id?: unknown } | undefined;
-  const id = o.status < 300 && body && typeof body.id === "number" ? `, notification #${body.id}` : "";
+  const id =
+    o.status < 300 && body && typeof body.id === "number" ? `, notification #${body.id}` : "";
   return `${o.status}${id}${o.headers["idempotent-replayed"] === "true" ? " (Idempotent-Replayed: true)" : ""}`;
 }
 
 /** A notification request's body: JSON with a non-empty `subject`; 415 or 400 otherwise. */
 function parseNotification(contentType: string | undefined, raw: Buffer): NotificationRequest {
-  if (!/^application\/json\b/i.test(contentType ?? "")) throw new HttpError(415, "Unsupported Media Type", "send application/json");
+  if (!/^application\/json\b/i.test(contentType ?? ""))
+    throw new HttpError(415, "Unsupported Media Type", "send application/json");
   let value: unknown;
   try {
     value = JSON.parse(raw.toString("utf8"));
@@ -163,9 +205,19 @@ function parseNotification(contentType: string | undefined, raw: Buffer): Notifi
   }
   const v = value as Partial<NotificationRequest> | null;
   if (!v || typeof v !== "object" || typeof v.subject !== "string" || v.subject.trim() === "") {
-    throw new HttpError(400, "Bad Request", 'a notification needs a "subject" (a non-empty string)');
+    throw new HttpError(
+      400,
+      "Bad Request",
+      'a notification needs a "subject" (a non-empty string)',
+    );
   }
-  if (v.reportId !== undefined && !Number.isSafeInteger(v.reportId)) throw new HttpError(400, "Bad Request", '"reportId" must be a whole number');
-  if (v.text !== undefined && typeof v.text !== "string") throw new HttpError(400, "Bad Request", '"text" must be a string');
-  return { subject: v.subject, ...(v.reportId !== undefined ? { reportId: v.reportId } : {}), ...(v.text !== undefined ? { text: v.text } : {}) };
+  if (v.reportId !== undefined && !Number.isSafeInteger(v.reportId))
+    throw new HttpError(400, "Bad Request", '"reportId" must be a whole number');
+  if (v.text !== undefined && typeof v.text !== "string")
+    throw new HttpError(400, "Bad Request", '"text" must be a string');
+  return {
+    subject: v.subject,
+    ...(v.reportId !== undefined ? { reportId: v.reportId } : {}),
+    ...(v.text !== undefined ? { text: v.text } : {}),
+  };
 }

@@ -11,10 +11,10 @@
  *                            the dispatcher (outbox.ts) delivers it later
  */
 import { httpCall } from "../client/client.ts";
-import { describeDelivery, type NotificationRequest } from "./notifier.ts";
-import { TRACKER_CALLER, notificationFor, outboxOf, subjectFor } from "./outbox.ts";
 import { shortKey } from "../protocol/key-answers.ts";
 import type { SideEffectCall, SideEffects, SideEffectsPlugin } from "../tracker/side-effects.ts";
+import { describeDelivery, type NotificationRequest } from "./notifier.ts";
+import { notificationFor, outboxOf, subjectFor, TRACKER_CALLER } from "./outbox.ts";
 
 export interface NotifyConfig {
   notifierUrl: string;
@@ -37,17 +37,29 @@ export function notifyEffects(config: NotifyConfig): SideEffects {
     const key = config.passKey ? passedKey(call) : undefined;
     const headers: Record<string, string> = { authorization: `Bearer ${TRACKER_CALLER}` };
     if (key !== undefined) headers["idempotency-key"] = `"${key}"`;
-    call.say(`→ notifier: POST /notifications "${notification.subject}"${key === undefined ? " (no key)" : ` (Idempotency-Key ${shortKey(key)})`}`);
-    const outcome = await httpCall({ method: "POST", url: `${config.notifierUrl}/notifications`, body: notification, headers, timeoutMs: 5_000 });
+    call.say(
+      `→ notifier: POST /notifications "${notification.subject}"${key === undefined ? " (no key)" : ` (Idempotency-Key ${shortKey(key)})`}`,
+    );
+    const outcome = await httpCall({
+      method: "POST",
+      url: `${config.notifierUrl}/notifications`,
+      body: notification,
+      headers,
+      timeoutMs: 5_000,
+    });
     const accepted = outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300;
     call.say(`← notifier: ${describeDelivery(outcome)}`, accepted ? "ok" : "bad");
-    if (!accepted) throw new Error(`the notifier did not accept the notification (${describeDelivery(outcome)})`);
+    if (!accepted)
+      throw new Error(
+        `the notifier did not accept the notification (${describeDelivery(outcome)})`,
+      );
   };
   if (config.inline === "before-commit") {
     // No report id yet: the report does not exist until the commit that follows.
     effects.beforeCommit = (call) => send(call, { subject: subjectFor(call.report.title) });
   }
-  if (config.inline === "after-commit") effects.afterCommit = (stored, call) => send(call, notificationFor(stored));
+  if (config.inline === "after-commit")
+    effects.afterCommit = (stored, call) => send(call, notificationFor(stored));
   if (config.outbox) {
     effects.inTransaction = (stored, store) => {
       const row = outboxOf(store).add(stored);

@@ -18,9 +18,9 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { httpCall } from "../client/client.ts";
-import { describeDelivery, type NotificationRequest } from "./notifier.ts";
 import { shortKey } from "../protocol/key-answers.ts";
-import { ReportStore, type Report } from "../tracker/store.ts";
+import { type Report, ReportStore } from "../tracker/store.ts";
+import { describeDelivery, type NotificationRequest } from "./notifier.ts";
 
 export interface OutboxRow {
   id: number;
@@ -53,15 +53,21 @@ export class Outbox {
       );
     `);
     const cols = "id, report_id, payload, state";
-    this.#add = db.prepare(`INSERT INTO outbox (report_id, payload) VALUES (?, ?) RETURNING ${cols}`);
+    this.#add = db.prepare(
+      `INSERT INTO outbox (report_id, payload) VALUES (?, ?) RETURNING ${cols}`,
+    );
     this.#pending = db.prepare(`SELECT ${cols} FROM outbox WHERE state = 'to_send' ORDER BY id`);
-    this.#markSent = db.prepare("UPDATE outbox SET state = 'sent' WHERE id = ? AND state = 'to_send'");
+    this.#markSent = db.prepare(
+      "UPDATE outbox SET state = 'sent' WHERE id = ? AND state = 'to_send'",
+    );
     this.#all = db.prepare(`SELECT ${cols} FROM outbox ORDER BY id`);
   }
 
   /** Adds the row owed for `report`. Call it inside the report's transaction. */
   add(report: Report): OutboxRow {
-    return toRow(this.#add.get(report.id, JSON.stringify(notificationFor(report))) as unknown as Row);
+    return toRow(
+      this.#add.get(report.id, JSON.stringify(notificationFor(report))) as unknown as Row,
+    );
   }
 
   pending(): OutboxRow[] {
@@ -138,7 +144,9 @@ export interface DispatchOptions {
 }
 
 /** One pass over the 'to_send' rows: deliver each, mark it sent once accepted. */
-export async function dispatchPending(options: DispatchOptions): Promise<{ delivered: number; failed: number }> {
+export async function dispatchPending(
+  options: DispatchOptions,
+): Promise<{ delivered: number; failed: number }> {
   const outbox = outboxOf(options.store);
   const say = options.say ?? (() => {});
   let delivered = 0;
@@ -149,7 +157,9 @@ export async function dispatchPending(options: DispatchOptions): Promise<{ deliv
     const key = options.withKey ? downstreamKey(row) : undefined;
     const headers: Record<string, string> = { authorization: `Bearer ${TRACKER_CALLER}` };
     if (key !== undefined) headers["idempotency-key"] = `"${key}"`;
-    say(`row ${row.id} → POST /notifications ${key === undefined ? "(no key)" : `(Idempotency-Key ${shortKey(key)})`}`);
+    say(
+      `row ${row.id} → POST /notifications ${key === undefined ? "(no key)" : `(Idempotency-Key ${shortKey(key)})`}`,
+    );
     const outcome = await httpCall({
       method: "POST",
       url: `${options.notifierUrl}/notifications`,
@@ -165,12 +175,19 @@ export async function dispatchPending(options: DispatchOptions): Promise<{ deliv
     }
     options.afterAccepted?.(row);
     const changed = options.store.transaction(() => outbox.markSent(row.id));
-    say(`UPDATE outbox row ${row.id} SET state = 'sent' · COMMIT${changed === 0 ? " (0 rows: it was sent already)" : ""}`);
+    say(
+      `UPDATE outbox row ${row.id} SET state = 'sent' · COMMIT${changed === 0 ? " (0 rows: it was sent already)" : ""}`,
+    );
     delivered += 1;
   }
   return { delivered, failed };
 }
 
 function toRow(r: Row): OutboxRow {
-  return { id: Number(r.id), reportId: Number(r.report_id), notification: JSON.parse(r.payload) as NotificationRequest, state: r.state };
+  return {
+    id: Number(r.id),
+    reportId: Number(r.report_id),
+    notification: JSON.parse(r.payload) as NotificationRequest,
+    state: r.state,
+  };
 }

@@ -7,8 +7,12 @@
  */
 import pg from "pg";
 import { tellParent } from "../core/child-pipe.ts";
-import { deliverBatch, takeBatch, type PgOutboxRow } from "./postgres-outbox.ts";
-import type { FromPgDispatcher, PgDispatcherConfig, ToPgDispatcher } from "./postgres-dispatcher-messages.ts";
+import type {
+  FromPgDispatcher,
+  PgDispatcherConfig,
+  ToPgDispatcher,
+} from "./postgres-dispatcher-messages.ts";
+import { deliverBatch, type PgOutboxRow, takeBatch } from "./postgres-outbox.ts";
 
 const tell = (message: FromPgDispatcher): void => tellParent(message);
 
@@ -22,19 +26,26 @@ let batch: PgOutboxRow[] = [];
 /** One step at a time, in the order the parent sent them. */
 let queue = Promise.resolve();
 process.on("message", (m: ToPgDispatcher) => {
-  queue = queue.then(() => handle(m)).catch((err: unknown) => {
-    tell({ type: "failed", message: err instanceof Error ? err.message : String(err) });
-    process.exit(1);
-  });
+  queue = queue
+    .then(() => handle(m))
+    .catch((err: unknown) => {
+      tell({ type: "failed", message: err instanceof Error ? err.message : String(err) });
+      process.exit(1);
+    });
 });
 
 async function handle(m: ToPgDispatcher): Promise<void> {
-  const say = (text: string, mark?: "ok" | "bad" | "warn"): void => tell({ type: "say", text, ...(mark ? { mark } : {}) });
+  const say = (text: string, mark?: "ok" | "bad" | "warn"): void =>
+    tell({ type: "say", text, ...(mark ? { mark } : {}) });
   switch (m.type) {
     case "take":
       batch = await takeBatch(db, config.batch, config.lock !== false);
       if (config.lock === false) {
-        say(batch.length === 0 ? "BEGIN · SELECT (no lock): no row left to send" : `BEGIN · SELECT (no lock): read row(s) ${batch.map((r) => r.id).join(", ")}`);
+        say(
+          batch.length === 0
+            ? "BEGIN · SELECT (no lock): no row left to send"
+            : `BEGIN · SELECT (no lock): read row(s) ${batch.map((r) => r.id).join(", ")}`,
+        );
       } else {
         say(
           batch.length === 0
@@ -50,12 +61,19 @@ async function handle(m: ToPgDispatcher): Promise<void> {
         say,
         afterAccepted: (row) => {
           if (row.id !== m.killAfterAccepted) return;
-          say(`dispatcher killed (SIGKILL) after the notifier accepted row ${row.id}, before marking it sent; its transaction is still open`, "bad");
+          say(
+            `dispatcher killed (SIGKILL) after the notifier accepted row ${row.id}, before marking it sent; its transaction is still open`,
+            "bad",
+          );
           process.kill(process.pid, "SIGKILL");
         },
       });
       const locks = config.lock === false ? "" : " (the locks are released)";
-      say(batch.length === 0 ? "COMMIT (nothing was taken)" : `UPDATE outbox SET state = 'sent' for ${delivered} row(s) · COMMIT${locks}`);
+      say(
+        batch.length === 0
+          ? "COMMIT (nothing was taken)"
+          : `UPDATE outbox SET state = 'sent' for ${delivered} row(s) · COMMIT${locks}`,
+      );
       batch = [];
       tell({ type: "committed", delivered });
       return;

@@ -6,9 +6,13 @@
  * sends the batch and commits it. Each resolves when the process says it is done with the step.
  */
 import { fileURLToPath } from "node:url";
-import { spawnEntry, type ChildExit } from "../core/child-pipe.ts";
-import { gate, type Gate } from "../core/gate.ts";
-import type { FromPgDispatcher, PgDispatcherConfig, ToPgDispatcher } from "./postgres-dispatcher-messages.ts";
+import { type ChildExit, spawnEntry } from "../core/child-pipe.ts";
+import { type Gate, gate } from "../core/gate.ts";
+import type {
+  FromPgDispatcher,
+  PgDispatcherConfig,
+  ToPgDispatcher,
+} from "./postgres-dispatcher-messages.ts";
 
 export interface PgDispatcher {
   readonly pid: number;
@@ -29,7 +33,10 @@ export interface PgDispatcher {
 const ENTRY = fileURLToPath(new URL("./postgres-dispatcher-entry.ts", import.meta.url));
 
 /** Starts a dispatcher process; resolves once it is connected to PostgreSQL. */
-export async function startPgDispatcher(config: PgDispatcherConfig, say?: (text: string, mark?: "ok" | "bad" | "warn") => void): Promise<PgDispatcher> {
+export async function startPgDispatcher(
+  config: PgDispatcherConfig,
+  say?: (text: string, mark?: "ok" | "bad" | "warn") => void,
+): Promise<PgDispatcher> {
   let waiting: Gate<FromPgDispatcher> | undefined = gate();
   let failure: string | undefined;
   const { child, exited } = spawnEntry<FromPgDispatcher>(ENTRY, JSON.stringify(config), (m) => {
@@ -37,7 +44,9 @@ export async function startPgDispatcher(config: PgDispatcherConfig, say?: (text:
     else if (m.type === "failed") failure = m.message;
     else waiting?.open(m);
   });
-  void exited.then(() => waiting?.open({ type: "failed", message: failure ?? "the dispatcher process is gone" }));
+  void exited.then(() =>
+    waiting?.open({ type: "failed", message: failure ?? "the dispatcher process is gone" }),
+  );
 
   /** Sends a step and waits for the process's answer to it (or its end). */
   const step = async (message: ToPgDispatcher): Promise<FromPgDispatcher> => {
@@ -47,18 +56,24 @@ export async function startPgDispatcher(config: PgDispatcherConfig, say?: (text:
     return answered;
   };
   const ready = await waiting.passed;
-  if (ready.type !== "ready") throw new Error(`the dispatcher did not start: ${failure ?? "it exited"}`);
+  if (ready.type !== "ready")
+    throw new Error(`the dispatcher did not start: ${failure ?? "it exited"}`);
   return {
     pid: child.pid!,
     backendPid: ready.backendPid,
     exited,
     async take() {
       const m = await step({ type: "take" });
-      if (m.type !== "taken") throw new Error(`the dispatcher could not take a batch: ${failure ?? m.type}`);
+      if (m.type !== "taken")
+        throw new Error(`the dispatcher could not take a batch: ${failure ?? m.type}`);
       return m.rows;
     },
     async deliver(killAfterAccepted) {
-      const m = await step(killAfterAccepted === undefined ? { type: "deliver" } : { type: "deliver", killAfterAccepted });
+      const m = await step(
+        killAfterAccepted === undefined
+          ? { type: "deliver" }
+          : { type: "deliver", killAfterAccepted },
+      );
       if (m.type === "committed") return m.delivered;
       if (killAfterAccepted !== undefined && (await exited).signal === "SIGKILL") return undefined;
       throw new Error(`the dispatcher failed: ${failure ?? m.type}`);

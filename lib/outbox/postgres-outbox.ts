@@ -19,7 +19,7 @@
 import type { ClientBase } from "pg";
 import { httpCall } from "../client/client.ts";
 import { describeDelivery, type NotificationRequest } from "./notifier.ts";
-import { TRACKER_CALLER, downstreamKey, notificationFor } from "./outbox.ts";
+import { downstreamKey, notificationFor, TRACKER_CALLER } from "./outbox.ts";
 
 /** One outbox row as a dispatcher takes it. */
 export interface PgOutboxRow {
@@ -44,15 +44,21 @@ export async function createOutboxTables(db: ClientBase): Promise<void> {
 }
 
 /** Files a report and its outbox row in one transaction, as the tracker's outbox hook does. */
-export async function fileWithOutboxRow(db: ClientBase, title: string): Promise<{ reportId: number; rowId: number }> {
+export async function fileWithOutboxRow(
+  db: ClientBase,
+  title: string,
+): Promise<{ reportId: number; rowId: number }> {
   await db.query("BEGIN");
   try {
-    const report = await db.query<{ id: string }>("INSERT INTO reports (title) VALUES ($1) RETURNING id", [title]);
+    const report = await db.query<{ id: string }>(
+      "INSERT INTO reports (title) VALUES ($1) RETURNING id",
+      [title],
+    );
     const reportId = Number(report.rows[0]!.id);
-    const row = await db.query<{ id: string }>("INSERT INTO outbox (report_id, payload) VALUES ($1, $2) RETURNING id", [
-      reportId,
-      JSON.stringify(notificationFor({ id: reportId, title })),
-    ]);
+    const row = await db.query<{ id: string }>(
+      "INSERT INTO outbox (report_id, payload) VALUES ($1, $2) RETURNING id",
+      [reportId, JSON.stringify(notificationFor({ id: reportId, title }))],
+    );
     await db.query("COMMIT");
     return { reportId, rowId: Number(row.rows[0]!.id) };
   } catch (err) {
@@ -76,10 +82,21 @@ export const READ_BATCH_SQL = `SELECT id, report_id, payload FROM outbox WHERE s
  * marked since the batch was read (the unlocked version), which READ COMMITTED allows and REPEATABLE
  * READ or SERIALIZABLE would fail with 40001, after the notifier had already been called.
  */
-export async function takeBatch(db: ClientBase, limit: number, lock = true): Promise<PgOutboxRow[]> {
+export async function takeBatch(
+  db: ClientBase,
+  limit: number,
+  lock = true,
+): Promise<PgOutboxRow[]> {
   await db.query("BEGIN ISOLATION LEVEL READ COMMITTED");
-  const { rows } = await db.query<{ id: string; report_id: string; payload: NotificationRequest }>(lock ? TAKE_BATCH_SQL : READ_BATCH_SQL, [limit]);
-  return rows.map((r) => ({ id: Number(r.id), reportId: Number(r.report_id), notification: r.payload }));
+  const { rows } = await db.query<{ id: string; report_id: string; payload: NotificationRequest }>(
+    lock ? TAKE_BATCH_SQL : READ_BATCH_SQL,
+    [limit],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    reportId: Number(r.report_id),
+    notification: r.payload,
+  }));
 }
 
 export interface DeliverOptions {
@@ -93,7 +110,11 @@ export interface DeliverOptions {
  * Delivers each taken row with its key, marks it sent, and commits the batch. A row the notifier
  * refuses stays 'to_send' (its UPDATE is not run); the commit then releases it for a later batch.
  */
-export async function deliverBatch(db: ClientBase, rows: readonly PgOutboxRow[], options: DeliverOptions): Promise<number> {
+export async function deliverBatch(
+  db: ClientBase,
+  rows: readonly PgOutboxRow[],
+  options: DeliverOptions,
+): Promise<number> {
   const say = options.say ?? (() => {});
   let delivered = 0;
   try {
@@ -124,18 +145,34 @@ export async function deliverBatch(db: ClientBase, rows: readonly PgOutboxRow[],
 
 /** The outbox's rows by state, read by anyone (no locks taken). */
 export async function outboxStates(db: ClientBase): Promise<{ toSend: number; sent: number }> {
-  const { rows } = await db.query<{ state: string; n: string }>("SELECT state, count(*) AS n FROM outbox GROUP BY state");
+  const { rows } = await db.query<{ state: string; n: string }>(
+    "SELECT state, count(*) AS n FROM outbox GROUP BY state",
+  );
   const of = (s: string): number => Number(rows.find((r) => r.state === s)?.n ?? 0);
   return { toSend: of("to_send"), sent: of("sent") };
 }
 
 /** The ids of the 'to_send' rows, and which of them nobody holds (a SKIP LOCKED look of its own, rolled back). */
-export async function toSendRows(db: ClientBase): Promise<{ toSend: number[]; unlocked: number[] }> {
+export async function toSendRows(
+  db: ClientBase,
+): Promise<{ toSend: number[]; unlocked: number[] }> {
   const ids = (rows: { id: string }[]): number[] => rows.map((r) => Number(r.id));
-  const toSend = ids((await db.query<{ id: string }>("SELECT id FROM outbox WHERE state = 'to_send' ORDER BY id")).rows);
+  const toSend = ids(
+    (await db.query<{ id: string }>("SELECT id FROM outbox WHERE state = 'to_send' ORDER BY id"))
+      .rows,
+  );
   await db.query("BEGIN");
   try {
-    return { toSend, unlocked: ids((await db.query<{ id: string }>("SELECT id FROM outbox WHERE state = 'to_send' ORDER BY id FOR UPDATE SKIP LOCKED")).rows) };
+    return {
+      toSend,
+      unlocked: ids(
+        (
+          await db.query<{ id: string }>(
+            "SELECT id FROM outbox WHERE state = 'to_send' ORDER BY id FOR UPDATE SKIP LOCKED",
+          )
+        ).rows,
+      ),
+    };
   } finally {
     await db.query("ROLLBACK");
   }

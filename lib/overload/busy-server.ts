@@ -54,10 +54,13 @@ export async function startBusyServer(options: BusyServerOptions): Promise<BusyS
     const auth = r.headers.authorization;
     const caller = auth?.startsWith("Bearer ") ? auth.slice("Bearer ".length) : "anonymous";
     const arrival: Arrival =
-      busyWith === undefined ? { n: r.n, atMs: nowMs(), caller, status: 200 } : { n: r.n, atMs: nowMs(), caller, status: 503, busyWith };
+      busyWith === undefined
+        ? { n: r.n, atMs: nowMs(), caller, status: 200 }
+        : { n: r.n, atMs: nowMs(), caller, status: 503, busyWith };
     arrivals.push(arrival);
     options.onArrival?.(arrival);
-    if (arrival.status === 503) return { status: 503, body: { error: `busy with request ${busyWith}` } };
+    if (arrival.status === 503)
+      return { status: 503, body: { error: `busy with request ${busyWith}` } };
     busyWith = r.n;
     try {
       await serve(r.n);

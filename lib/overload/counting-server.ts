@@ -41,7 +41,12 @@ export interface CountingServer {
 export async function startCountingServer(respond: Responder): Promise<CountingServer> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
-    const r: Received = { n: received.length + 1, method: req.method ?? "GET", path: req.url ?? "/", headers: req.headers };
+    const r: Received = {
+      n: received.length + 1,
+      method: req.method ?? "GET",
+      path: req.url ?? "/",
+      headers: req.headers,
+    };
     received.push(r);
     req.resume();
     Promise.resolve()

@@ -8,8 +8,8 @@
  * changes when the retries arrive, not how many.
  */
 import { httpCall, type Outcome } from "../client/client.ts";
-import { startCountingServer, type CountingServer, type Reply } from "./counting-server.ts";
 import { retryLoop } from "../client/retry-loop.ts";
+import { type CountingServer, type Reply, startCountingServer } from "./counting-server.ts";
 
 export interface Hop {
   /** "layer 1" … "layer N", or "database". */
@@ -37,7 +37,9 @@ export interface LayerStackOptions {
 
 /** What a layer answers when every try failed: the last answer's status, or 502 for no answer. */
 function passUp(o: Outcome): Reply {
-  return o.kind === "response" ? { status: o.status, body: o.body } : { status: 502, body: { error: o.kind } };
+  return o.kind === "response"
+    ? { status: o.status, body: o.body }
+    : { status: 502, body: { error: o.kind } };
 }
 
 /** Starts the database and the layers above it, bottom up; resolves once all listen. */

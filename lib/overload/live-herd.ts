@@ -8,12 +8,12 @@
  * agent order before anyone starts), so an agent's waits depend only on the seed and on which of its
  * attempts failed, not on the order in which the event loop ran the agents.
  */
-import { makeBackoff, type BackoffParams, type StrategyName } from "../client/backoff.ts";
-import { startBusyServer, type Arrival } from "./busy-server.ts";
+import { type BackoffParams, makeBackoff, type StrategyName } from "../client/backoff.ts";
 import { httpCall } from "../client/client.ts";
-import { nowMs } from "../core/clock.ts";
-import { seeded, type Random } from "../core/random.ts";
 import { retryLoop } from "../client/retry-loop.ts";
+import { nowMs } from "../core/clock.ts";
+import { type Random, seeded } from "../core/random.ts";
+import { type Arrival, startBusyServer } from "./busy-server.ts";
 
 export interface LiveHerdOptions {
   strategy: StrategyName;
@@ -47,7 +47,9 @@ export interface LiveHerdResult {
 export async function runLiveHerd(options: LiveHerdOptions): Promise<LiveHerdResult> {
   const server = await startBusyServer({ serviceMs: options.serviceMs });
   try {
-    const seeds = Array.from({ length: options.agents }, () => Math.floor(options.random() * 2 ** 32));
+    const seeds = Array.from({ length: options.agents }, () =>
+      Math.floor(options.random() * 2 ** 32),
+    );
     const started = nowMs();
     const agents = await Promise.all(
       seeds.map(async (seed, i): Promise<AgentResult> => {
@@ -87,7 +89,8 @@ export function refusedPerService(arrivals: readonly Arrival[]): number[] {
   const refused = new Map<number, number>();
   for (const a of arrivals) if (a.status === 200) refused.set(a.n, 0);
   for (const a of arrivals) {
-    if (a.status === 503 && a.busyWith !== undefined) refused.set(a.busyWith, (refused.get(a.busyWith) ?? 0) + 1);
+    if (a.status === 503 && a.busyWith !== undefined)
+      refused.set(a.busyWith, (refused.get(a.busyWith) ?? 0) + 1);
   }
   return [...refused.values()];
 }
@@ -105,7 +108,11 @@ export interface LiveHerdCounts {
  * machine timers fire late and bunched), so a run may show full jitter refused as often as, or more
  * often than, exponential; the sentence then says so and points at the simulator's averages.
  */
-export function liveHerdReading(expo: LiveHerdCounts, full: LiveHerdCounts, simulatorRuns: number): string {
+export function liveHerdReading(
+  expo: LiveHerdCounts,
+  full: LiveHerdCounts,
+  simulatorRuns: number,
+): string {
   const counts = `full jitter was turned away ${full.refused} times, exponential ${expo.refused} times.`;
   if (full.refused < expo.refused) return `In this run ${counts}`;
   return (

@@ -8,10 +8,11 @@
  * keep it swamped. Rounds, not clocks: the lesson ends each round after all its calls have finished,
  * so the counts never depend on timing.
  */
-import { startCountingServer, type CountingServer } from "./counting-server.ts";
-import type { Random } from "../core/random.ts";
+
 import { standardCall } from "../client/standard-retry.ts";
 import type { RetryQuota } from "../client/token-bucket.ts";
+import type { Random } from "../core/random.ts";
+import { type CountingServer, startCountingServer } from "./counting-server.ts";
 
 export interface RoundStats {
   /** 1 for the first round. */

@@ -67,16 +67,37 @@ export function keyTableSql(options: { constraint?: boolean; ifNotExists?: boole
 }
 
 /** Creates the key table and the fence sequence (in the connection's schema); see keyTableSql. */
-export async function createKeyTable(db: ClientBase, options: { constraint: boolean } = { constraint: true }): Promise<void> {
+export async function createKeyTable(
+  db: ClientBase,
+  options: { constraint: boolean } = { constraint: true },
+): Promise<void> {
   await db.query(keyTableSql({ constraint: options.constraint }));
 }
 
 /** The row for (caller, key), in the decision's terms (lib/protocol/key-decision.ts), or undefined. */
-export async function readKey(db: ClientBase, caller: string, key: string): Promise<KeyRow | undefined> {
-  const { rows } = await db.query<{ fingerprint: string; state: KeyRow["state"]; fence: string; lease_until: string; expires_at: string }>(
+export async function readKey(
+  db: ClientBase,
+  caller: string,
+  key: string,
+): Promise<KeyRow | undefined> {
+  const { rows } = await db.query<{
+    fingerprint: string;
+    state: KeyRow["state"];
+    fence: string;
+    lease_until: string;
+    expires_at: string;
+  }>(
     "SELECT fingerprint, state, fence, lease_until, expires_at FROM idempotency_keys WHERE caller = $1 AND key = $2",
     [caller, key],
   );
   const r = rows[0];
-  return r && { fingerprint: r.fingerprint, state: r.state, fence: Number(r.fence), leaseUntil: Number(r.lease_until), expiresAt: Number(r.expires_at) };
+  return (
+    r && {
+      fingerprint: r.fingerprint,
+      state: r.state,
+      fence: Number(r.fence),
+      leaseUntil: Number(r.lease_until),
+      expiresAt: Number(r.expires_at),
+    }
+  );
 }

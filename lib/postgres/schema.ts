@@ -47,7 +47,8 @@ export function urlInSchema(url: string, schema: string): string {
 
 /** Creates a new schema named after `prefix` (lower-case letters, digits, _). */
 export async function createSchema(url: string, prefix: string): Promise<Schema> {
-  if (!/^[a-z][a-z0-9_]{0,40}$/.test(prefix)) throw new Error(`a schema prefix is lower-case letters, digits and _ (got "${prefix}")`);
+  if (!/^[a-z][a-z0-9_]{0,40}$/.test(prefix))
+    throw new Error(`a schema prefix is lower-case letters, digits and _ (got "${prefix}")`);
   const name = `${prefix}_${randomBytes(5).toString("hex")}`;
   const client = new pg.Client({ connectionString: url });
   client.on("error", () => {}); // a server that goes away: the awaited query rejects with the reason
@@ -55,7 +56,9 @@ export async function createSchema(url: string, prefix: string): Promise<Schema>
     await client.connect();
     await client.query(`CREATE SCHEMA ${name}`);
   } catch (e) {
-    throw new PostgresUnavailable(`cannot create a schema on ${redact(url)}: ${(e as Error).message}`);
+    throw new PostgresUnavailable(
+      `cannot create a schema on ${redact(url)}: ${(e as Error).message}`,
+    );
   } finally {
     await client.end().catch(() => {});
   }

@@ -31,9 +31,14 @@ export interface ScratchSchema {
  * Starts (or reaches) PostgreSQL and creates a schema named after `prefix` in it. Rejects with
  * PostgresUnavailable, a one-line reason, if either cannot be done.
  */
-export async function openScratchSchema(prefix: string, options: { databaseUrl?: string } = {}): Promise<ScratchSchema> {
+export async function openScratchSchema(
+  prefix: string,
+  options: { databaseUrl?: string } = {},
+): Promise<ScratchSchema> {
   const started = performance.now();
-  const server = await startPostgres(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {});
+  const server = await startPostgres(
+    options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {},
+  );
   const startMs = server.external ? 0 : performance.now() - started;
   let schema;
   try {

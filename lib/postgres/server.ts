@@ -17,9 +17,20 @@
  * `mktemp -d` folder), the binaries are copied once into a folder of the temp directory that every
  * user may read, `workbook-postgres-<version>`, and run from there (about 60 MB, kept for later runs).
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { accessSync, chmodSync, chownSync, constants, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import {
+  accessSync,
+  chmodSync,
+  chownSync,
+  constants,
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { onExitCleanup, tempFolder } from "../core/scratch.ts";
@@ -66,7 +77,9 @@ async function binaries(): Promise<{ initdb: string; postgres: string }> {
     const mod = (await import(name)) as { initdb: string; postgres: string };
     return { initdb: mod.initdb, postgres: mod.postgres };
   } catch {
-    throw new PostgresUnavailable(`no PostgreSQL binaries for ${process.platform}-${process.arch} (${name} is not installed; run npm install, or set DATABASE_URL)`);
+    throw new PostgresUnavailable(
+      `no PostgreSQL binaries for ${process.platform}-${process.arch} (${name} is not installed; run npm install, or set DATABASE_URL)`,
+    );
   }
 }
 
@@ -87,7 +100,12 @@ function run(file: string, args: string[], ids: { uid?: number; gid?: number }):
   return new Promise((resolve, reject) => {
     // In a process group of its own (as the server below): a Ctrl-C in the terminal reaches this
     // process alone, whose clean-up ends the child first and only then removes its folder.
-    const child = spawn(file, args, { ...ids, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C", LANG: "C" } });
+    const child = spawn(file, args, {
+      ...ids,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, LC_ALL: "C", LANG: "C" },
+    });
     const pid = child.pid;
     const unregister = onExitCleanup(() => {
       if (pid === undefined) return;
@@ -102,14 +120,23 @@ function run(file: string, args: string[], ids: { uid?: number; gid?: number }):
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr.on("data", (b: Buffer) => (out += b.toString()));
-    child.once("error", (e) => reject(new PostgresUnavailable(`${file} could not start: ${e.message}`)));
-    child.once("close", (code) => (code === 0 ? resolve() : reject(new PostgresUnavailable(`initdb failed (exit ${code}): ${lastLine(out)}`))));
+    child.once("error", (e) =>
+      reject(new PostgresUnavailable(`${file} could not start: ${e.message}`)),
+    );
+    child.once("close", (code) =>
+      code === 0
+        ? resolve()
+        : reject(new PostgresUnavailable(`initdb failed (exit ${code}): ${lastLine(out)}`)),
+    );
   });
 }
 
 /** The line of a log that says why: its first FATAL or ERROR line (the shutdown lines come after it), else its last. */
 function lastLine(text: string): string {
-  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.find((l) => /\b(FATAL|ERROR|PANIC):/.test(l)) ?? lines.at(-1) ?? "(no output)";
 }
 
@@ -169,7 +196,9 @@ const startedPorts = new Set<number>();
 export function startedHere(url: string): boolean {
   try {
     const u = new URL(url);
-    return (u.hostname === "127.0.0.1" || u.hostname === "localhost") && startedPorts.has(Number(u.port));
+    return (
+      (u.hostname === "127.0.0.1" || u.hostname === "localhost") && startedPorts.has(Number(u.port))
+    );
   } catch {
     return false;
   }
@@ -182,11 +211,16 @@ export function startedHere(url: string): boolean {
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresServer> {
   const external = options.databaseUrl ?? process.env.DATABASE_URL ?? "";
   if (external !== "") {
-    if (!/^postgres(ql)?:\/\//.test(external)) throw new PostgresUnavailable(`DATABASE_URL must start with postgres:// (got "${external.slice(0, 40)}")`);
+    if (!/^postgres(ql)?:\/\//.test(external))
+      throw new PostgresUnavailable(
+        `DATABASE_URL must start with postgres:// (got "${external.slice(0, 40)}")`,
+      );
     try {
       new URL(external);
     } catch {
-      throw new PostgresUnavailable(`DATABASE_URL is not a valid URL (expected postgres://user:password@host:port/database)`);
+      throw new PostgresUnavailable(
+        `DATABASE_URL is not a valid URL (expected postgres://user:password@host:port/database)`,
+      );
     }
     return { url: external, external: true, stop: async () => {} };
   }
@@ -195,7 +229,9 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
 
 /** Whether `ids` (nobody) can run `postgres --version` from where it is. */
 function runsAs(postgres: string, ids: { uid?: number; gid?: number }): boolean {
-  return spawnSync(postgres, ["--version"], { ...ids, stdio: "ignore", timeout: 10_000 }).status === 0;
+  return (
+    spawnSync(postgres, ["--version"], { ...ids, stdio: "ignore", timeout: 10_000 }).status === 0
+  );
 }
 
 /**
@@ -203,7 +239,10 @@ function runsAs(postgres: string, ids: { uid?: number; gid?: number }): boolean 
  * otherwise a copy in the temp directory, made once per version (copied aside, then renamed into
  * place, so that two processes starting at once never run a half-made copy).
  */
-function reachableBinaries(bin: { initdb: string; postgres: string }, ids: { uid?: number; gid?: number }): { initdb: string; postgres: string } {
+function reachableBinaries(
+  bin: { initdb: string; postgres: string },
+  ids: { uid?: number; gid?: number },
+): { initdb: string; postgres: string } {
   try {
     // What `nobody` must be able to do: run the binaries.
     accessSync(bin.postgres, constants.X_OK);
@@ -214,7 +253,9 @@ function reachableBinaries(bin: { initdb: string; postgres: string }, ids: { uid
   const native = dirname(dirname(bin.postgres)); // <package>/native, holding bin/, lib/ and share/
   let version = "unknown";
   try {
-    version = (JSON.parse(readFileSync(join(native, "..", "package.json"), "utf8")) as { version?: string }).version ?? version;
+    version =
+      (JSON.parse(readFileSync(join(native, "..", "package.json"), "utf8")) as { version?: string })
+        .version ?? version;
   } catch {
     // a package without its package.json: one copy for every such version
   }
@@ -252,11 +293,29 @@ async function startEmbedded(options: StartPostgresOptions): Promise<PostgresSer
   }
   const timeoutMs = options.timeoutMs ?? 60_000;
   try {
-    await run(bin.initdb, ["-D", data, "-U", USER, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"], ids);
+    await run(
+      bin.initdb,
+      [
+        "-D",
+        data,
+        "-U",
+        USER,
+        "--auth=trust",
+        "--encoding=UTF8",
+        "--locale=C",
+        "--no-sync",
+        "--no-instructions",
+      ],
+      ids,
+    );
   } catch (e) {
     scratch.remove();
-    throw e instanceof PostgresUnavailable && /Permission denied|could not (access|execute)/i.test(e.message) && root
-      ? new PostgresUnavailable(`PostgreSQL runs as the user nobody here, who cannot use the binaries in node_modules (${e.message}); put the project where every user can read it, or set DATABASE_URL`)
+    throw e instanceof PostgresUnavailable &&
+      /Permission denied|could not (access|execute)/i.test(e.message) &&
+      root
+      ? new PostgresUnavailable(
+          `PostgreSQL runs as the user nobody here, who cannot use the binaries in node_modules (${e.message}); put the project where every user can read it, or set DATABASE_URL`,
+        )
       : e;
   }
   // Two tries: the port can be taken between asking for it and PostgreSQL binding it.
@@ -265,7 +324,12 @@ async function startEmbedded(options: StartPostgresOptions): Promise<PostgresSer
     try {
       return await launch(bin.postgres, data, port, ids, scratch, options, timeoutMs);
     } catch (e) {
-      if (attempt < 2 && e instanceof PostgresUnavailable && /could not bind|Address already in use|could not create any TCP\/IP sockets/.test(e.message)) continue;
+      if (
+        attempt < 2 &&
+        e instanceof PostgresUnavailable &&
+        /could not bind|Address already in use|could not create any TCP\/IP sockets/.test(e.message)
+      )
+        continue;
       scratch.remove();
       throw e;
     }
@@ -281,11 +345,27 @@ function launch(
   options: StartPostgresOptions,
   timeoutMs: number,
 ): Promise<PostgresServer> {
-  const args = ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${scratch.dir}`, "-c", "max_connections=200"];
+  const args = [
+    "-D",
+    data,
+    "-p",
+    String(port),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    `unix_socket_directories=${scratch.dir}`,
+    "-c",
+    "max_connections=200",
+  ];
   // Its own process group: a Ctrl-C in the terminal reaches this process only, whose clean-up stops
   // the server after the lesson's connections are no longer listened to (no "terminating connection"
   // error lands in a lesson that is already on its way out).
-  const child: ChildProcess = spawn(postgres, args, { ...ids, detached: true, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, LC_ALL: "C", LANG: "C" } });
+  const child: ChildProcess = spawn(postgres, args, {
+    ...ids,
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, LC_ALL: "C", LANG: "C" },
+  });
   const pid = child.pid;
   let log = "";
   let stopped = false;
@@ -329,7 +409,8 @@ function launch(
   };
   const stop = async (): Promise<void> => {
     await end();
-    if (existsSync(scratch.dir)) rmSync(scratch.dir, { recursive: true, force: true, maxRetries: 5 });
+    if (existsSync(scratch.dir))
+      rmSync(scratch.dir, { recursive: true, force: true, maxRetries: 5 });
     scratch.remove();
   };
   return new Promise((resolve, reject) => {
@@ -338,10 +419,14 @@ function launch(
       clearTimeout(timer);
       void end().then(() => reject(new PostgresUnavailable(why)));
     };
-    const timer = setTimeout(() => fail(`PostgreSQL did not start within ${timeoutMs} ms: ${lastLine(log)}`), timeoutMs);
+    const timer = setTimeout(
+      () => fail(`PostgreSQL did not start within ${timeoutMs} ms: ${lastLine(log)}`),
+      timeoutMs,
+    );
     child.once("error", (e) => fail(`postgres could not start: ${e.message}`));
     child.once("exit", (code, signal) => {
-      if (!ready) fail(`postgres exited (${signal ?? `exit ${code}`}) while starting: ${lastLine(log)}`);
+      if (!ready)
+        fail(`postgres exited (${signal ?? `exit ${code}`}) while starting: ${lastLine(log)}`);
     });
     let ready = false;
     child.stderr!.on("data", (b: Buffer) => {
@@ -353,7 +438,13 @@ function launch(
         ready = true;
         clearTimeout(timer);
         startedPorts.add(port);
-        resolve({ url: `postgres://${USER}@127.0.0.1:${port}/postgres`, external: false, folder: scratch.dir, ...(pid === undefined ? {} : { pid }), stop });
+        resolve({
+          url: `postgres://${USER}@127.0.0.1:${port}/postgres`,
+          external: false,
+          folder: scratch.dir,
+          ...(pid === undefined ? {} : { pid }),
+          stop,
+        });
       }
     });
   });

@@ -10,16 +10,17 @@
  * with gates (the held handler, the held answer), never with a sleep; the only waits are the
  * client's own backoff between retries.
  */
-import { sleep } from "../core/clock.ts";
-import { uuid, type Random } from "../core/random.ts";
+
 import { httpCall, type Outcome } from "../client/client.ts";
+import { sleep } from "../core/clock.ts";
+import { type Random, uuid } from "../core/random.ts";
 import type { LossyProxy } from "./proxy.ts";
 import {
-  judge,
   type Attempted,
   type CaseFacts,
   type CaseName,
   type Judged,
+  judge,
   type Operation,
   type Seen,
 } from "./verdict.ts";

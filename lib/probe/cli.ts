@@ -4,15 +4,15 @@
 import { readFileSync } from "node:fs";
 import { styleText } from "node:util";
 import { intFlag, parseCommand, runMain, UsageError } from "../core/cli.ts";
-import { colorWanted } from "../core/trace.ts";
 import { terminalWidth, wrapHanging } from "../core/text.ts";
+import { colorWanted } from "../core/trace.ts";
 import {
   DEFAULT_BODY,
   fillBody,
   isLoopback,
   PLACEHOLDER,
-  runProbe,
   type ProbeOptions,
+  runProbe,
 } from "./probe.ts";
 import { checkLines, closingLine, probeHeading, probeJson, tally } from "./report.ts";
 

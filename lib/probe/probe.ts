@@ -5,10 +5,11 @@
  * `--count-cmd` before and after each case. A case that needs what was not given is not run, and
  * the result says why.
  */
-import { runCase, type CaseRun, type Crasher, type Endpoint } from "./checks.ts";
+
+import { seeded } from "../core/random.ts";
+import { type CaseRun, type Crasher, type Endpoint, runCase } from "./checks.ts";
 import { countFromCommand, countFromUrl, runCommand } from "./count.ts";
 import { startLossyProxy } from "./proxy.ts";
-import { seeded } from "../core/random.ts";
 import { CASES, type CaseName } from "./verdict.ts";
 
 /** The placeholder a body template holds where each operation's unique text goes. */

@@ -8,8 +8,8 @@
  * run's front door to a cluster of trackers, with request numbering; this one is a plain
  * forwarder).
  */
-import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
-import { gate, type Gate } from "../core/gate.ts";
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { type Gate, gate } from "../core/gate.ts";
 import { listenOnLoopback } from "../core/listen.ts";
 
 /**

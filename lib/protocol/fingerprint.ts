@@ -32,8 +32,18 @@ export function canonicalJson(value: unknown): string {
  * sha256 over "METHOD route\ncanonical body", hex. The body is raw JSON text (the service checked it
  * parses) or a value already parsed, such as `normalisedReport(report)`.
  */
-export function requestFingerprint(method: string, route: string, body: Buffer | string | object): string {
-  return fingerprintOfCanonical(method, route, canonicalJson(typeof body === "string" || Buffer.isBuffer(body) ? JSON.parse(body.toString()) : body));
+export function requestFingerprint(
+  method: string,
+  route: string,
+  body: Buffer | string | object,
+): string {
+  return fingerprintOfCanonical(
+    method,
+    route,
+    canonicalJson(
+      typeof body === "string" || Buffer.isBuffer(body) ? JSON.parse(body.toString()) : body,
+    ),
+  );
 }
 
 function fingerprintOfCanonical(method: string, route: string, body: string): string {

@@ -31,7 +31,12 @@ export class HttpError extends Error {
 }
 
 /** An RFC 9457 problem details answer. */
-export function problem(status: number, title: string, detail: string, headers: Record<string, string> = {}): Answer {
+export function problem(
+  status: number,
+  title: string,
+  detail: string,
+  headers: Record<string, string> = {},
+): Answer {
   return {
     status,
     body: { type: "about:blank", title, status, detail },
@@ -77,7 +82,9 @@ export function send(res: ServerResponse, answer: Answer): void {
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const tooLarge = (): HttpError => {
     markOversized(req);
-    return new HttpError(413, "Content Too Large", `the body may be at most ${limit} bytes`, { connection: "close" });
+    return new HttpError(413, "Content Too Large", `the body may be at most ${limit} bytes`, {
+      connection: "close",
+    });
   };
   if (declaredOver(req, limit)) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
@@ -100,7 +107,8 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
       reject(err);
     };
     // A client that hangs up mid-body: no "end" comes.
-    const onClose = (): void => onError(new Error("the client hung up before the body was complete"));
+    const onClose = (): void =>
+      onError(new Error("the client hung up before the body was complete"));
     const done = (): void => {
       req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
     };

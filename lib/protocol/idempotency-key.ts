@@ -17,7 +17,13 @@ export const MAX_KEY_CHARS = 255;
 
 export type KeyForm = "sf-string" | "token";
 
-export type KeyProblem = "missing" | "duplicated" | "empty" | "too-long" | "not-printable" | "unparseable";
+export type KeyProblem =
+  | "missing"
+  | "duplicated"
+  | "empty"
+  | "too-long"
+  | "not-printable"
+  | "unparseable";
 
 export type KeyParse =
   | { ok: true; key: string; form: KeyForm }
@@ -38,15 +44,26 @@ export function keyHeaderValues(rawHeaders: readonly string[]): string[] {
 
 /** Parses the header's values (one per header line) into a key, or says what is wrong with them. */
 export function parseIdempotencyKey(values: readonly string[]): KeyParse {
-  if (values.length === 0) return fail("missing", "send an Idempotency-Key header: one key per logical operation, reused on every retry");
-  if (values.length > 1) return fail("duplicated", `the Idempotency-Key header came ${values.length} times; send it once`);
+  if (values.length === 0)
+    return fail(
+      "missing",
+      "send an Idempotency-Key header: one key per logical operation, reused on every retry",
+    );
+  if (values.length > 1)
+    return fail(
+      "duplicated",
+      `the Idempotency-Key header came ${values.length} times; send it once`,
+    );
   // HTTP strips the white space around a field value (RFC 9110 §5.5); node:http already has, mostly.
   const text = values[0]!.replace(/^[ \t]+|[ \t]+$/g, "");
   const parsed = text.startsWith('"') ? parseSfString(text) : parseBare(text);
   if (!parsed.ok) return parsed;
   if (parsed.key.length === 0) return fail("empty", "the Idempotency-Key is empty");
   if (parsed.key.length > MAX_KEY_CHARS) {
-    return fail("too-long", `the Idempotency-Key has ${parsed.key.length} characters; at most ${MAX_KEY_CHARS} are allowed`);
+    return fail(
+      "too-long",
+      `the Idempotency-Key has ${parsed.key.length} characters; at most ${MAX_KEY_CHARS} are allowed`,
+    );
   }
   return parsed;
 }
@@ -59,12 +76,18 @@ function parseSfString(text: string): KeyParse {
     if (c === "\\") {
       const next = text[++i];
       if (next !== '"' && next !== "\\") {
-        return fail("unparseable", 'in a quoted Idempotency-Key a backslash may only escape " or \\ (RFC 9651 §3.3.3)');
+        return fail(
+          "unparseable",
+          'in a quoted Idempotency-Key a backslash may only escape " or \\ (RFC 9651 §3.3.3)',
+        );
       }
       key += next;
     } else if (c === '"') {
       if (i !== text.length - 1) {
-        return fail("unparseable", "nothing may follow the closing quote of the Idempotency-Key (this tracker defines no parameters)");
+        return fail(
+          "unparseable",
+          "nothing may follow the closing quote of the Idempotency-Key (this tracker defines no parameters)",
+        );
       }
       return { ok: true, key, form: "sf-string" };
     } else if (!isPrintable(c)) {
@@ -77,10 +100,14 @@ function parseSfString(text: string): KeyParse {
 /** Stripe's bare form: the value as it stands. */
 function parseBare(text: string): KeyParse {
   for (const c of text) {
-    if (!isPrintable(c)) return fail("not-printable", "the Idempotency-Key may hold printable ASCII only (%x20-7E)");
+    if (!isPrintable(c))
+      return fail("not-printable", "the Idempotency-Key may hold printable ASCII only (%x20-7E)");
   }
   if (/[ ",]/.test(text)) {
-    return fail("unparseable", 'a bare Idempotency-Key may not hold a space, " or a comma; quote it as an sf-string ("…") instead');
+    return fail(
+      "unparseable",
+      'a bare Idempotency-Key may not hold a space, " or a comma; quote it as an sf-string ("…") instead',
+    );
   }
   return { ok: true, key: text, form: "token" };
 }

@@ -3,7 +3,7 @@
  * decision on what the key holds (key-decision.ts), and the 400 for a missing or malformed key. The
  * tracker's keyed variants answer so on either store, and the notifier of lesson 07 answers so too.
  */
-import { HttpError, type Answer } from "./http.ts";
+import { type Answer, HttpError } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
 import { decideKey, type KeyDecision, type KeyRow } from "./key-decision.ts";
 
@@ -49,10 +49,15 @@ export function mismatch(key: string): HttpError {
  */
 export function inProgress(key: string, retryAfterMs: number): HttpError {
   const ms = Math.max(1, Math.ceil(retryAfterMs));
-  return new HttpError(409, "Conflict", `the request with Idempotency-Key ${shortKey(key)} is still in progress; retry in ${ms} ms`, {
-    "retry-after": String(Math.ceil(ms / 1000)),
-    "retry-after-ms": String(ms),
-  });
+  return new HttpError(
+    409,
+    "Conflict",
+    `the request with Idempotency-Key ${shortKey(key)} is still in progress; retry in ${ms} ms`,
+    {
+      "retry-after": String(Math.ceil(ms / 1000)),
+      "retry-after-ms": String(ms),
+    },
+  );
 }
 
 /** A key for the trace: the first 8 characters and the last 4 (keys of one client often share a prefix). */
@@ -63,7 +68,13 @@ export function shortKey(key: string): string {
 /**
  * The answer when the key was not free: replay, 422 or 409, from the decision on the stored row.
  */
-export function answerFromKey(ctx: ServerSays, key: string, label: string, row: StoredKey | undefined, decision: KeyDecision): Answer {
+export function answerFromKey(
+  ctx: ServerSays,
+  key: string,
+  label: string,
+  row: StoredKey | undefined,
+  decision: KeyDecision,
+): Answer {
   switch (decision.kind) {
     case "replay":
       ctx.server(`${label} completed before: replaying the stored ${row!.response!.status}`, "ok");
@@ -72,7 +83,10 @@ export function answerFromKey(ctx: ServerSays, key: string, label: string, row: 
       ctx.server(`${label} was used for a different request: 422`, "bad");
       throw mismatch(key);
     case "in-progress":
-      ctx.server(`${label} is in progress (lease ends in ${Math.ceil(decision.retryAfterMs)} ms): 409`, "warn");
+      ctx.server(
+        `${label} is in progress (lease ends in ${Math.ceil(decision.retryAfterMs)} ms): 409`,
+        "warn",
+      );
       throw inProgress(key, decision.retryAfterMs);
     case "claim":
     case "take-over":
@@ -86,7 +100,13 @@ export function answerFromKey(ctx: ServerSays, key: string, label: string, row: 
  * key-after's look before the work, on either store: a recorded key replays its stored response, a
  * different request under it is 422 (thrown); otherwise undefined, and the request goes ahead.
  */
-export function answerFromRecorded(ctx: ServerSays & { now(): number }, key: string, label: string, fingerprint: string, row: StoredKey | undefined): Answer | undefined {
+export function answerFromRecorded(
+  ctx: ServerSays & { now(): number },
+  key: string,
+  label: string,
+  fingerprint: string,
+  row: StoredKey | undefined,
+): Answer | undefined {
   const decision = decideKey(row, fingerprint, ctx.now());
   if (decision.kind === "replay") {
     ctx.server(`${label} recorded before: replaying the stored ${row!.response!.status}`, "ok");

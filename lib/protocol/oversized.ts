@@ -44,7 +44,10 @@ export function declaredOver(req: IncomingMessage, limit: number): boolean {
  * discards the client's remaining bytes instead of closing at once (node:http calls the socket's
  * `destroySoon` once the last answer on a `Connection: close` connection has been written).
  */
-export function lingerBeforeClose(req: IncomingMessage, limits: { bytes?: number; ms?: number } = {}): void {
+export function lingerBeforeClose(
+  req: IncomingMessage,
+  limits: { bytes?: number; ms?: number } = {},
+): void {
   const socket = req.socket as Socket & { destroySoon?: () => void };
   const maxBytes = limits.bytes ?? MAX_DISCARD_BYTES;
   const maxMs = limits.ms ?? MAX_DISCARD_MS;

@@ -47,7 +47,6 @@ export interface Exercise {
   solution: string;
 }
 
-
 /**
  * The paragraph of the first JSDoc block that starts with `label:` (e.g. "Goal"), label removed,
  * flowed as the manifest's texts are (flowText): lines indented in the source (a formula, one per
@@ -62,7 +61,9 @@ export function headerParagraph(source: string, label: string): string {
   const start = lines.findIndex((l) => l.startsWith(`${label}:`));
   if (start < 0) return "";
   const end = lines.findIndex((l, i) => i > start && (l === "" || l.startsWith("@")));
-  return flowText(raw.slice(start, end < 0 ? undefined : end).join("\n")).slice(label.length + 1).trim();
+  return flowText(raw.slice(start, end < 0 ? undefined : end).join("\n"))
+    .slice(label.length + 1)
+    .trim();
 }
 
 export function listLessons(root = ROOT): Lesson[] {
@@ -71,7 +72,11 @@ export function listLessons(root = ROOT): Lesson[] {
   return readdirSync(dir)
     .filter((f) => /^\d\d-[a-z0-9-]+\.ts$/.test(f))
     .sort()
-    .map((f) => ({ ...readLessonHeader(join(dir, f)), slug: f.slice(3, -3), file: `lessons/${f}` }));
+    .map((f) => ({
+      ...readLessonHeader(join(dir, f)),
+      slug: f.slice(3, -3),
+      file: `lessons/${f}`,
+    }));
 }
 
 const EXERCISE_FILE = /^(\d\d[a-z])-[a-z0-9-]+\.ts$/;
@@ -91,14 +96,23 @@ export function listExercises(root = ROOT): Exercise[] {
   const entries = readManifest(root);
   const ids = new Set(entries.map((e) => e.id));
   for (const f of files) {
-    if (!ids.has(f.slice(0, 3))) throw new ManifestError(`exercises/${f} has no entry in ${MANIFEST} (add an [[exercises]] table with id = "${f.slice(0, 3)}")`);
+    if (!ids.has(f.slice(0, 3)))
+      throw new ManifestError(
+        `exercises/${f} has no entry in ${MANIFEST} (add an [[exercises]] table with id = "${f.slice(0, 3)}")`,
+      );
   }
   return entries.map((entry) => {
     const own = files.filter((f) => f.startsWith(`${entry.id}-`));
-    if (own.length > 1) throw new ManifestError(`exercise ${entry.id} has ${own.length} files, ${own.map((f) => `exercises/${f}`).join(" and ")}: keep one`);
+    if (own.length > 1)
+      throw new ManifestError(
+        `exercise ${entry.id} has ${own.length} files, ${own.map((f) => `exercises/${f}`).join(" and ")}: keep one`,
+      );
     const test = names.find((f) => f.startsWith(`${entry.id}-`) && f.endsWith(".test.ts"));
     const name = own[0]?.slice(0, -3) ?? test?.slice(0, -".test.ts".length);
-    if (!name) throw new ManifestError(`${MANIFEST}: exercise ${entry.id} has no file (no exercises/${entry.id}-*.ts, nor its test)`);
+    if (!name)
+      throw new ManifestError(
+        `${MANIFEST}: exercise ${entry.id} has no file (no exercises/${entry.id}-*.ts, nor its test)`,
+      );
     return {
       id: entry.id,
       lesson: entry.lesson,
@@ -117,7 +131,12 @@ export function listExercises(root = ROOT): Exercise[] {
 /** Finds a lesson by "1", "01", "01-timeout-truths" or "timeout-truths". */
 export function findLesson(query: string, lessons = listLessons()): Lesson | undefined {
   const q = query.trim().toLowerCase();
-  return lessons.find((l) => (/^\d+$/.test(q) && Number(q) === Number(l.number)) || q === `${l.number}-${l.slug}` || q === l.slug);
+  return lessons.find(
+    (l) =>
+      (/^\d+$/.test(q) && Number(q) === Number(l.number)) ||
+      q === `${l.number}-${l.slug}` ||
+      q === l.slug,
+  );
 }
 
 /** Finds exercises by "01a" (one), "1"/"01" (a lesson's), or a name. */

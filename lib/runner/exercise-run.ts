@@ -52,7 +52,10 @@ export interface RunOptions {
 }
 
 /** The flag lost its "experimental-" prefix in Node 23. */
-const ISOLATION_NONE = Number(process.versions.node.split(".")[0]) >= 23 ? "--test-isolation=none" : "--experimental-test-isolation=none";
+const ISOLATION_NONE =
+  Number(process.versions.node.split(".")[0]) >= 23
+    ? "--test-isolation=none"
+    : "--experimental-test-isolation=none";
 const TEST_EVENTS = new URL("./test-events.ts", import.meta.url).href;
 const STILL_OPEN_MS = 5_000;
 
@@ -69,12 +72,19 @@ export function checkLimitMs(exercise: Pick<Exercise, "pure">): number {
   return exercise.pure ? PURE_LIMIT_MS : SERVER_LIMIT_MS;
 }
 
-export async function runExerciseTests(exercise: Exercise, target: Target, timeoutMs = checkLimitMs(exercise), options: RunOptions = {}): Promise<ExerciseResult> {
+export async function runExerciseTests(
+  exercise: Exercise,
+  target: Target,
+  timeoutMs = checkLimitMs(exercise),
+  options: RunOptions = {},
+): Promise<ExerciseResult> {
   const started = performance.now();
   const { root = ROOT } = options;
   const [run, typeError] = await Promise.all([
     runTests(exercise, target, timeoutMs, options),
-    options.typeCheck ? typeCheck(exercise, target, root, options.signal) : Promise.resolve(undefined),
+    options.typeCheck
+      ? typeCheck(exercise, target, root, options.signal)
+      : Promise.resolve(undefined),
   ]);
   const result: ExerciseResult = { ...run, exercise, ms: Math.round(performance.now() - started) };
   if (typeError !== undefined) {
@@ -90,7 +100,12 @@ export async function runExerciseTests(exercise: Exercise, target: Target, timeo
 
 type TestRun = Omit<ExerciseResult, "exercise" | "ms">;
 
-function runTests(exercise: Exercise, target: Target, timeoutMs: number, options: RunOptions): Promise<TestRun> {
+function runTests(
+  exercise: Exercise,
+  target: Target,
+  timeoutMs: number,
+  options: RunOptions,
+): Promise<TestRun> {
   const { root = ROOT, signal, stillOpenMs = STILL_OPEN_MS } = options;
   return new Promise((resolve) => {
     const group = signal !== undefined && process.platform !== "win32";
@@ -99,7 +114,16 @@ function runTests(exercise: Exercise, target: Target, timeoutMs: number, options
     // says on stderr, as they happen, which tests start and end.
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "--import", TEST_EVENTS, "--test", ISOLATION_NONE, "--test-reporter=tap", exercise.test],
+      [
+        "--import",
+        "tsx",
+        "--import",
+        TEST_EVENTS,
+        "--test",
+        ISOLATION_NONE,
+        "--test-reporter=tap",
+        exercise.test,
+      ],
       {
         cwd: root,
         env: childEnv({ WORKBOOK_TARGET: target, NO_COLOR: "1" }),
@@ -120,7 +144,8 @@ function runTests(exercise: Exercise, target: Target, timeoutMs: number, options
       const lines = stderrLine.split("\n");
       stderrLine = lines.pop()!;
       for (const line of lines) {
-        if (line.startsWith(EVENT_MARK)) progress.add(line.slice(EVENT_MARK.length), performance.now());
+        if (line.startsWith(EVENT_MARK))
+          progress.add(line.slice(EVENT_MARK.length), performance.now());
         else output += `${line}\n`;
       }
       armStillOpen();
@@ -166,7 +191,8 @@ function runTests(exercise: Exercise, target: Target, timeoutMs: number, options
         const syntax = failure ? syntaxError(failure.error) : undefined;
         if (syntax) result.verdict = `syntax error at ${syntax}`;
         else if (stopped === "still-open") result.verdict = stillOpenVerdict(tapCounts(output));
-        else if (stopped === "time") result.verdict = hangVerdict(progress.running(), now, timeoutMs);
+        else if (stopped === "time")
+          result.verdict = hangVerdict(progress.running(), now, timeoutMs);
         result.firstFailure = syntax
           ? { test: failure!.test, error: `syntax error at ${syntax}` }
           : (failure ?? {
@@ -220,12 +246,22 @@ function tapCounts(tap: string): { tests: number; pass: number; fail: number } {
 }
 
 function stillOpenVerdict(c: { tests: number; pass: number; fail: number }): string {
-  const done = c.fail === 0 ? (c.tests === 1 ? "the test passes" : `all ${c.tests} tests pass`) : `${c.pass} of ${c.tests} tests pass`;
+  const done =
+    c.fail === 0
+      ? c.tests === 1
+        ? "the test passes"
+        : `all ${c.tests} tests pass`
+      : `${c.pass} of ${c.tests} tests pass`;
   return `${done}, but the test file never ended: something is still open (a server not closed? a timer?)`;
 }
 
-function hangVerdict(running: { name: string; since: number } | undefined, now: number, limitMs: number): string {
-  if (!running) return `no test started within ${duration(limitMs)}: the file's own top-level code never ends (an endless loop?)`;
+function hangVerdict(
+  running: { name: string; since: number } | undefined,
+  now: number,
+  limitMs: number,
+): string {
+  if (!running)
+    return `no test started within ${duration(limitMs)}: the file's own top-level code never ends (an endless loop?)`;
   return `the test "${running.name}" ran for ${duration(now - running.since)} without ending and was stopped (an endless loop? a promise that never settles?)`;
 }
 
@@ -234,7 +270,9 @@ function hangVerdict(running: { name: string; since: number } | undefined, now: 
  * column counted from 1 as editors do (esbuild counts it from 0).
  */
 export function syntaxError(error: string): string | undefined {
-  const m = /Transform failed with \d+ errors?:\s*\n?\s*(\S+?):(\d+):(\d+): ERROR: (.*)/.exec(error);
+  const m = /Transform failed with \d+ errors?:\s*\n?\s*(\S+?):(\d+):(\d+): ERROR: (.*)/.exec(
+    error,
+  );
   return m ? `${m[1]}:${m[2]}:${Number(m[3]) + 1}: ${m[4]!.trim()}` : undefined;
 }
 
@@ -243,7 +281,12 @@ export function syntaxError(error: string): string | undefined {
  * project's tsconfig.json. Resolves with the first error as `file:line:col message`, or undefined
  * (no error, or no tsc to run).
  */
-export function typeCheck(exercise: Exercise, target: Target, root = ROOT, signal?: AbortSignal): Promise<string | undefined> {
+export function typeCheck(
+  exercise: Exercise,
+  target: Target,
+  root = ROOT,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
   if (!existsSync(tsc)) return Promise.resolve(undefined);
   const file = target === "exercises" ? exercise.file : exercise.solution;
@@ -252,12 +295,23 @@ export function typeCheck(exercise: Exercise, target: Target, root = ROOT, signa
   const config = join(root, ".workbook", "tsc", `${exercise.name}.${target}.json`);
   try {
     mkdirSync(dirname(config), { recursive: true });
-    writeFileSync(config, JSON.stringify({ extends: "../../tsconfig.json", include: [], files: files.map((f) => `../../${f}`) }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        extends: "../../tsconfig.json",
+        include: [],
+        files: files.map((f) => `../../${f}`),
+      }),
+    );
   } catch {
     return Promise.resolve(undefined);
   }
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tsc, "--noEmit", "--pretty", "false", "-p", config], { cwd: root, stdio: ["ignore", "pipe", "ignore"], ...(signal ? { signal } : {}) });
+    const child = spawn(process.execPath, [tsc, "--noEmit", "--pretty", "false", "-p", config], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "ignore"],
+      ...(signal ? { signal } : {}),
+    });
     let out = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
     child.on("error", () => resolve(undefined));
@@ -272,7 +326,8 @@ export function firstTypeError(output: string, root = ROOT): string | undefined 
   if (i < 0) return undefined;
   const m = /^(.+)\((\d+),(\d+)\): error TS\d+: (.*)$/.exec(lines[i]!)!;
   const more = [];
-  for (let k = i + 1; k < lines.length && /^\s+\S/.test(lines[k]!); k++) more.push(lines[k]!.trimEnd());
+  for (let k = i + 1; k < lines.length && /^\s+\S/.test(lines[k]!); k++)
+    more.push(lines[k]!.trimEnd());
   const file = relative(root, resolvePath(root, m[1]!)).split(sep).join("/");
   return [`${file}:${m[2]}:${m[3]} ${m[4]}`, ...more].join("\n");
 }
@@ -287,7 +342,8 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   delete env.NODE_TEST_CONTEXT;
   // Node's test runner on a terminal sets FORCE_COLOR for its test files; a child asked for no
   // colour would then get both, and Node warns on stderr that NO_COLOR is ignored.
-  if (extra.NO_COLOR !== undefined && extra.NO_COLOR !== "" && extra.FORCE_COLOR === undefined) delete env.FORCE_COLOR;
+  if (extra.NO_COLOR !== undefined && extra.NO_COLOR !== "" && extra.FORCE_COLOR === undefined)
+    delete env.FORCE_COLOR;
   return env;
 }
 
@@ -306,9 +362,17 @@ export function firstFailure(tap: string): { test: string; error: string } | und
         const value = e[2]!.trim();
         if (!/^[|>][-+]?$/.test(value)) return { test: m[1]!, error: unquote(value) };
         const block: string[] = [];
-        for (let k = j + 1; k < lines.length && (lines[k]!.trim() === "" || lines[k]!.search(/\S/) > indent); k++) block.push(lines[k]!);
+        for (
+          let k = j + 1;
+          k < lines.length && (lines[k]!.trim() === "" || lines[k]!.search(/\S/) > indent);
+          k++
+        )
+          block.push(lines[k]!);
         const margin = Math.min(...block.filter((l) => l.trim() !== "").map((l) => l.search(/\S/)));
-        const error = block.map((l) => l.slice(margin).trimEnd()).join("\n").trim();
+        const error = block
+          .map((l) => l.slice(margin).trimEnd())
+          .join("\n")
+          .trim();
         return { test: m[1]!, error: error || "(see the test output)" };
       }
       if (/^\s*(not )?ok \d+/.test(lines[j]!)) break;
@@ -320,7 +384,8 @@ export function firstFailure(tap: string): { test: string; error: string } | und
 
 /** A one-line YAML scalar as node:test writes it: 'single' (with '' for '), "double" (JSON-like), or plain. */
 function unquote(value: string): string {
-  if (value.startsWith("'") && value.endsWith("'") && value.length >= 2) return value.slice(1, -1).replace(/''/g, "'");
+  if (value.startsWith("'") && value.endsWith("'") && value.length >= 2)
+    return value.slice(1, -1).replace(/''/g, "'");
   if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) {
     try {
       return JSON.parse(value) as string;
@@ -349,7 +414,11 @@ function lastLines(text: string): string {
 }
 
 /** Runs `work` over `items`, at most `limit` at a time, keeping the order of results. */
-export async function inPool<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function inPool<T, R>(
+  items: T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {

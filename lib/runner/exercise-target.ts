@@ -7,7 +7,8 @@ export type Target = "exercises" | "solutions";
 
 export function currentTarget(): Target {
   const t = process.env.WORKBOOK_TARGET ?? "exercises";
-  if (t !== "exercises" && t !== "solutions") throw new Error(`WORKBOOK_TARGET must be "exercises" or "solutions", got "${t}"`);
+  if (t !== "exercises" && t !== "solutions")
+    throw new Error(`WORKBOOK_TARGET must be "exercises" or "solutions", got "${t}"`);
   return t;
 }
 

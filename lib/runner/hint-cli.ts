@@ -1,11 +1,12 @@
 // `npm run hint [<exercise>]`: prints an exercise's hint (hints live in the manifest, exercises/info.toml,
 // not in the files the learner edits). With no argument, the hint of the current exercise: the first
 // that does not pass yet, as npm start would show it.
-import { ROOT, findExercises, listExercises, type Exercise } from "./catalog.ts";
-import { UsageError, parseCommand, runMain } from "../core/cli.ts";
+
+import { parseCommand, runMain, UsageError } from "../core/cli.ts";
 import { requireRuntime } from "../core/runtime.ts";
-import { firstNotPassing } from "./status.ts";
 import { terminalWidth, wrap } from "../core/text.ts";
+import { type Exercise, findExercises, listExercises, ROOT } from "./catalog.ts";
+import { firstNotPassing } from "./status.ts";
 
 runMain(async () => {
   const { positionals } = parseCommand({
@@ -22,7 +23,11 @@ runMain(async () => {
   const width = Math.min(terminalWidth(), 100);
   const show = (e: Exercise): void => {
     // Wrapped, not cut: the file to edit must be readable at any width.
-    for (const line of wrap(`Exercise ${e.id} · ${e.title} (lesson ${e.lesson}, file ${e.file})`, width)) process.stdout.write(`${line}\n`);
+    for (const line of wrap(
+      `Exercise ${e.id} · ${e.title} (lesson ${e.lesson}, file ${e.file})`,
+      width,
+    ))
+      process.stdout.write(`${line}\n`);
     process.stdout.write("\n");
     // Every step, a paragraph each (as shipped, each hint is one step); a line the manifest keeps (a
     // formula) stays a line.
@@ -34,16 +39,20 @@ runMain(async () => {
   };
   if (positionals.length === 0) {
     requireRuntime();
-    if (process.stderr.isTTY) process.stderr.write("Finding your current exercise (the first that does not pass yet)…\n");
+    if (process.stderr.isTTY)
+      process.stderr.write("Finding your current exercise (the first that does not pass yet)…\n");
     const current = await firstNotPassing(all, { root: ROOT });
     if (!current) {
-      process.stdout.write(`Every exercise passes. For the hint of one of them: npm run hint <exercise> (${ids}).\n`);
+      process.stdout.write(
+        `Every exercise passes. For the hint of one of them: npm run hint <exercise> (${ids}).\n`,
+      );
       return;
     }
     show(current.exercise);
     return;
   }
   const found = findExercises(positionals[0]!, all);
-  if (found.length === 0) throw new UsageError(`no exercise "${positionals[0]}"; the exercises are ${ids}`);
+  if (found.length === 0)
+    throw new UsageError(`no exercise "${positionals[0]}"; the exercises are ${ids}`);
   for (const e of found) show(e);
 });

@@ -74,7 +74,10 @@ export function flowText(raw: string): string {
 /** Reads the manifest of the project at `root`; a ManifestError when it is missing or malformed. */
 export function readManifest(root: string): ManifestEntry[] {
   const path = join(root, MANIFEST);
-  if (!existsSync(path)) throw new ManifestError(`${MANIFEST} is missing: it lists the exercises (their lesson, order, title, goal and hint)`);
+  if (!existsSync(path))
+    throw new ManifestError(
+      `${MANIFEST} is missing: it lists the exercises (their lesson, order, title, goal and hint)`,
+    );
   return parseManifest(readFileSync(path, "utf8"));
 }
 
@@ -86,13 +89,19 @@ export function parseManifest(text: string): ManifestEntry[] {
   } catch (err) {
     if (!(err instanceof TomlError)) throw err;
     const what = err.message.split("\n")[0]!.replace(/^Invalid TOML document:\s*/, "");
-    throw new ManifestError(`${MANIFEST}, line ${err.line}, column ${err.column}: ${what} (not valid TOML)`);
+    throw new ManifestError(
+      `${MANIFEST}, line ${err.line}, column ${err.column}: ${what} (not valid TOML)`,
+    );
   }
   for (const key of Object.keys(doc)) {
-    if (key !== "exercises") throw new ManifestError(`${MANIFEST}: unknown key "${key}" at the top; every exercise is an [[exercises]] table`);
+    if (key !== "exercises")
+      throw new ManifestError(
+        `${MANIFEST}: unknown key "${key}" at the top; every exercise is an [[exercises]] table`,
+      );
   }
   const tables = doc.exercises;
-  if (!Array.isArray(tables) || tables.length === 0 || !tables.every(isTable)) throw new ManifestError(`${MANIFEST} has no [[exercises]] tables`);
+  if (!Array.isArray(tables) || tables.length === 0 || !tables.every(isTable))
+    throw new ManifestError(`${MANIFEST} has no [[exercises]] tables`);
   const entries = tables.map((table, i) => readEntry(table, i));
   const seen = new Map<string, ManifestEntry>();
   const orders = new Map<number, ManifestEntry>();
@@ -100,7 +109,10 @@ export function parseManifest(text: string): ManifestEntry[] {
     if (seen.has(e.id)) throw new ManifestError(`${MANIFEST}: exercise ${e.id} is there twice`);
     seen.set(e.id, e);
     const other = orders.get(e.order);
-    if (other) throw new ManifestError(`${MANIFEST}: exercises ${other.id} and ${e.id} have the same order (${e.order}); each needs its own`);
+    if (other)
+      throw new ManifestError(
+        `${MANIFEST}: exercises ${other.id} and ${e.id} have the same order (${e.order}); each needs its own`,
+      );
     orders.set(e.order, e);
   }
   return entries.sort((a, b) => a.order - b.order);
@@ -114,44 +126,81 @@ function readEntry(table: Record<string, unknown>, index: number): ManifestEntry
   const id = table.id;
   if (typeof id !== "string" || !ID.test(id)) {
     const nth = `the [[exercises]] table number ${index + 1}`;
-    throw new ManifestError(`${MANIFEST}: ${nth} ${id === undefined ? "has no id" : `has the id ${JSON.stringify(id)}`}; an id is two digits and a letter, e.g. id = "01a"`);
+    throw new ManifestError(
+      `${MANIFEST}: ${nth} ${id === undefined ? "has no id" : `has the id ${JSON.stringify(id)}`}; an id is two digits and a letter, e.g. id = "01a"`,
+    );
   }
   const where = `${MANIFEST}: exercise ${id}`;
   for (const key of Object.keys(table)) {
-    if (!(KEYS as readonly string[]).includes(key)) throw new ManifestError(`${where}: unknown key "${key}" (the keys are ${KEYS.join(", ")})`);
+    if (!(KEYS as readonly string[]).includes(key))
+      throw new ManifestError(`${where}: unknown key "${key}" (the keys are ${KEYS.join(", ")})`);
   }
   const { lesson, order, pure = false } = table;
-  if (!Number.isInteger(lesson) || (lesson as number) < 1 || (lesson as number) > 99) throw new ManifestError(`${where}: lesson must be a lesson's number, e.g. lesson = 1, not ${show(lesson)}`);
-  if (!Number.isInteger(order) || (order as number) < 0) throw new ManifestError(`${where}: order must be a whole number, e.g. order = 10, not ${show(order)}`);
-  if (typeof pure !== "boolean") throw new ManifestError(`${where}: pure must be true or false, not ${show(pure)}`);
+  if (!Number.isInteger(lesson) || (lesson as number) < 1 || (lesson as number) > 99)
+    throw new ManifestError(
+      `${where}: lesson must be a lesson's number, e.g. lesson = 1, not ${show(lesson)}`,
+    );
+  if (!Number.isInteger(order) || (order as number) < 0)
+    throw new ManifestError(
+      `${where}: order must be a whole number, e.g. order = 10, not ${show(order)}`,
+    );
+  if (typeof pure !== "boolean")
+    throw new ManifestError(`${where}: pure must be true or false, not ${show(pure)}`);
   const texts = readTexts(table, where, true) as ExerciseTexts;
   const translations: ManifestEntry["translations"] = {};
   for (const lang of TRANSLATIONS) {
     const t = table[lang];
     if (t === undefined) continue;
-    if (!isTable(t)) throw new ManifestError(`${where}: ${lang} must be a table, [exercises.${lang}], under the exercise`);
+    if (!isTable(t))
+      throw new ManifestError(
+        `${where}: ${lang} must be a table, [exercises.${lang}], under the exercise`,
+      );
     for (const key of Object.keys(t)) {
-      if (!(TEXT_KEYS as readonly string[]).includes(key)) throw new ManifestError(`${where}: unknown key "${key}" in [exercises.${lang}] (the keys are ${TEXT_KEYS.join(", ")})`);
+      if (!(TEXT_KEYS as readonly string[]).includes(key))
+        throw new ManifestError(
+          `${where}: unknown key "${key}" in [exercises.${lang}] (the keys are ${TEXT_KEYS.join(", ")})`,
+        );
     }
     translations[lang] = readTexts(t, `${where}, [exercises.${lang}]`, false);
   }
-  return { id, lesson: String(lesson).padStart(2, "0"), order: order as number, pure, texts, translations };
+  return {
+    id,
+    lesson: String(lesson).padStart(2, "0"),
+    order: order as number,
+    pure,
+    texts,
+    translations,
+  };
 }
 
 /** title, goal and hint of a table, each flowed; all three required in English, each optional in a translation. */
-function readTexts(table: Record<string, unknown>, where: string, required: boolean): Partial<ExerciseTexts> {
+function readTexts(
+  table: Record<string, unknown>,
+  where: string,
+  required: boolean,
+): Partial<ExerciseTexts> {
   const out: Partial<ExerciseTexts> = {};
   for (const key of ["title", "goal"] as const) {
     const value = table[key];
     if (value === undefined && !required) continue;
-    if (typeof value !== "string" || flowText(value) === "") throw new ManifestError(`${where}: ${key} must be a text, ${value === undefined ? "and there is none" : `not ${show(value)}`}`);
-    if (key === "title" && flowText(value).includes("\n")) throw new ManifestError(`${where}: the title must be one line`);
+    if (typeof value !== "string" || flowText(value) === "")
+      throw new ManifestError(
+        `${where}: ${key} must be a text, ${value === undefined ? "and there is none" : `not ${show(value)}`}`,
+      );
+    if (key === "title" && flowText(value).includes("\n"))
+      throw new ManifestError(`${where}: the title must be one line`);
     out[key] = flowText(value);
   }
   const hint = table.hint;
   if (hint === undefined && !required) return out;
-  if (!Array.isArray(hint) || hint.length === 0 || !hint.every((s) => typeof s === "string" && flowText(s) !== "")) {
-    throw new ManifestError(`${where}: hint must be a list of steps, each a text: hint = ['''…''', '''…''']`);
+  if (
+    !Array.isArray(hint) ||
+    hint.length === 0 ||
+    !hint.every((s) => typeof s === "string" && flowText(s) !== "")
+  ) {
+    throw new ManifestError(
+      `${where}: hint must be a list of steps, each a text: hint = ['''…''', '''…''']`,
+    );
   }
   out.hint = hint.map((s: string) => flowText(s));
   return out;
@@ -159,5 +208,9 @@ function readTexts(table: Record<string, unknown>, where: string, required: bool
 
 /** A value as the error message quotes it. */
 function show(value: unknown): string {
-  return value === undefined ? "nothing" : typeof value === "string" ? JSON.stringify(value) : String(value);
+  return value === undefined
+    ? "nothing"
+    : typeof value === "string"
+      ? JSON.stringify(value)
+      : String(value);
 }

@@ -1,11 +1,12 @@
 // `npm run progress`: every lesson and exercise with ✓ or ✗, found out by running the tests now (no
 // stored flag that could be stale), a progress bar, and the finished banner when everything passes.
-import { ROOT, listExercises, listLessons } from "./catalog.ts";
+
 import { parseCommand, runMain } from "../core/cli.ts";
-import { colorWanted } from "../core/trace.ts";
 import { requireRuntime } from "../core/runtime.ts";
+import { colorWanted } from "../core/trace.ts";
+import { listExercises, listLessons, ROOT } from "./catalog.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
-import { PARALLEL_CHECKS, byLesson, checkAll } from "./status.ts";
+import { byLesson, checkAll, PARALLEL_CHECKS } from "./status.ts";
 import { allPass, duration, painter, progressBar } from "./style.ts";
 
 runMain(async () => {
@@ -24,15 +25,20 @@ runMain(async () => {
   const ok = paint("green", "✓");
   const no = paint("red", "✗");
 
-  process.stdout.write(`Your progress (each exercise's tests were run just now, ${PARALLEL_CHECKS} at a time, in ${duration(ms)})\n\n`);
+  process.stdout.write(
+    `Your progress (each exercise's tests were run just now, ${PARALLEL_CHECKS} at a time, in ${duration(ms)})\n\n`,
+  );
   for (const row of rows) {
     const title = row.lesson?.title ?? "(no lesson file)";
     if (row.results.length === 0) {
-      process.stdout.write(`${paint("gray", "·")} ${row.number}  ${title}${paint("gray", "  (no exercises)")}\n`);
+      process.stdout.write(
+        `${paint("gray", "·")} ${row.number}  ${title}${paint("gray", "  (no exercises)")}\n`,
+      );
       continue;
     }
     process.stdout.write(`${row.done ? ok : no} ${row.number}  ${title}\n`);
-    for (const r of row.results) process.stdout.write(`      ${r.passed ? ok : no} ${r.exercise.id}  ${r.exercise.title}\n`);
+    for (const r of row.results)
+      process.stdout.write(`      ${r.passed ? ok : no} ${r.exercise.id}  ${r.exercise.title}\n`);
   }
 
   const passed = results.filter((r) => r.passed).length;
@@ -44,8 +50,15 @@ runMain(async () => {
   const next = results.find((r) => !r.passed);
   if (next) {
     const e = next.exercise;
-    process.stdout.write(`Next: exercise ${e.id}, ${e.file} (npm start shows it; npm run hint ${e.id} helps).\n`);
+    process.stdout.write(
+      `Next: exercise ${e.id}, ${e.file} (npm start shows it; npm run hint ${e.id} helps).\n`,
+    );
   } else if (results.length > 0) {
-    process.stdout.write(paint("green", `★ Finished: ${allPass(results.length)}, checked just now. Compare your answers with solutions/.\n`));
+    process.stdout.write(
+      paint(
+        "green",
+        `★ Finished: ${allPass(results.length)}, checked just now. Compare your answers with solutions/.\n`,
+      ),
+    );
   }
 });

@@ -15,9 +15,16 @@
  * A reset never loses work: the learner's version is first copied to `.workbook/backups/`.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { ROOT, listExercises, type Exercise } from "./catalog.ts";
+import { type Exercise, listExercises, ROOT } from "./catalog.ts";
 import { MANIFEST } from "./manifest.ts";
 
 export const SHIPPED_DIR = ".workbook/shipped";
@@ -56,10 +63,19 @@ export function recordShipped(root = ROOT, exercises = listExercises(root)): Rec
   for (const e of exercises) {
     const copy = join(root, shippedCopy(e));
     if (existsSync(copy)) {
-      if (importsResolve(readFileSync(copy).toString("utf8"), join(root, dirname(e.file)))) continue;
+      if (importsResolve(readFileSync(copy).toString("utf8"), join(root, dirname(e.file))))
+        continue;
       const path = join(root, e.file);
-      const candidates = [fromGitHead(root, e.file), existsSync(path) ? readFileSync(path) : undefined];
-      const loads = candidates.find((c) => c && looksShipped(c.toString("utf8"), e.id) && importsResolve(c.toString("utf8"), join(root, dirname(e.file))));
+      const candidates = [
+        fromGitHead(root, e.file),
+        existsSync(path) ? readFileSync(path) : undefined,
+      ];
+      const loads = candidates.find(
+        (c) =>
+          c &&
+          looksShipped(c.toString("utf8"), e.id) &&
+          importsResolve(c.toString("utf8"), join(root, dirname(e.file))),
+      );
       if (loads) {
         writeWhole(copy, loads);
         out.refreshed.push(e);
@@ -79,7 +95,9 @@ export function recordShipped(root = ROOT, exercises = listExercises(root)): Rec
 
 /** Whether every relative import of `source` (static, dynamic, or re-exported) names a file that exists, seen from `dir`. */
 export function importsResolve(source: string, dir: string): boolean {
-  for (const m of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.{1,2}\/[^"']+)["']/gm)) {
+  for (const m of source.matchAll(
+    /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.{1,2}\/[^"']+)["']/gm,
+  )) {
     if (!existsSync(join(dir, m[1]!))) return false;
   }
   return true;
@@ -134,7 +152,8 @@ export function resetExercise(exercise: Exercise, root = ROOT, now = new Date())
   if (current) {
     const stamp = now.toISOString().replace(/[:.]/g, "-");
     backup = `${BACKUP_DIR}/${exercise.name}.${stamp}.ts`;
-    for (let n = 2; existsSync(join(root, backup)); n++) backup = `${BACKUP_DIR}/${exercise.name}.${stamp}-${n}.ts`;
+    for (let n = 2; existsSync(join(root, backup)); n++)
+      backup = `${BACKUP_DIR}/${exercise.name}.${stamp}-${n}.ts`;
     writeWhole(join(root, backup), current);
   }
   writeWhole(path, shipped);
@@ -161,13 +180,26 @@ export interface ShippedFile {
 
 /** HEAD's version of a file (undefined without git, outside a repository, or when HEAD lacks it). */
 function fromGitHead(root: string, relative: string): Buffer | undefined {
-  const r = spawnSync("git", ["show", `HEAD:${relative}`], { cwd: root, maxBuffer: 16 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] });
+  const r = spawnSync("git", ["show", `HEAD:${relative}`], {
+    cwd: root,
+    maxBuffer: 16 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   return r.status === 0 && r.stdout ? r.stdout : undefined;
 }
 
 function gitHeadList(root: string, dir: string): string[] {
-  const r = spawnSync("git", ["ls-tree", "--name-only", "HEAD", `${dir}/`], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-  return r.status === 0 ? r.stdout.split("\n").filter(Boolean).map((p) => basename(p)) : [];
+  const r = spawnSync("git", ["ls-tree", "--name-only", "HEAD", `${dir}/`], {
+    cwd: root,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  return r.status === 0
+    ? r.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((p) => basename(p))
+    : [];
 }
 
 const EXERCISE_FILE = /^(\d\d[a-z]-[a-z0-9-]+(\.test)?\.ts|info\.toml)$/;
@@ -190,10 +222,14 @@ export function shippedExerciseFiles(root = ROOT): ShippedFile[] {
     }
     const id = name.slice(0, 3);
     const head = fromGitHead(root, path);
-    const recorded = existsSync(join(root, SHIPPED_DIR, name)) ? readFileSync(join(root, SHIPPED_DIR, name)) : undefined;
-    if (head && looksShipped(head.toString("utf8"), id)) files.push({ path, data: head, from: "git HEAD" });
+    const recorded = existsSync(join(root, SHIPPED_DIR, name))
+      ? readFileSync(join(root, SHIPPED_DIR, name))
+      : undefined;
+    if (head && looksShipped(head.toString("utf8"), id))
+      files.push({ path, data: head, from: "git HEAD" });
     else if (recorded) files.push({ path, data: recorded, from: "recorded copy" });
-    else if (working && looksShipped(working.toString("utf8"), id)) files.push({ path, data: working, from: "working copy" });
+    else if (working && looksShipped(working.toString("utf8"), id))
+      files.push({ path, data: working, from: "working copy" });
     else problems.push(path);
   }
   if (problems.length > 0) {

@@ -2,9 +2,9 @@
  * Which exercises pass, found out by running their tests (never a stored flag that could lie), two at
  * a time, and grouped by lesson for `npm run progress` and `npm run lesson`.
  */
-import { ROOT, type Exercise, type Lesson } from "./catalog.ts";
+import { type Exercise, type Lesson, ROOT } from "./catalog.ts";
+import { type ExerciseResult, inPool, runExerciseTests } from "./exercise-run.ts";
 import { currentTarget, type Target } from "./exercise-target.ts";
-import { inPool, runExerciseTests, type ExerciseResult } from "./exercise-run.ts";
 
 /** How many exercise test runs go at once: each is a Node process; two keep a small machine responsive. */
 export const PARALLEL_CHECKS = 2;
@@ -19,10 +19,17 @@ export async function checkAll(
   exercises: Exercise[],
   options: { root?: string; target?: Target; limit?: number; typeCheck?: boolean } = {},
 ): Promise<Statuses> {
-  const { root = ROOT, target = currentTarget(), limit = PARALLEL_CHECKS, typeCheck = true } = options;
+  const {
+    root = ROOT,
+    target = currentTarget(),
+    limit = PARALLEL_CHECKS,
+    typeCheck = true,
+  } = options;
   const started = performance.now();
   // Each exercise gets its own time limit (short for pure functions); the type check runs beside the tests.
-  const results = await inPool(exercises, limit, (e) => runExerciseTests(e, target, undefined, { root, typeCheck }));
+  const results = await inPool(exercises, limit, (e) =>
+    runExerciseTests(e, target, undefined, { root, typeCheck }),
+  );
   return { results, ms: Math.round(performance.now() - started) };
 }
 
@@ -37,7 +44,12 @@ export interface LessonStatus {
 
 /** The lessons in order, each with its exercises' results; exercises of unknown lessons come last. */
 export function byLesson(lessons: Lesson[], results: ExerciseResult[]): LessonStatus[] {
-  const rows: LessonStatus[] = lessons.map((lesson) => ({ number: lesson.number, lesson, results: [], done: false }));
+  const rows: LessonStatus[] = lessons.map((lesson) => ({
+    number: lesson.number,
+    lesson,
+    results: [],
+    done: false,
+  }));
   for (const r of results) {
     let row = rows.find((x) => x.number === r.exercise.lesson);
     if (!row) {

@@ -9,20 +9,30 @@ import { ROOT } from "./catalog.ts";
 const spec = {
   usage: "npm run translations -- [--update]",
   description:
-    "Checks the Chinese catalogues (lessons/zh/*.po, lib/<folder>/zh.po, exercises/zh.po) against the code: every t(\"…\") must have its translation, every translation its English, and the values in braces must be the same in both.",
+    'Checks the Chinese catalogues (lessons/zh/*.po, lib/<folder>/zh.po, exercises/zh.po) against the code: every t("…") must have its translation, every translation its English, and the values in braces must be the same in both.',
   options: { update: { type: "boolean" } },
-  optionHelp: { update: "write the catalogues afresh from the code: new messages added untranslated, translations of messages that are gone dropped" },
+  optionHelp: {
+    update:
+      "write the catalogues afresh from the code: new messages added untranslated, translations of messages that are gone dropped",
+  },
 } as const;
 
 runMain(() => {
   const { values } = parseCommand(spec);
   if (values.update) {
     const { added, dropped } = updateCatalogues(ROOT, "zh");
-    for (const d of dropped) process.stdout.write(`dropped from ${d.catalogue}: ${d.id.replace(/\s+/g, " ").slice(0, 80)}\n`);
-    process.stdout.write(`${added.length} message(s) to translate, ${dropped.length} translation(s) dropped\n`);
+    for (const d of dropped)
+      process.stdout.write(
+        `dropped from ${d.catalogue}: ${d.id.replace(/\s+/g, " ").slice(0, 80)}\n`,
+      );
+    process.stdout.write(
+      `${added.length} message(s) to translate, ${dropped.length} translation(s) dropped\n`,
+    );
   }
   const { problems } = checkCatalogues(ROOT, "zh");
   for (const p of problems) process.stdout.write(`${p.where}: ${p.text}\n`);
-  process.stdout.write(problems.length === 0 ? "every message has its Chinese\n" : `${problems.length} problem(s)\n`);
+  process.stdout.write(
+    problems.length === 0 ? "every message has its Chinese\n" : `${problems.length} problem(s)\n`,
+  );
   if (problems.length > 0) process.exitCode = 1;
 });

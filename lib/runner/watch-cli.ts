@@ -2,20 +2,20 @@
 // re-checks it on every save and moves on when it passes. The decisions live in watch-core.ts (a pure
 // state machine); this file only connects it to the world: the exercises folder, the keyboard, the
 // screen and the child processes that run tests and lessons.
-import { spawn, type ChildProcess } from "node:child_process";
-import { watch, type FSWatcher } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { type FSWatcher, watch } from "node:fs";
 import { basename, join } from "node:path";
-import { ROOT, listExercises, listLessons } from "./catalog.ts";
 import { parseCommand, runMain } from "../core/cli.ts";
-import { currentTarget } from "./exercise-target.ts";
-import { colorWanted } from "../core/trace.ts";
-import { runExerciseTests } from "./exercise-run.ts";
 import { requireRuntime } from "../core/runtime.ts";
+import { terminalWidth } from "../core/text.ts";
+import { colorWanted } from "../core/trace.ts";
+import { listExercises, listLessons, ROOT } from "./catalog.ts";
+import { runExerciseTests } from "./exercise-run.ts";
+import { currentTarget } from "./exercise-target.ts";
 import { recordShippedIfPossible } from "./shipped.ts";
 import { PARALLEL_CHECKS } from "./status.ts";
-import { initialState, parseKeys, step, type Effect, type WatchEvent } from "./watch-core.ts";
+import { type Effect, initialState, parseKeys, step, type WatchEvent } from "./watch-core.ts";
 import { renderScreen } from "./watch-screen.ts";
-import { terminalWidth } from "../core/text.ts";
 
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
@@ -54,13 +54,17 @@ runMain(() => {
   if (!manual) {
     try {
       watcher = watch(join(root, "exercises"), (_event, filename) => {
-        const id = filename === null ? exercises[state.current]?.id : byFile.get(basename(filename.toString()));
+        const id =
+          filename === null
+            ? exercises[state.current]?.id
+            : byFile.get(basename(filename.toString()));
         if (id) dispatch({ type: "file-changed", id });
       });
       watcher.on("error", () => {
         watcher?.close();
         watcher = undefined;
-        notice = "File watching stopped working: press Enter to check again (or restart with npm start -- --manual).";
+        notice =
+          "File watching stopped working: press Enter to check again (or restart with npm start -- --manual).";
       });
     } catch {
       manual = true;
@@ -127,9 +131,14 @@ runMain(() => {
       const job = queue.shift()!;
       const exercise = exercises.find((e) => e.id === job.id)!;
       active.add(job);
-      void runExerciseTests(exercise, target, undefined, { root, signal: job.abort.signal, typeCheck: true }).then((report) => {
+      void runExerciseTests(exercise, target, undefined, {
+        root,
+        signal: job.abort.signal,
+        typeCheck: true,
+      }).then((report) => {
         active.delete(job);
-        if (!job.abort.signal.aborted) dispatch({ type: "check-finished", id: job.id, run: job.run, report });
+        if (!job.abort.signal.aborted)
+          dispatch({ type: "check-finished", id: job.id, run: job.run, report });
         pump();
       });
     }
@@ -138,9 +147,19 @@ runMain(() => {
   function draw(): void {
     // On a terminal the screen is fitted to its rows too, so that its top does not scroll away; a pipe has none.
     const rows = out.isTTY && out.rows > 0 ? { rows: out.rows } : {};
-    const screen = renderScreen(state, { color, width: terminalWidth(out), lessons, ...rows, ...(notice ? { notice } : {}) });
+    const screen = renderScreen(state, {
+      color,
+      width: terminalWidth(out),
+      lessons,
+      ...rows,
+      ...(notice ? { notice } : {}),
+    });
     // On a terminal each screen replaces the last; in a pipe or a log, a rule separates them.
-    const before = screen.clear ? (out.isTTY ? "\x1b[H\x1b[2J\x1b[3J" : `\n${"─".repeat(60)}\n`) : "";
+    const before = screen.clear
+      ? out.isTTY
+        ? "\x1b[H\x1b[2J\x1b[3J"
+        : `\n${"─".repeat(60)}\n`
+      : "";
     out.write(before + screen.text);
   }
 
@@ -152,11 +171,15 @@ runMain(() => {
       return;
     }
     // The lesson gets the screen but not the keyboard: keys still come here, so q can stop it.
-    const child = spawn(process.execPath, ["--import", "tsx", found.file, ...(color ? [] : ["--no-color"])], {
-      cwd: root,
-      stdio: ["ignore", "inherit", "inherit"],
-      detached: process.platform !== "win32",
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", found.file, ...(color ? [] : ["--no-color"])],
+      {
+        cwd: root,
+        stdio: ["ignore", "inherit", "inherit"],
+        detached: process.platform !== "win32",
+      },
+    );
     lesson = child;
     let ended = false;
     const end = (code: number | null): void => {

@@ -87,7 +87,10 @@ export type Effect =
 
 export const DEBOUNCE_MS = 150;
 
-export function initialState(exercises: readonly Exercise[], options: { manual?: boolean; debounceMs?: number } = {}): WatchState {
+export function initialState(
+  exercises: readonly Exercise[],
+  options: { manual?: boolean; debounceMs?: number } = {},
+): WatchState {
   const checks: Record<string, ExerciseCheck> = {};
   for (const e of exercises) checks[e.id] = { status: "unknown", run: 0 };
   return {
@@ -121,7 +124,10 @@ interface Draft extends WatchState {
   pending: string[];
 }
 
-export function step(state: WatchState, event: WatchEvent): { state: WatchState; effects: Effect[] } {
+export function step(
+  state: WatchState,
+  event: WatchEvent,
+): { state: WatchState; effects: Effect[] } {
   if (state.phase === "quit") return { state, effects: [] };
   const s: Draft = { ...state, checks: { ...state.checks }, pending: [...state.pending] };
   const fx: Effect[] = [];
@@ -166,7 +172,9 @@ function startCheck(s: Draft, id: string, urgent: boolean, fx: Effect[]): void {
   const old = s.checks[id]!;
   if (old.status === "checking") fx.push({ type: "cancel", id, run: old.run });
   const run = s.nextRun++;
-  s.checks[id] = old.report ? { status: "checking", run, report: old.report } : { status: "checking", run };
+  s.checks[id] = old.report
+    ? { status: "checking", run, report: old.report }
+    : { status: "checking", run };
   fx.push({ type: "check", id, run, urgent });
 }
 
@@ -188,15 +196,24 @@ function onQuiet(s: Draft, fx: Effect[]): void {
   }
 }
 
-function onCheckFinished(s: Draft, event: Extract<WatchEvent, { type: "check-finished" }>, fx: Effect[]): void {
+function onCheckFinished(
+  s: Draft,
+  event: Extract<WatchEvent, { type: "check-finished" }>,
+  fx: Effect[],
+): void {
   const check = s.checks[event.id];
   if (!check || check.run !== event.run || check.status !== "checking") return; // a cancelled run
   const passedBefore = check.report?.passed === true;
-  s.checks[event.id] = { status: event.report.passed ? "passed" : "failed", run: event.run, report: event.report };
+  s.checks[event.id] = {
+    status: event.report.passed ? "passed" : "failed",
+    run: event.run,
+    report: event.report,
+  };
   const index = s.exercises.findIndex((e) => e.id === event.id);
 
   if (s.phase === "checking-all") settleCheckingAll(s);
-  else if (s.phase === "working" && index === s.current && event.report.passed && !passedBefore) moveOn(s, fx);
+  else if (s.phase === "working" && index === s.current && event.report.passed && !passedBefore)
+    moveOn(s, fx);
   else if (s.phase === "finished" && !event.report.passed) {
     s.phase = "working";
     s.current = index;

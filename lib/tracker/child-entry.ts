@@ -5,8 +5,8 @@
  */
 import { readSync } from "node:fs";
 import { tellParent } from "../core/child-pipe.ts";
-import { Faults, type Stage } from "./faults.ts";
 import type { ChildConfig, FromChild, ToChild } from "./child-messages.ts";
+import { Faults, type Stage } from "./faults.ts";
 import type { TrackerEvent } from "./narrate.ts";
 import { startTracker } from "./service.ts";
 import type { SideEffects, SideEffectsModule } from "./side-effects.ts";

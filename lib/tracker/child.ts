@@ -14,10 +14,10 @@
  * IPC channel closes (the parent died, even by SIGKILL) exits at once.
  */
 import { fileURLToPath } from "node:url";
-import { spawnEntry, type ChildExit } from "../core/child-pipe.ts";
+import { type ChildExit, spawnEntry } from "../core/child-pipe.ts";
+import { Signals } from "../core/gate.ts";
 import type { ChildConfig, FromChild, ToChild, WithoutId } from "./child-messages.ts";
 import type { FaultName, Stage } from "./faults.ts";
-import { Signals } from "../core/gate.ts";
 import type { TrackerEvent } from "./narrate.ts";
 import type { SideEffectsPlugin } from "./side-effects.ts";
 import type { VariantName } from "./variant.ts";
@@ -103,7 +103,8 @@ const ENTRY = fileURLToPath(new URL("./child-entry.ts", import.meta.url));
 
 /** Starts a tracker in a child process and resolves once it listens. */
 export async function startChildTracker(options: ChildTrackerOptions): Promise<ChildTracker> {
-  if ((options.db === undefined) === (options.postgres === undefined)) throw new Error("a child tracker needs either db (a SQLite file) or postgres (a URL)");
+  if ((options.db === undefined) === (options.postgres === undefined))
+    throw new Error("a child tracker needs either db (a SQLite file) or postgres (a URL)");
   const config: ChildConfig = {
     variant: options.variant ?? "naive",
     db: options.db ?? "",
@@ -117,7 +118,12 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     ...(options.quiet === true ? { quiet: true } : {}),
     ...(options.stepped ? { stepped: true } : {}),
   };
-  const { child, exited } = spawnEntry<FromChild>(options.entry ?? ENTRY, JSON.stringify(config), receive, { stdin: options.stepped ? "pipe" : "ignore" });
+  const { child, exited } = spawnEntry<FromChild>(
+    options.entry ?? ENTRY,
+    JSON.stringify(config),
+    receive,
+    { stdin: options.stepped ? "pipe" : "ignore" },
+  );
   child.stdin?.on("error", () => {}); // a "go on" to a child that has just died is nobody's error
 
   const stages = new Signals();
@@ -189,7 +195,10 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     address = await Promise.race([
       started,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the tracker process did not start within ${timeoutMs} ms`)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`the tracker process did not start within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
       }),
     ]);
   } catch (err) {
@@ -209,18 +218,28 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     setFault: (requestNo, fault) => ask({ type: "fault", requestNo, fault }),
     release: (requestNo) => ask({ type: "release", requestNo }),
     setClock(ms) {
-      if (options.clockMs === undefined) throw new Error("setClock needs a tracker started with clockMs");
+      if (options.clockMs === undefined)
+        throw new Error("setClock needs a tracker started with clockMs");
       return ask({ type: "clock", ms });
     },
     reached(requestNo, stage) {
       const name = `${requestNo}:${stage}`;
       if (options.quiet === true) {
-        if (stage !== "arrived") throw new Error(`a quiet tracker process tells of arrivals only, not "${stage}"`);
+        if (stage !== "arrived")
+          throw new Error(`a quiet tracker process tells of arrivals only, not "${stage}"`);
         if (requestNo <= arrivals) return Promise.resolve();
-        const arrived = new Promise<void>((resolve) => arrivalWaiters.push({ n: requestNo, resolve }));
-        return Promise.race([arrived, exited.then(() => {
-          if (requestNo > arrivals) throw new Error(`the tracker process exited before request ${requestNo} was ${stage}`);
-        })]);
+        const arrived = new Promise<void>((resolve) =>
+          arrivalWaiters.push({ n: requestNo, resolve }),
+        );
+        return Promise.race([
+          arrived,
+          exited.then(() => {
+            if (requestNo > arrivals)
+              throw new Error(
+                `the tracker process exited before request ${requestNo} was ${stage}`,
+              );
+          }),
+        ]);
       }
       return Promise.race([
         stages.when(name),
@@ -230,7 +249,10 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
         }),
       ]);
     },
-    hasReached: (requestNo, stage) => (options.quiet === true ? stage === "arrived" && requestNo <= arrivals : stages.fired(`${requestNo}:${stage}`)),
+    hasReached: (requestNo, stage) =>
+      options.quiet === true
+        ? stage === "arrived" && requestNo <= arrivals
+        : stages.fired(`${requestNo}:${stage}`),
     flush: () => ask({ type: "ping" }),
     async kill() {
       if (!gone) child.kill("SIGKILL");

@@ -1,18 +1,37 @@
 // `npm run tracker -- --variant <name> [...]`: the bug tracker as a standalone server on 127.0.0.1,
 // to explore with curl. One log line per request; stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
 import { writeSync } from "node:fs";
-import { FAULT_HELP, FAULT_NAMES, Faults, isFaultName, type FaultName, type Wake } from "./faults.ts";
-import { UsageError, intFlag, parseCommand, runMain } from "../core/cli.ts";
-import { MAX_BODY_BYTES } from "../protocol/http.ts";
-import { MAX_TITLE_CHARS } from "./report-body.ts";
-import { MAX_KEY_CHARS } from "../protocol/idempotency-key.ts";
-import type { TrackerEvent } from "./narrate.ts";
-import type { RequestRecord } from "./request.ts";
-import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_LEASE_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SWEEP_BATCH, DEFAULT_TTL_MS, startTracker } from "./service.ts";
-import { VARIANT_NAMES, isVariantName } from "./variant.ts";
-import { availableVariants } from "./variants/index.ts";
+import { intFlag, parseCommand, runMain, UsageError } from "../core/cli.ts";
 import { requireRuntime } from "../core/runtime.ts";
-import { STORE_NAMES, isStoreName, openScratchSchema, type ScratchSchema } from "../postgres/scratch-schema.ts";
+import {
+  isStoreName,
+  openScratchSchema,
+  type ScratchSchema,
+  STORE_NAMES,
+} from "../postgres/scratch-schema.ts";
+import { MAX_BODY_BYTES } from "../protocol/http.ts";
+import { MAX_KEY_CHARS } from "../protocol/idempotency-key.ts";
+import {
+  FAULT_HELP,
+  FAULT_NAMES,
+  type FaultName,
+  Faults,
+  isFaultName,
+  type Wake,
+} from "./faults.ts";
+import type { TrackerEvent } from "./narrate.ts";
+import { MAX_TITLE_CHARS } from "./report-body.ts";
+import type { RequestRecord } from "./request.ts";
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_LEASE_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SWEEP_BATCH,
+  DEFAULT_TTL_MS,
+  startTracker,
+} from "./service.ts";
+import { isVariantName, VARIANT_NAMES } from "./variant.ts";
+import { availableVariants } from "./variants/index.ts";
 
 const DEFAULT_HOLD_MS = 3_000;
 
@@ -78,12 +97,16 @@ same rules hold: the claim is INSERT … ON CONFLICT (caller, key) DO NOTHING, t
 } as const;
 
 /** `slow@2` → request 2 is slow; `slow` → every request is. */
-function parseFaults(values: readonly string[]): { plan: Map<number, FaultName>; every: FaultName | undefined } {
+function parseFaults(values: readonly string[]): {
+  plan: Map<number, FaultName>;
+  every: FaultName | undefined;
+} {
   const plan = new Map<number, FaultName>();
   let every: FaultName | undefined;
   for (const value of values) {
     const [name = "", at] = value.split("@");
-    if (!isFaultName(name)) throw new UsageError(`--fault: unknown fault "${name}" (one of ${FAULT_NAMES.join(", ")})`);
+    if (!isFaultName(name))
+      throw new UsageError(`--fault: unknown fault "${name}" (one of ${FAULT_NAMES.join(", ")})`);
     if (at === undefined) every = name;
     else plan.set(intFlag("fault", at, 0, 1), name);
   }
@@ -104,18 +127,30 @@ class TimedFaults extends Faults {
 }
 
 function logLine(r: RequestRecord): string {
-  const answer = r.status === undefined ? `no answer${r.fault === "none" ? " (the client left)" : ` (${r.fault})`}` : String(r.status);
-  const key = r.key === undefined ? "" : `  Idempotency-Key: ${r.key.length > 60 ? `${r.key.slice(0, 57)}…` : r.key}`;
+  const answer =
+    r.status === undefined
+      ? `no answer${r.fault === "none" ? " (the client left)" : ` (${r.fault})`}`
+      : String(r.status);
+  const key =
+    r.key === undefined
+      ? ""
+      : `  Idempotency-Key: ${r.key.length > 60 ? `${r.key.slice(0, 57)}…` : r.key}`;
   return `#${r.requestNo} ${r.method} ${r.target} → ${answer}${r.replayed ? " (replayed)" : ""}${key}  ${Math.round(r.ms)} ms\n`;
 }
 
 runMain(async () => {
   requireRuntime();
   const { values } = parseCommand(spec);
-  if (values.variant === undefined) throw new UsageError(`--variant is required: ${VARIANT_NAMES.join(", ")}`);
-  if (!isVariantName(values.variant)) throw new UsageError(`--variant: unknown variant "${values.variant}" (one of ${VARIANT_NAMES.join(", ")})`);
+  if (values.variant === undefined)
+    throw new UsageError(`--variant is required: ${VARIANT_NAMES.join(", ")}`);
+  if (!isVariantName(values.variant))
+    throw new UsageError(
+      `--variant: unknown variant "${values.variant}" (one of ${VARIANT_NAMES.join(", ")})`,
+    );
   if (!availableVariants().includes(values.variant)) {
-    throw new UsageError(`--variant: "${values.variant}" is not built yet (available: ${availableVariants().join(", ")})`);
+    throw new UsageError(
+      `--variant: "${values.variant}" is not built yet (available: ${availableVariants().join(", ")})`,
+    );
   }
   const variant = values.variant;
   const port = intFlag("port", values.port, 0, 0, 65_535);
@@ -123,14 +158,20 @@ runMain(async () => {
   const ttlMs = intFlag("ttl-ms", values["ttl-ms"], DEFAULT_TTL_MS, 1);
   const holdMs = intFlag("hold-ms", values["hold-ms"], DEFAULT_HOLD_MS, 0);
   const store = values.store ?? "sqlite";
-  if (!isStoreName(store)) throw new UsageError(`--store: unknown store "${store}" (one of ${STORE_NAMES.join(", ")})`);
-  if (store === "postgres" && values.db !== undefined) throw new UsageError("--db names a SQLite file: not with --store postgres (set DATABASE_URL for a server of your own)");
+  if (!isStoreName(store))
+    throw new UsageError(`--store: unknown store "${store}" (one of ${STORE_NAMES.join(", ")})`);
+  if (store === "postgres" && values.db !== undefined)
+    throw new UsageError(
+      "--db names a SQLite file: not with --store postgres (set DATABASE_URL for a server of your own)",
+    );
   const db = values.db ?? ":memory:";
   if (db.trim() === "") throw new UsageError("--db needs a file name");
   const { plan, every } = parseFaults(values.fault ?? []);
   if (store === "postgres" && [...plan.values(), every].some((f) => f?.startsWith("crash-"))) {
     // SIGKILL leaves no moment to drop the run's schema or stop the server the workbook started.
-    throw new UsageError("a crash fault kills this process with its schema unswept: not with --store postgres (use --store sqlite --db <file>)");
+    throw new UsageError(
+      "a crash fault kills this process with its schema unswept: not with --store postgres (use --store sqlite --db <file>)",
+    );
   }
   const faults = new TimedFaults(holdMs).keepLast(1000); // it may run for hours: keep memory flat
   for (const [n, f] of plan) faults.at(n, f);
@@ -150,10 +191,15 @@ runMain(async () => {
     leaseMs,
     ttlMs,
     onRequest: (r) => out(logLine(r)),
-    ...(values.verbose ? { onEvent: (e: TrackerEvent) => out(`   #${e.requestNo} ${e.actor.padEnd(8)} ${e.text}\n`) } : {}),
+    ...(values.verbose
+      ? { onEvent: (e: TrackerEvent) => out(`   #${e.requestNo} ${e.actor.padEnd(8)} ${e.text}\n`) }
+      : {}),
     crash: (point, requestNo) => {
       // Written synchronously: the line must be out before the kill.
-      writeSync(1, `#${requestNo} killed at "${point}" (fault): this process ends now with SIGKILL\n`);
+      writeSync(
+        1,
+        `#${requestNo} killed at "${point}" (fault): this process ends now with SIGKILL\n`,
+      );
       process.kill(process.pid, "SIGKILL");
     },
   }).catch(async (err: unknown) => {
@@ -161,7 +207,9 @@ runMain(async () => {
     throw err;
   });
   const where = postgres ? `postgres ${postgres.where} (${postgres.server})` : `db ${db}`;
-  out(`tracker (${variant}) listening on ${tracker.url}  ${where}  lease ${leaseMs} ms  ttl ${ttlMs} ms${values.fault ? `  faults ${values.fault.join(", ")}` : ""}\n`);
+  out(
+    `tracker (${variant}) listening on ${tracker.url}  ${where}  lease ${leaseMs} ms  ttl ${ttlMs} ms${values.fault ? `  faults ${values.fault.join(", ")}` : ""}\n`,
+  );
   out("Ctrl-C stops it.\n");
 
   await new Promise<NodeJS.Signals>((resolve) => {

@@ -88,15 +88,33 @@ export interface TrackerDatabase<S = unknown> {
    */
   claimKey(claim: KeyClaim): MaybePromise<Claimed | NotClaimed>;
   /** key-after's second commit: the key recorded as completed, with its response. */
-  recordKey(caller: string, key: string, fingerprint: string, response: Answer, now: number, ttlMs: number): MaybePromise<void>;
+  recordKey(
+    caller: string,
+    key: string,
+    fingerprint: string,
+    response: Answer,
+    now: number,
+    ttlMs: number,
+  ): MaybePromise<void>;
   /**
    * One transaction: INSERT the report, then complete the key with `answerFor(report)`; with
    * `fencedBy`, only if the claim with that token still holds the key in progress. Rolled back whole,
    * report included, unless exactly one key row changed.
    */
-  completeWithReport(caller: string, key: string, report: NewReport, answerFor: (stored: Report) => Answer, fencedBy: number | undefined): MaybePromise<Completion>;
+  completeWithReport(
+    caller: string,
+    key: string,
+    report: NewReport,
+    answerFor: (stored: Report) => Answer,
+    fencedBy: number | undefined,
+  ): MaybePromise<Completion>;
   /** One transaction: complete the key with a failure (`fencedBy` as above). False: rolled back, the key was not ours. */
-  completeWithFailure(caller: string, key: string, failure: Answer, fencedBy: number | undefined): MaybePromise<boolean>;
+  completeWithFailure(
+    caller: string,
+    key: string,
+    failure: Answer,
+    fencedBy: number | undefined,
+  ): MaybePromise<boolean>;
   /** One sweep transaction: deletes at most `limit` keys whose TTL has run out at `now`; how many. */
   deleteExpired(now: number, limit: number): MaybePromise<number>;
 

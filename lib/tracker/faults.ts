@@ -27,9 +27,11 @@ export const FAULT_HELP: Record<FaultName, string> = {
   slow: "the handler stops before its work until released, outliving the client's timeout",
   "crash-between-commits": "the server process is killed (SIGKILL) between two commits",
   "crash-after-claim": "the server process is killed (SIGKILL) after claiming the key",
-  "pause-past-lease": "the holder stops until another request has taken its key over and is done, then goes on",
+  "pause-past-lease":
+    "the holder stops until another request has taken its key over and is done, then goes on",
   "internal-error": "the handler's work fails after it began: the server answers 500",
-  "crash-before-commit": "the server process is killed (SIGKILL) after the handler's work, before the report is committed",
+  "crash-before-commit":
+    "the server process is killed (SIGKILL) after the handler's work, before the report is committed",
 };
 
 export function isFaultName(s: string): s is FaultName {
@@ -153,9 +155,16 @@ export class Faults {
     this.#claims.set(fence, requestNo);
     this.#fenceOf.set(requestNo, fence);
     const holder = takenFrom === undefined ? undefined : this.#claims.get(takenFrom);
-    if (holder === undefined || holder === requestNo || this.faultFor(holder) !== "pause-past-lease") return;
+    if (
+      holder === undefined ||
+      holder === requestNo ||
+      this.faultFor(holder) !== "pause-past-lease"
+    )
+      return;
     this.mark(holder, "taken-over");
-    void this.reached(requestNo, "handled").then(() => this.#releases.fire(String(holder), "taken-over"));
+    void this.reached(requestNo, "handled").then(() =>
+      this.#releases.fire(String(holder), "taken-over"),
+    );
   }
 
   /** The server waits here, in a held request, until it is let go; says how it was. */

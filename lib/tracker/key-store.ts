@@ -13,10 +13,11 @@
  *   expires_at     the TTL: from then on the key is forgotten and a request with it is new (ms)
  *   status, headers, body   the stored response, replayed for the same key
  */
+
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Answer } from "../protocol/http.ts";
 import type { StoredKey } from "../protocol/key-answers.ts";
 import type { ReportStore } from "./store.ts";
-import type { DatabaseSync, StatementSync } from "node:sqlite";
 
 /**
  * A row of the key table as a driver hands it back: numbers as numbers (node:sqlite) or, for
@@ -67,7 +68,8 @@ export class KeyStore {
       INSERT OR IGNORE INTO fence_counter (only, value) VALUES (1, 0);
       CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires_at);
     `);
-    const cols = "caller, key, fingerprint, state, fence, lease_until, expires_at, status, headers, body";
+    const cols =
+      "caller, key, fingerprint, state, fence, lease_until, expires_at, status, headers, body";
     this.#get = db.prepare(`SELECT ${cols} FROM idempotency_keys WHERE caller = ? AND key = ?`);
     // A claim writes the whole row: a new key, an expired one (forgotten, so new), or a take-over.
     this.#claim = db.prepare(`
@@ -93,7 +95,9 @@ export class KeyStore {
     this.#completeFenced = db.prepare(`
       UPDATE idempotency_keys SET state = 'completed', status = ?, headers = ?, body = ?
       WHERE caller = ? AND key = ? AND state = 'in_progress' AND fence = ?`);
-    this.#nextFence = db.prepare("UPDATE fence_counter SET value = value + 1 WHERE only = 1 RETURNING value");
+    this.#nextFence = db.prepare(
+      "UPDATE fence_counter SET value = value + 1 WHERE only = 1 RETURNING value",
+    );
     this.#count = db.prepare("SELECT count(*) AS n FROM idempotency_keys");
     this.#deleteExpired = db.prepare(`
       DELETE FROM idempotency_keys WHERE (caller, key) IN (
@@ -106,16 +110,40 @@ export class KeyStore {
   }
 
   /** Claims the key as in progress for `leaseMs`; returns the claim's fencing token. In a transaction. */
-  claim(caller: string, key: string, fingerprint: string, now: number, leaseMs: number, ttlMs: number): number {
+  claim(
+    caller: string,
+    key: string,
+    fingerprint: string,
+    now: number,
+    leaseMs: number,
+    ttlMs: number,
+  ): number {
     const fence = this.#fence();
     this.#claim.run(caller, key, fingerprint, fence, now + leaseMs, now + ttlMs);
     return fence;
   }
 
   /** Records a completed key with its response (key-after's second commit). In a transaction. */
-  record(caller: string, key: string, fingerprint: string, response: Answer, now: number, ttlMs: number): void {
+  record(
+    caller: string,
+    key: string,
+    fingerprint: string,
+    response: Answer,
+    now: number,
+    ttlMs: number,
+  ): void {
     const [status, headers, body] = serialise(response);
-    this.#record.run(caller, key, fingerprint, this.#fence(), now, now + ttlMs, status, headers, body);
+    this.#record.run(
+      caller,
+      key,
+      fingerprint,
+      this.#fence(),
+      now,
+      now + ttlMs,
+      status,
+      headers,
+      body,
+    );
   }
 
   /** Stores the response and marks the key completed, without asking who holds it. Rows changed. */
@@ -177,6 +205,10 @@ export function toStoredKey(row: KeyTableRow): StoredKey {
     response:
       row.status === null
         ? undefined
-        : { status: Number(row.status), headers: JSON.parse(row.headers ?? "{}") as Record<string, string>, body: JSON.parse(row.body ?? "null") as unknown },
+        : {
+            status: Number(row.status),
+            headers: JSON.parse(row.headers ?? "{}") as Record<string, string>,
+            body: JSON.parse(row.body ?? "null") as unknown,
+          },
   };
 }

@@ -3,15 +3,20 @@
  * the fingerprint of the report as the tracker understands it, and a label for the trace; and the
  * answer to a stored report.
  */
-import type { Answer } from "../protocol/http.ts";
+
 import { requestFingerprint } from "../protocol/fingerprint.ts";
+import type { Answer } from "../protocol/http.ts";
 import { requestKey, shortKey } from "../protocol/key-answers.ts";
 import { normalisedReport } from "./report-body.ts";
 import type { Report } from "./store.ts";
 import type { CreateContext } from "./variant.ts";
 
 /** What a keyed variant needs first: the key (400 if bad), the fingerprint, a label for the trace. */
-export function keyedRequest(ctx: CreateContext): { key: string; fingerprint: string; label: string } {
+export function keyedRequest(ctx: CreateContext): {
+  key: string;
+  fingerprint: string;
+  label: string;
+} {
   const key = requestKey(ctx);
   return { key, fingerprint: fingerprintOf(ctx), label: `key ${shortKey(key)}` };
 }

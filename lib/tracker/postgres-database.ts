@@ -13,10 +13,17 @@
  * The claim goes first, with no read before it: a new key (the common case) costs that one
  * statement; a key that is there already costs the claim, a SELECT, and perhaps a take-over.
  */
-import { decideKey } from "../protocol/key-decision.ts";
-import { KeyNotOurs, type Claimed, type NotClaimed, type StatementWords, type TrackerDatabase } from "./database.ts";
-import type { PostgresStore, PostgresTransaction } from "./postgres-store.ts";
+
 import type { Answer } from "../protocol/http.ts";
+import { decideKey } from "../protocol/key-decision.ts";
+import {
+  type Claimed,
+  KeyNotOurs,
+  type NotClaimed,
+  type StatementWords,
+  type TrackerDatabase,
+} from "./database.ts";
+import type { PostgresStore, PostgresTransaction } from "./postgres-store.ts";
 
 /** How often a request that lost a race for a key reads it again before answering 409. */
 const CLAIM_ROUNDS = 3;
@@ -29,15 +36,26 @@ const WORDS: StatementWords = {
       : c.renewedFrom !== undefined
         ? `UPDATE ${label} … WHERE expires_at <= now: its TTL ran out, claimed as new, fence ${c.fence} (was ${c.renewedFrom}), lease ${leaseMs} ms · COMMIT`
         : `INSERT ${label} … ON CONFLICT DO NOTHING RETURNING fence: claimed as in_progress, fence ${c.fence}, lease ${leaseMs} ms · COMMIT`,
-  reportAndKeyCommitted: (label, id, where) => `BEGIN · INSERT report ${id} + UPDATE ${label} completed${where} · COMMIT`,
-  reportAndKeyRolledBack: (label, id, where) => `BEGIN · INSERT report ${id}, UPDATE ${label} completed${where}: 0 rows · ROLLBACK (report ${id} undone)`,
+  reportAndKeyCommitted: (label, id, where) =>
+    `BEGIN · INSERT report ${id} + UPDATE ${label} completed${where} · COMMIT`,
+  reportAndKeyRolledBack: (label, id, where) =>
+    `BEGIN · INSERT report ${id}, UPDATE ${label} completed${where}: 0 rows · ROLLBACK (report ${id} undone)`,
 };
 
 /** The PostgreSQL database of a tracker, over an open store. */
 export function postgresDatabase(store: PostgresStore): TrackerDatabase<PostgresStore> {
   /** The key's final state, in the caller's transaction; KeyNotOurs (rolling back) unless exactly one row changed. */
-  const finish = async (tx: PostgresTransaction, caller: string, key: string, answer: Answer, fencedBy: number | undefined): Promise<void> => {
-    const changed = fencedBy === undefined ? await tx.completeKey(caller, key, answer) : await tx.completeKeyFenced(caller, key, fencedBy, answer);
+  const finish = async (
+    tx: PostgresTransaction,
+    caller: string,
+    key: string,
+    answer: Answer,
+    fencedBy: number | undefined,
+  ): Promise<void> => {
+    const changed =
+      fencedBy === undefined
+        ? await tx.completeKey(caller, key, answer)
+        : await tx.completeKeyFenced(caller, key, fencedBy, answer);
     if (changed !== 1) throw new KeyNotOurs();
   };
   return {
@@ -48,7 +66,14 @@ export function postgresDatabase(store: PostgresStore): TrackerDatabase<Postgres
     putReport: (id, report) => store.putReport(id, report),
     page: (after, limit, title) => store.page(after, limit, title),
     getKey: (caller, key) => store.getKey(caller, key),
-    async claimKey({ caller, key, fingerprint, now, leaseMs, ttlMs }): Promise<Claimed | NotClaimed> {
+    async claimKey({
+      caller,
+      key,
+      fingerprint,
+      now,
+      leaseMs,
+      ttlMs,
+    }): Promise<Claimed | NotClaimed> {
       // A new key is claimed by the INSERT alone; a key that is there is read and decided on, and
       // taken over only if its lease (or TTL) ran out and nobody else took it first.
       for (let round = 1; ; round++) {
@@ -57,16 +82,31 @@ export function postgresDatabase(store: PostgresStore): TrackerDatabase<Postgres
         const row = await store.getKey(caller, key);
         const decision = decideKey(row, fingerprint, now());
         if (row === undefined && round < CLAIM_ROUNDS) continue; // swept between the two: claim again
-        if ((decision.kind !== "claim" && decision.kind !== "take-over") || row === undefined || round >= CLAIM_ROUNDS) {
+        if (
+          (decision.kind !== "claim" && decision.kind !== "take-over") ||
+          row === undefined ||
+          round >= CLAIM_ROUNDS
+        ) {
           return { claimed: false, row, decision };
         }
-        const taken = await store.takeOverKey(caller, key, fingerprint, now(), leaseMs, ttlMs, row.fence);
+        const taken = await store.takeOverKey(
+          caller,
+          key,
+          fingerprint,
+          now(),
+          leaseMs,
+          ttlMs,
+          row.fence,
+        );
         if (taken === undefined) continue;
         // A key past its TTL is new: claimed again by the UPDATE, as a take-over is.
-        return decision.kind === "take-over" ? { claimed: true, fence: taken, takenFrom: row.fence } : { claimed: true, fence: taken, renewedFrom: row.fence };
+        return decision.kind === "take-over"
+          ? { claimed: true, fence: taken, takenFrom: row.fence }
+          : { claimed: true, fence: taken, renewedFrom: row.fence };
       }
     },
-    recordKey: (caller, key, fingerprint, response, now, ttlMs) => store.recordKey(caller, key, fingerprint, response, now, ttlMs),
+    recordKey: (caller, key, fingerprint, response, now, ttlMs) =>
+      store.recordKey(caller, key, fingerprint, response, now, ttlMs),
     async completeWithReport(caller, key, report, answerFor, fencedBy) {
       let reportId: number | undefined;
       try {

@@ -23,13 +23,19 @@
  *   now(): the TTL and lease tests move an injected clock, and every instance decides on the same numbers.
  */
 import pg from "pg";
+import { CLAIM_SQL, keyTableSql } from "../postgres/claim.ts";
+import { redact } from "../postgres/schema.ts";
+import { PostgresUnavailable } from "../postgres/server.ts";
 import type { Answer } from "../protocol/http.ts";
 import type { StoredKey } from "../protocol/key-answers.ts";
-import { toStoredKey, type KeyTableRow } from "./key-store.ts";
-import { MAX_REPORT_ID, NoReportIdLeft, normalizeTitle, type NewReport, type Report } from "./store.ts";
-import { PostgresUnavailable } from "../postgres/server.ts";
-import { redact } from "../postgres/schema.ts";
-import { CLAIM_SQL, keyTableSql } from "../postgres/claim.ts";
+import { type KeyTableRow, toStoredKey } from "./key-store.ts";
+import {
+  MAX_REPORT_ID,
+  type NewReport,
+  NoReportIdLeft,
+  normalizeTitle,
+  type Report,
+} from "./store.ts";
 
 /** The tables, created if missing; one process at a time (an advisory lock on the schema's name). */
 const SCHEMA_SQL = `
@@ -46,7 +52,8 @@ const SCHEMA_SQL = `
   CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires_at);`;
 
 const REPORT_COLS = "id, title, body, module, run";
-const KEY_COLS = "caller, key, fingerprint, state, fence, lease_until, expires_at, status, headers, body";
+const KEY_COLS =
+  "caller, key, fingerprint, state, fence, lease_until, expires_at, status, headers, body";
 
 /**
  * The statements, each with a name: `pg` prepares a named statement once per connection and then
@@ -99,7 +106,13 @@ const SQL = {
 type Statement = keyof typeof SQL;
 
 /** The statements that write: run on the pool (autocommit), each is a commit of its own. */
-const WRITES = new Set<Statement>(["insertReport", "claimKey", "takeOverKey", "recordKey", "deleteExpired"]);
+const WRITES = new Set<Statement>([
+  "insertReport",
+  "claimKey",
+  "takeOverKey",
+  "recordKey",
+  "deleteExpired",
+]);
 
 /** What a store has sent so far, counted where it is sent (the bench reports them per request). */
 export interface StatementCounts {
@@ -112,7 +125,13 @@ export interface StatementCounts {
 /** Anything that runs a query: the pool (autocommit, any free connection) or one checked-out connection. */
 type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
 
-async function run<R extends pg.QueryResultRow>(on: Queryable, name: Statement, values: unknown[], counts: StatementCounts, autocommit: boolean): Promise<pg.QueryResult<R>> {
+async function run<R extends pg.QueryResultRow>(
+  on: Queryable,
+  name: Statement,
+  values: unknown[],
+  counts: StatementCounts,
+  autocommit: boolean,
+): Promise<pg.QueryResult<R>> {
   counts.roundTrips++;
   const result = await (on as pg.Pool).query<R>({ name, text: SQL[name], values });
   if (autocommit && WRITES.has(name) && (result.rowCount ?? 0) > 0) counts.commits++;
@@ -126,7 +145,6 @@ interface ReportRow {
   module: string | null;
   run: string | null;
 }
-
 
 export interface PostgresStoreOptions {
   /** Connections in the pool (default 10). */
@@ -146,17 +164,50 @@ export class PostgresTransaction {
   }
   /** Creates or replaces the report with this id; POST's ids then go on above it. */
   async putReport(id: number, r: NewReport): Promise<{ report: Report; created: boolean }> {
-    const row = (await run<ReportRow & { created: boolean }>(this.#client, "putReport", [id, r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null], this.#counts, false)).rows[0]!;
+    const row = (
+      await run<ReportRow & { created: boolean }>(
+        this.#client,
+        "putReport",
+        [id, r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null],
+        this.#counts,
+        false,
+      )
+    ).rows[0]!;
     await run(this.#client, "raiseIds", [id], this.#counts, false);
     return { report: toReport(row), created: row.created };
   }
   /** Stores the response and marks the key completed, without asking who holds it. Rows changed. */
   async completeKey(caller: string, key: string, response: Answer): Promise<number> {
-    return (await run(this.#client, "completeKey", [caller, key, ...serialise(response)], this.#counts, false)).rowCount ?? 0;
+    return (
+      (
+        await run(
+          this.#client,
+          "completeKey",
+          [caller, key, ...serialise(response)],
+          this.#counts,
+          false,
+        )
+      ).rowCount ?? 0
+    );
   }
   /** Stores the response only if the claim with token `fence` still holds the key. Rows changed. */
-  async completeKeyFenced(caller: string, key: string, fence: number, response: Answer): Promise<number> {
-    return (await run(this.#client, "completeKeyFenced", [caller, key, ...serialise(response), fence], this.#counts, false)).rowCount ?? 0;
+  async completeKeyFenced(
+    caller: string,
+    key: string,
+    fence: number,
+    response: Answer,
+  ): Promise<number> {
+    return (
+      (
+        await run(
+          this.#client,
+          "completeKeyFenced",
+          [caller, key, ...serialise(response), fence],
+          this.#counts,
+          false,
+        )
+      ).rowCount ?? 0
+    );
   }
 }
 
@@ -178,7 +229,11 @@ export class PostgresStore {
    * with PostgresUnavailable, a one-line reason, if the server cannot be reached or used.
    */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-    const pool = new pg.Pool({ connectionString: url, max: options.connections ?? 10, connectionTimeoutMillis: 10_000 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.connections ?? 10,
+      connectionTimeoutMillis: 10_000,
+    });
     // An idle connection the server closed (a restart, a kill): the pool drops it and opens another.
     pool.on("error", () => {});
     const store = new PostgresStore(pool, redact(url));
@@ -187,7 +242,9 @@ export class PostgresStore {
       try {
         await client.query("BEGIN");
         // Several tracker processes may open one new schema at the same moment: one creates, the others wait.
-        await client.query("SELECT pg_advisory_xact_lock(hashtext('retry-workbook tables ' || current_schema()))");
+        await client.query(
+          "SELECT pg_advisory_xact_lock(hashtext('retry-workbook tables ' || current_schema()))",
+        );
         await client.query(SCHEMA_SQL);
         await client.query("COMMIT");
       } catch (e) {
@@ -245,13 +302,23 @@ export class PostgresStore {
   }
 
   async listReports(): Promise<Report[]> {
-    return (await run<ReportRow>(this.pool, "listReports", [], this.counts, true)).rows.map(toReport);
+    return (await run<ReportRow>(this.pool, "listReports", [], this.counts, true)).rows.map(
+      toReport,
+    );
   }
 
   /** At most `limit` reports with an id above `after`, oldest first; `title` keeps those with this normalised title. */
   async page(after: number, limit: number, title?: string): Promise<Report[]> {
     const result =
-      title === undefined ? await run<ReportRow>(this.pool, "page", [after, limit], this.counts, true) : await run<ReportRow>(this.pool, "pageByTitle", [normalizeTitle(title), after, limit], this.counts, true);
+      title === undefined
+        ? await run<ReportRow>(this.pool, "page", [after, limit], this.counts, true)
+        : await run<ReportRow>(
+            this.pool,
+            "pageByTitle",
+            [normalizeTitle(title), after, limit],
+            this.counts,
+            true,
+          );
     return result.rows.map(toReport);
   }
 
@@ -260,13 +327,29 @@ export class PostgresStore {
   }
 
   async getKey(caller: string, key: string): Promise<StoredKey | undefined> {
-    const row = (await run<KeyTableRow>(this.pool, "getKey", [caller, key], this.counts, true)).rows[0];
+    const row = (await run<KeyTableRow>(this.pool, "getKey", [caller, key], this.counts, true))
+      .rows[0];
     return row && toStoredKey(row);
   }
 
   /** Claims a key no row holds: its fencing token, or undefined if a row is there already. */
-  async claimKey(caller: string, key: string, fingerprint: string, now: number, leaseMs: number, ttlMs: number): Promise<number | undefined> {
-    const row = (await run<{ fence: string }>(this.pool, "claimKey", [caller, key, fingerprint, now + leaseMs, now + ttlMs], this.counts, true)).rows[0];
+  async claimKey(
+    caller: string,
+    key: string,
+    fingerprint: string,
+    now: number,
+    leaseMs: number,
+    ttlMs: number,
+  ): Promise<number | undefined> {
+    const row = (
+      await run<{ fence: string }>(
+        this.pool,
+        "claimKey",
+        [caller, key, fingerprint, now + leaseMs, now + ttlMs],
+        this.counts,
+        true,
+      )
+    ).rows[0];
     return row && Number(row.fence);
   }
 
@@ -274,14 +357,43 @@ export class PostgresStore {
    * Takes over the key whose row has token `seenFence`, if its lease or its TTL has run out at `now`:
    * the new token, or undefined if another claim got there first.
    */
-  async takeOverKey(caller: string, key: string, fingerprint: string, now: number, leaseMs: number, ttlMs: number, seenFence: number): Promise<number | undefined> {
-    const row = (await run<{ fence: string }>(this.pool, "takeOverKey", [caller, key, fingerprint, now + leaseMs, now + ttlMs, now, seenFence], this.counts, true)).rows[0];
+  async takeOverKey(
+    caller: string,
+    key: string,
+    fingerprint: string,
+    now: number,
+    leaseMs: number,
+    ttlMs: number,
+    seenFence: number,
+  ): Promise<number | undefined> {
+    const row = (
+      await run<{ fence: string }>(
+        this.pool,
+        "takeOverKey",
+        [caller, key, fingerprint, now + leaseMs, now + ttlMs, now, seenFence],
+        this.counts,
+        true,
+      )
+    ).rows[0];
     return row && Number(row.fence);
   }
 
   /** Records a completed key with its response (key-after's second commit). */
-  async recordKey(caller: string, key: string, fingerprint: string, response: Answer, now: number, ttlMs: number): Promise<void> {
-    await run(this.pool, "recordKey", [caller, key, fingerprint, now, now + ttlMs, ...serialise(response)], this.counts, true);
+  async recordKey(
+    caller: string,
+    key: string,
+    fingerprint: string,
+    response: Answer,
+    now: number,
+    ttlMs: number,
+  ): Promise<void> {
+    await run(
+      this.pool,
+      "recordKey",
+      [caller, key, fingerprint, now, now + ttlMs, ...serialise(response)],
+      this.counts,
+      true,
+    );
   }
 
   async countKeys(): Promise<number> {
@@ -301,12 +413,25 @@ export class PostgresStore {
   }
 }
 
-async function insertReport(on: Queryable, r: NewReport, counts: StatementCounts, autocommit: boolean): Promise<Report> {
+async function insertReport(
+  on: Queryable,
+  r: NewReport,
+  counts: StatementCounts,
+  autocommit: boolean,
+): Promise<Report> {
   // An id a PUT took already is skipped: the INSERT does nothing and the next id is tried.
   for (;;) {
     let rows: ReportRow[];
     try {
-      rows = (await run<ReportRow>(on, "insertReport", [r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null], counts, autocommit)).rows;
+      rows = (
+        await run<ReportRow>(
+          on,
+          "insertReport",
+          [r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null],
+          counts,
+          autocommit,
+        )
+      ).rows;
     } catch (err) {
       if ((err as { constraint?: string }).constraint !== "report_id_range") throw err;
       throw new NoReportIdLeft();
@@ -327,7 +452,8 @@ export async function countReportsAt(url: string): Promise<number> {
 }
 
 function oneLine(e: unknown): string {
-  const text = e instanceof Error ? e.message || (e as { code?: string }).code || e.name : String(e);
+  const text =
+    e instanceof Error ? e.message || (e as { code?: string }).code || e.name : String(e);
   return text.split("\n")[0]!.trim();
 }
 
@@ -338,4 +464,3 @@ function serialise(response: Answer): [number, string, string] {
 function toReport(row: ReportRow): Report {
   return { id: Number(row.id), title: row.title, body: row.body, module: row.module, run: row.run };
 }
-

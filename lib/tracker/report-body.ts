@@ -59,7 +59,12 @@ export function parseReport(contentType: string | undefined, raw: Buffer): NewRe
   const obj = value as Record<string, unknown>;
   const allowed = new Set(["title", "body", "module", "run"]);
   for (const k of Object.keys(obj)) {
-    if (!allowed.has(k)) throw new HttpError(400, "Bad Request", `unknown field "${k}" (allowed: title, body, module, run)`);
+    if (!allowed.has(k))
+      throw new HttpError(
+        400,
+        "Bad Request",
+        `unknown field "${k}" (allowed: title, body, module, run)`,
+      );
   }
   if (typeof obj.title !== "string" || obj.title.trim() === "") {
     throw new HttpError(400, "Bad Request", '"title" must be a non-empty string');
@@ -78,6 +83,16 @@ export function parseReport(contentType: string | undefined, raw: Buffer): NewRe
 }
 
 /** A report as the tracker stores it: absent fields as their stored defaults (body "", module and run null). */
-export function normalisedReport(report: NewReport): { title: string; body: string; module: string | null; run: string | null } {
-  return { title: report.title, body: report.body ?? "", module: report.module ?? null, run: report.run ?? null };
+export function normalisedReport(report: NewReport): {
+  title: string;
+  body: string;
+  module: string | null;
+  run: string | null;
+} {
+  return {
+    title: report.title,
+    body: report.body ?? "",
+    module: report.module ?? null,
+    run: report.run ?? null,
+  };
 }

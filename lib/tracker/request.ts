@@ -6,7 +6,7 @@
  */
 import type { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, answerFromError, problem, send, type Answer } from "../protocol/http.ts";
+import { type Answer, answerFromError, HttpError, problem, send } from "../protocol/http.ts";
 import { keyHeaderValues } from "../protocol/idempotency-key.ts";
 import { isOversized, lingerBeforeClose } from "../protocol/oversized.ts";
 import type { FaultName, Faults, Stage } from "./faults.ts";
@@ -80,10 +80,19 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
       );
     }
     // The scope costs a context switch per request: only a store hook that needs it gets one.
-    (scope ? scope.run(requestNo, () => live(requestNo, req, res)) : live(requestNo, req, res)).catch((err: unknown) => {
+    (scope
+      ? scope.run(requestNo, () => live(requestNo, req, res))
+      : live(requestNo, req, res)
+    ).catch((err: unknown) => {
       if (options.closing()) return;
-      emit({ actor: "server", requestNo, text: `internal error: ${err instanceof Error ? err.message : err}`, mark: "bad" });
-      if (!res.headersSent && !res.destroyed) send(res, problem(500, "Internal Server Error", "the server failed"));
+      emit({
+        actor: "server",
+        requestNo,
+        text: `internal error: ${err instanceof Error ? err.message : err}`,
+        mark: "bad",
+      });
+      if (!res.headersSent && !res.destroyed)
+        send(res, problem(500, "Internal Server Error", "the server failed"));
     });
   }
 
@@ -93,13 +102,23 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
     const method = req.method ?? "GET";
     mark(requestNo, "arrived");
     if (options.watchStages) res.on("close", () => mark(requestNo, "finished"));
-    if (tracing) emit({ actor: "server", requestNo, text: `${method} ${path}${search} arrived${fault === "none" ? "" : ` (fault: ${fault})`}` });
+    if (tracing)
+      emit({
+        actor: "server",
+        requestNo,
+        text: `${method} ${path}${search} arrived${fault === "none" ? "" : ` (fault: ${fault})`}`,
+      });
 
     if (fault === "drop-request") {
       // The request vanishes: no handler runs and the client hears nothing until it gives up.
       req.resume();
       mark(requestNo, "dropped");
-      emit({ actor: "server", requestNo, text: "dropped before any handler ran: nothing done, nothing said", mark: "warn" });
+      emit({
+        actor: "server",
+        requestNo,
+        text: "dropped before any handler ran: nothing done, nothing said",
+        mark: "warn",
+      });
       await silenceUntilClientLeaves(res);
       return;
     }
@@ -118,17 +137,33 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
     if (fault === "lose-response") {
       // Whatever was done stays done; the answer is thrown away before its first byte.
       mark(requestNo, "lost");
-      emit({ actor: "server", requestNo, text: `answer (${answer.status}) lost on the way back: not one byte reaches the agent`, mark: "warn" });
+      emit({
+        actor: "server",
+        requestNo,
+        text: `answer (${answer.status}) lost on the way back: not one byte reaches the agent`,
+        mark: "warn",
+      });
       await silenceUntilClientLeaves(res);
       return;
     }
     if (res.destroyed) {
-      emit({ actor: "server", requestNo, text: `→ ${answer.status}, but the agent had already hung up`, mark: "warn" });
+      emit({
+        actor: "server",
+        requestNo,
+        text: `→ ${answer.status}, but the agent had already hung up`,
+        mark: "warn",
+      });
       return;
     }
     // The event goes out before the answer, so that a parent reading a child tracker's events hears
     // of the answer no later than its client does.
-    if (tracing) emit({ actor: "server", requestNo, text: `→ ${answer.status} ${describe(answer)}`, mark: answer.status < 400 ? "ok" : "bad" });
+    if (tracing)
+      emit({
+        actor: "server",
+        requestNo,
+        text: `→ ${answer.status} ${describe(answer)}`,
+        mark: answer.status < 400 ? "ok" : "bad",
+      });
     // A body refused for its size may still be arriving: read and discard it before closing.
     if (isOversized(req)) lingerBeforeClose(req, options.discardLimits);
     send(res, answer);
@@ -150,9 +185,15 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
  * URL parser, which normalises it.
  */
 export function splitTarget(target: string): { path: string; search: string } {
-  if (/^\/[A-Za-z0-9_\-/]*(?:\?[^#%]*)?$/.test(target) && !target.includes("//") && !/\/\.{1,2}(?:\/|\?|$)/.test(target)) {
+  if (
+    /^\/[A-Za-z0-9_\-/]*(?:\?[^#%]*)?$/.test(target) &&
+    !target.includes("//") &&
+    !/\/\.{1,2}(?:\/|\?|$)/.test(target)
+  ) {
     const q = target.indexOf("?");
-    return q < 0 ? { path: target, search: "" } : { path: target.slice(0, q), search: q === target.length - 1 ? "" : target.slice(q) };
+    return q < 0
+      ? { path: target, search: "" }
+      : { path: target.slice(0, q), search: q === target.length - 1 ? "" : target.slice(q) };
   }
   const url = new URL(target, "http://tracker.invalid");
   return { path: url.pathname, search: url.search };

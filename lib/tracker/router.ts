@@ -12,11 +12,11 @@
  */
 import type { IncomingMessage } from "node:http";
 import { callerOf } from "../protocol/caller.ts";
-import { HttpError, readBody, type Answer } from "../protocol/http.ts";
+import { type Answer, HttpError, readBody } from "../protocol/http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
 import type { TrackerDatabase } from "./database.ts";
-import type { TrackerEvent } from "./narrate.ts";
 import type { FaultName, Faults, Stage, Wake } from "./faults.ts";
+import type { TrackerEvent } from "./narrate.ts";
 import { parseReport } from "./report-body.ts";
 import type { SideEffectCall, SideEffects } from "./side-effects.ts";
 import { MAX_REPORT_ID, type Report } from "./store.ts";
@@ -61,16 +61,30 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
 
   /** POST /reports goes straight to its handler (its answer is the handler's promise); the rest below. */
   function route(request: RoutedRequest): Promise<Answer> {
-    return request.method === "POST" && request.path === "/reports" && !lacksHost(request.req) ? postReport(request) : routeOther(request);
+    return request.method === "POST" && request.path === "/reports" && !lacksHost(request.req)
+      ? postReport(request)
+      : routeOther(request);
   }
 
-  async function routeOther({ requestNo, fault, method, path, search, req }: RoutedRequest): Promise<Answer> {
+  async function routeOther({
+    requestNo,
+    fault,
+    method,
+    path,
+    search,
+    req,
+  }: RoutedRequest): Promise<Answer> {
     // RFC 9110 §7.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
     // request message that lacks a Host header field".
-    if (lacksHost(req)) throw new HttpError(400, "Bad Request", "an HTTP/1.1 request needs a Host header", { connection: "close" });
+    if (lacksHost(req))
+      throw new HttpError(400, "Bad Request", "an HTTP/1.1 request needs a Host header", {
+        connection: "close",
+      });
     if (path === "/reports") {
       if (method === "GET" || method === "HEAD") return listPage(new URLSearchParams(search));
-      throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports`, { allow: "GET, HEAD, POST" });
+      throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports`, {
+        allow: "GET, HEAD, POST",
+      });
     }
     const m = /^\/reports\/([^/]+)$/.exec(path);
     if (m) {
@@ -84,17 +98,33 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
         const report = parseReport(req.headers["content-type"], await readBody(req));
         if (fault === "slow" || fault === "pause-past-lease") await faults.hold(requestNo);
         const result = await db.putReport(id, report);
-        emit({ actor: "database", requestNo, text: `${result.created ? "INSERT" : "REPLACE"} report ${id} · COMMIT` });
+        emit({
+          actor: "database",
+          requestNo,
+          text: `${result.created ? "INSERT" : "REPLACE"} report ${id} · COMMIT`,
+        });
         mark(requestNo, "committed");
-        return { status: result.created ? 201 : 200, body: result.report, headers: { location: `/reports/${id}` } };
+        return {
+          status: result.created ? 201 : 200,
+          body: result.report,
+          headers: { location: `/reports/${id}` },
+        };
       }
-      throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports/${id}`, { allow: "GET, HEAD, PUT" });
+      throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports/${id}`, {
+        allow: "GET, HEAD, PUT",
+      });
     }
     throw new HttpError(404, "Not Found", `no route for ${path} (try /reports)`);
   }
 
   /** POST /reports: the report parsed, then what the variant does with it, with the side effects around it. */
-  async function postReport({ requestNo, fault, method, path, req }: RoutedRequest): Promise<Answer> {
+  async function postReport({
+    requestNo,
+    fault,
+    method,
+    path,
+    req,
+  }: RoutedRequest): Promise<Answer> {
     const rawBody = await readBody(req);
     const report = parseReport(req.headers["content-type"], rawBody);
     const call: SideEffectCall | undefined = sideEffects && {
@@ -119,13 +149,28 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
       now: options.now,
       work: async () => {
         if (fault === "slow" || fault === "pause-past-lease") {
-          emit({ actor: "server", requestNo, text: `handler started, then stalls (fault: ${fault})`, mark: "warn" });
+          emit({
+            actor: "server",
+            requestNo,
+            text: `handler started, then stalls (fault: ${fault})`,
+            mark: "warn",
+          });
           const wake = await faults.hold(requestNo);
-          emit({ actor: "server", requestNo, text: WAKE_TEXT[wake], ...(wake === "released" ? {} : { mark: "warn" as const }) });
+          emit({
+            actor: "server",
+            requestNo,
+            text: WAKE_TEXT[wake],
+            ...(wake === "released" ? {} : { mark: "warn" as const }),
+          });
           if (wake === "fail") throw new Error("the work failed after the pause (injected)");
         }
         if (fault === "internal-error") {
-          emit({ actor: "server", requestNo, text: "the handler's work fails (fault: internal-error)", mark: "bad" });
+          emit({
+            actor: "server",
+            requestNo,
+            text: "the handler's work fails (fault: internal-error)",
+            mark: "bad",
+          });
           throw new Error("the work failed (injected fault: internal-error)");
         }
         if (call && sideEffects?.beforeCommit) await sideEffects.beforeCommit(call);
@@ -134,7 +179,12 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
       claimed: (fence, takenFrom) => options.claimed?.(requestNo, fence, takenFrom),
       crashPoint: (point) => {
         if (fault === `crash-${point}`) {
-          emit({ actor: "server", requestNo, text: `process killed (SIGKILL) at "${point}"`, mark: "bad" });
+          emit({
+            actor: "server",
+            requestNo,
+            text: `process killed (SIGKILL) at "${point}"`,
+            mark: "bad",
+          });
           crash(point, requestNo);
         }
       },
@@ -145,7 +195,12 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
       server: (text, mark) => emit({ actor: "server", requestNo, text, ...(mark ? { mark } : {}) }),
     };
     const answer = await variant.create(ctx);
-    if (call && sideEffects?.afterCommit && answer.status === 201 && answer.headers?.["idempotent-replayed"] !== "true") {
+    if (
+      call &&
+      sideEffects?.afterCommit &&
+      answer.status === 201 &&
+      answer.headers?.["idempotent-replayed"] !== "true"
+    ) {
       await sideEffects.afterCommit(answer.body as Report, call);
     }
     return answer;
@@ -164,7 +219,11 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
     const rows = await db.page(after, limit + 1, title);
     if (rows.length <= limit) return { status: 200, body: rows };
     rows.length = limit;
-    const next = new URLSearchParams({ ...(title === undefined ? {} : { title }), limit: String(limit), after: String(rows[limit - 1]!.id) });
+    const next = new URLSearchParams({
+      ...(title === undefined ? {} : { title }),
+      limit: String(limit),
+      after: String(rows[limit - 1]!.id),
+    });
     return { status: 200, body: rows, headers: { link: `</reports?${next}>; rel="next"` } };
   }
 
@@ -177,18 +236,34 @@ function lacksHost(req: IncomingMessage): boolean {
 }
 
 /** A whole-number query parameter from `min` to `max`, `fallback` when absent; otherwise 400. */
-function wholeParam(query: URLSearchParams, name: string, min: number, max: number, fallback: number): number {
+function wholeParam(
+  query: URLSearchParams,
+  name: string,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
   const values = query.getAll(name);
   if (values.length === 0) return fallback;
   const n = values.length === 1 && /^[0-9]{1,16}$/.test(values[0]!) ? Number(values[0]) : NaN;
-  if (!(n >= min && n <= max)) throw new HttpError(400, "Bad Request", `?${name}= takes one whole number from ${min} to ${max}`);
+  if (!(n >= min && n <= max))
+    throw new HttpError(
+      400,
+      "Bad Request",
+      `?${name}= takes one whole number from ${min} to ${max}`,
+    );
   return n;
 }
 
 /** A report id from a route: the same range on every route, 1 to MAX_REPORT_ID. */
 function parseId(text: string): number {
   const id = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : NaN;
-  if (!(id <= MAX_REPORT_ID)) throw new HttpError(404, "Not Found", `"${text}" is not a report id (a whole number from 1 to ${MAX_REPORT_ID})`);
+  if (!(id <= MAX_REPORT_ID))
+    throw new HttpError(
+      404,
+      "Not Found",
+      `"${text}" is not a report id (a whole number from 1 to ${MAX_REPORT_ID})`,
+    );
   return id;
 }
 

@@ -14,12 +14,12 @@ import type { TrackerDatabase } from "./database.ts";
 import { Faults, type Stage } from "./faults.ts";
 import type { TrackerEvent } from "./narrate.ts";
 import type { PostgresStore } from "./postgres-store.ts";
-import { requestLife, type RequestRecord } from "./request.ts";
+import { type RequestRecord, requestLife } from "./request.ts";
 import { router } from "./router.ts";
 import type { SideEffects } from "./side-effects.ts";
 import { sqliteDatabase } from "./sqlite-database.ts";
 import { ReportStore } from "./store.ts";
-import { startKeySweeper, type Swept } from "./sweeper.ts";
+import { type Swept, startKeySweeper } from "./sweeper.ts";
 import type { CrashPoint, Variant, VariantName } from "./variant.ts";
 import { variantByName } from "./variants/index.ts";
 
@@ -99,14 +99,24 @@ export const DEFAULT_SWEEP_BATCH = 500;
  * ":memory:"), or on PostgreSQL with `postgres: url`.
  */
 export function startTracker(options?: TrackerOptions & { postgres?: undefined }): Promise<Tracker>;
-export function startTracker(options: TrackerOptions & { postgres: string }): Promise<Tracker<PostgresStore>>;
-export function startTracker(options: TrackerOptions): Promise<Tracker<ReportStore> | Tracker<PostgresStore>>;
-export async function startTracker(options: TrackerOptions = {}): Promise<Tracker<ReportStore> | Tracker<PostgresStore>> {
+export function startTracker(
+  options: TrackerOptions & { postgres: string },
+): Promise<Tracker<PostgresStore>>;
+export function startTracker(
+  options: TrackerOptions,
+): Promise<Tracker<ReportStore> | Tracker<PostgresStore>>;
+export async function startTracker(
+  options: TrackerOptions = {},
+): Promise<Tracker<ReportStore> | Tracker<PostgresStore>> {
   const variant = variantByName(options.variant ?? "naive");
   if (options.postgres !== undefined) {
-    if (options.sideEffects?.inTransaction) throw new Error("a side effect inside the report's transaction needs the SQLite store");
+    if (options.sideEffects?.inTransaction)
+      throw new Error("a side effect inside the report's transaction needs the SQLite store");
     // Loaded only here: a tracker on SQLite (every lesson's) does not load the PostgreSQL client.
-    const [{ PostgresStore }, { postgresDatabase }] = await Promise.all([import("./postgres-store.ts"), import("./postgres-database.ts")]);
+    const [{ PostgresStore }, { postgresDatabase }] = await Promise.all([
+      import("./postgres-store.ts"),
+      import("./postgres-database.ts"),
+    ]);
     const store = await PostgresStore.open(options.postgres);
     return serve(postgresDatabase(store), variant, options);
   }
@@ -117,12 +127,18 @@ export async function startTracker(options: TrackerOptions = {}): Promise<Tracke
  * A tracker over `db`: the server and its three parts, each a module of its own: the life of one
  * request (request.ts), the routes (router.ts), and the key sweeper (sweeper.ts).
  */
-async function serve<S>(db: TrackerDatabase<S>, variant: Variant, options: TrackerOptions): Promise<Tracker<S>> {
+async function serve<S>(
+  db: TrackerDatabase<S>,
+  variant: Variant,
+  options: TrackerOptions,
+): Promise<Tracker<S>> {
   const { store } = db;
   const faults = options.faults ?? new Faults();
   // A request's stages are recorded only for a caller who passed its own Faults and may wait on
   // them; for anyone else they would be bookkeeping per request that nobody reads.
-  const mark: (requestNo: number, stage: Stage) => void = options.faults ? (n, stage) => faults.mark(n, stage) : () => {};
+  const mark: (requestNo: number, stage: Stage) => void = options.faults
+    ? (n, stage) => faults.mark(n, stage)
+    : () => {};
   const emit = options.onEvent ?? (() => {});
   const now = options.now ?? Date.now;
   let closing = false;
@@ -132,7 +148,13 @@ async function serve<S>(db: TrackerDatabase<S>, variant: Variant, options: Track
   const inTransaction = options.sideEffects?.inTransaction;
   const scope = inTransaction ? new AsyncLocalStorage<number>() : undefined;
   if (inTransaction && scope && store instanceof ReportStore) {
-    store.onInsert((report) => emit({ actor: "database", requestNo: scope.getStore() ?? 0, text: inTransaction(report, store) }));
+    store.onInsert((report) =>
+      emit({
+        actor: "database",
+        requestNo: scope.getStore() ?? 0,
+        text: inTransaction(report, store),
+      }),
+    );
   }
 
   const requests = requestLife({
@@ -147,7 +169,12 @@ async function serve<S>(db: TrackerDatabase<S>, variant: Variant, options: Track
       faults,
       mark,
       emit,
-      ...(options.faults ? { claimed: (requestNo: number, fence: number, takenFrom?: number) => options.faults?.claimed(requestNo, fence, takenFrom) } : {}),
+      ...(options.faults
+        ? {
+            claimed: (requestNo: number, fence: number, takenFrom?: number) =>
+              options.faults?.claimed(requestNo, fence, takenFrom),
+          }
+        : {}),
       crash:
         options.crash ??
         ((point: CrashPoint) => {
@@ -171,10 +198,16 @@ async function serve<S>(db: TrackerDatabase<S>, variant: Variant, options: Track
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   // node:http looks for late clients every connectionsCheckingInterval (30 s by default): a quarter
   // of the shorter limit keeps each limit within 25 % of itself.
-  const connectionsCheckingInterval = Math.max(10, Math.min(30_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
+  const connectionsCheckingInterval = Math.max(
+    10,
+    Math.min(30_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)),
+  );
   // requireHostHeader: false, so that the missing Host is refused by the router in problem+json
   // rather than by node:http with an empty 400.
-  const server: Server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval, requireHostHeader: false }, requests.handle);
+  const server: Server = createServer(
+    { headersTimeout, requestTimeout, connectionsCheckingInterval, requireHostHeader: false },
+    requests.handle,
+  );
   // `Expect: 100-continue`: the client waits before sending its body. When the headers already say
   // 413, answer that instead of 100 Continue (RFC 9110 §10.1.1), and the body is never sent.
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {

@@ -13,7 +13,13 @@
  */
 import type { Answer } from "../protocol/http.ts";
 import { decideKey } from "../protocol/key-decision.ts";
-import { KeyNotOurs, type Claimed, type NotClaimed, type StatementWords, type TrackerDatabase } from "./database.ts";
+import {
+  type Claimed,
+  KeyNotOurs,
+  type NotClaimed,
+  type StatementWords,
+  type TrackerDatabase,
+} from "./database.ts";
 import { keyStoreOf } from "./key-store.ts";
 import type { Report, ReportStore } from "./store.ts";
 
@@ -21,16 +27,26 @@ const WORDS: StatementWords = {
   reportInserted: (id) => `INSERT report ${id} · COMMIT`,
   keyClaimed: (label, c, leaseMs) =>
     `${c.takenFrom === undefined ? "claim" : "TAKE OVER (lease ran out)"} ${label} as in_progress, fence ${c.fence}${c.takenFrom === undefined ? "" : ` (was ${c.takenFrom})`}, lease ${leaseMs} ms · COMMIT`,
-  reportAndKeyCommitted: (label, id, where) => `INSERT report ${id} + ${label} completed${where} · COMMIT`,
-  reportAndKeyRolledBack: (label, id, where) => `INSERT report ${id}, UPDATE ${label} completed${where}: 0 rows · ROLLBACK (report ${id} undone)`,
+  reportAndKeyCommitted: (label, id, where) =>
+    `INSERT report ${id} + ${label} completed${where} · COMMIT`,
+  reportAndKeyRolledBack: (label, id, where) =>
+    `INSERT report ${id}, UPDATE ${label} completed${where}: 0 rows · ROLLBACK (report ${id} undone)`,
 };
 
 /** The SQLite database of a tracker, over `store` (its key table is made beside it on first use). */
 export function sqliteDatabase(store: ReportStore): TrackerDatabase<ReportStore> {
   const keys = () => keyStoreOf(store);
   /** The key's final state, in the caller's transaction; KeyNotOurs (rolling back) unless exactly one row changed. */
-  const finish = (caller: string, key: string, answer: Answer, fencedBy: number | undefined): void => {
-    const changed = fencedBy === undefined ? keys().complete(caller, key, answer) : keys().completeFenced(caller, key, fencedBy, answer);
+  const finish = (
+    caller: string,
+    key: string,
+    answer: Answer,
+    fencedBy: number | undefined,
+  ): void => {
+    const changed =
+      fencedBy === undefined
+        ? keys().complete(caller, key, answer)
+        : keys().completeFenced(caller, key, fencedBy, answer);
     if (changed !== 1) throw new KeyNotOurs();
   };
   return {
@@ -45,17 +61,22 @@ export function sqliteDatabase(store: ReportStore): TrackerDatabase<ReportStore>
       const seen = keys().get(caller, key);
       if (seen?.state === "completed") {
         const early = decideKey(seen, fingerprint, now());
-        if (early.kind === "replay" || early.kind === "mismatch") return { claimed: false, row: seen, decision: early };
+        if (early.kind === "replay" || early.kind === "mismatch")
+          return { claimed: false, row: seen, decision: early };
       }
       return store.transaction((): Claimed | NotClaimed => {
         const row = keys().get(caller, key);
         const decision = decideKey(row, fingerprint, now());
-        if (decision.kind !== "claim" && decision.kind !== "take-over") return { claimed: false, row, decision };
+        if (decision.kind !== "claim" && decision.kind !== "take-over")
+          return { claimed: false, row, decision };
         const fence = keys().claim(caller, key, fingerprint, now(), leaseMs, ttlMs);
-        return decision.kind === "take-over" ? { claimed: true, fence, takenFrom: row!.fence } : { claimed: true, fence };
+        return decision.kind === "take-over"
+          ? { claimed: true, fence, takenFrom: row!.fence }
+          : { claimed: true, fence };
       });
     },
-    recordKey: (caller, key, fingerprint, response, now, ttlMs) => store.transaction(() => keys().record(caller, key, fingerprint, response, now, ttlMs)),
+    recordKey: (caller, key, fingerprint, response, now, ttlMs) =>
+      store.transaction(() => keys().record(caller, key, fingerprint, response, now, ttlMs)),
     completeWithReport(caller, key, report, answerFor, fencedBy) {
       let reportId: number | undefined;
       try {

@@ -119,7 +119,9 @@ export class ReportStore {
     this.#byTitle = this.db.prepare(`SELECT ${cols} FROM reports WHERE title_norm = ? ORDER BY id`);
     this.#count = this.db.prepare("SELECT count(*) AS n FROM reports");
     this.#page = this.db.prepare(`SELECT ${cols} FROM reports WHERE id > ? ORDER BY id LIMIT ?`);
-    this.#pageByTitle = this.db.prepare(`SELECT ${cols} FROM reports WHERE title_norm = ? AND id > ? ORDER BY id LIMIT ?`);
+    this.#pageByTitle = this.db.prepare(
+      `SELECT ${cols} FROM reports WHERE title_norm = ? AND id > ? ORDER BY id LIMIT ?`,
+    );
     this.#begin = this.db.prepare("BEGIN IMMEDIATE");
     this.#commit = this.db.prepare("COMMIT");
     this.#rollback = this.db.prepare("ROLLBACK");
@@ -136,7 +138,10 @@ export class ReportStore {
     this.#inTransaction = true;
     try {
       const result = work();
-      if (result instanceof Promise || (typeof result === "object" && result !== null && "then" in result)) {
+      if (
+        result instanceof Promise ||
+        (typeof result === "object" && result !== null && "then" in result)
+      ) {
         throw new Error("a transaction must not span an await: pass a synchronous function");
       }
       this.#commit.run();
@@ -153,7 +158,13 @@ export class ReportStore {
   insertReport(r: NewReport): Report {
     let row: ReportRow;
     try {
-      row = this.#insert.get(r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null) as unknown as ReportRow;
+      row = this.#insert.get(
+        r.title,
+        normalizeTitle(r.title),
+        r.body ?? "",
+        r.module ?? null,
+        r.run ?? null,
+      ) as unknown as ReportRow;
     } catch (err) {
       // The next id would be past MAX_REPORT_ID (a PUT took the last one). The CHECK refuses it
       // before the row exists: an id past 2^53 - 1 would not even read back into JavaScript.
@@ -177,7 +188,14 @@ export class ReportStore {
   /** Creates or replaces the report with this id (what PUT does). */
   putReport(id: number, r: NewReport): { report: Report; created: boolean } {
     const created = this.#exists.get(id) === undefined;
-    const row = this.#upsert.get(id, r.title, normalizeTitle(r.title), r.body ?? "", r.module ?? null, r.run ?? null);
+    const row = this.#upsert.get(
+      id,
+      r.title,
+      normalizeTitle(r.title),
+      r.body ?? "",
+      r.module ?? null,
+      r.run ?? null,
+    );
     return { report: toReport(row as unknown as ReportRow), created };
   }
 
@@ -192,7 +210,10 @@ export class ReportStore {
 
   /** At most `limit` reports with an id above `after`, oldest first; `title` keeps those with this normalised title. */
   page(after: number, limit: number, title?: string): Report[] {
-    const rows = title === undefined ? this.#page.all(after, limit) : this.#pageByTitle.all(normalizeTitle(title), after, limit);
+    const rows =
+      title === undefined
+        ? this.#page.all(after, limit)
+        : this.#pageByTitle.all(normalizeTitle(title), after, limit);
     return (rows as unknown as ReportRow[]).map(toReport);
   }
 

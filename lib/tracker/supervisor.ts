@@ -8,7 +8,12 @@
  * process starts at the time the last one was told, so a lease claimed before the crash runs out
  * when it would have.
  */
-import { startChildTracker, type ChildExit, type ChildTracker, type ChildTrackerOptions } from "./child.ts";
+import {
+  type ChildExit,
+  type ChildTracker,
+  type ChildTrackerOptions,
+  startChildTracker,
+} from "./child.ts";
 import type { TrackerEvent } from "./narrate.ts";
 
 export interface SupervisedOptions extends Omit<ChildTrackerOptions, "onEvent" | "port"> {
@@ -35,7 +40,11 @@ export async function superviseTracker(options: SupervisedOptions): Promise<Supe
   const { onEvent, faults, ...rest } = options;
   let generation = 1;
   let clockMs = options.clockMs;
-  const start = (g: number, port: number, plan: ChildTrackerOptions["faults"]): Promise<ChildTracker> =>
+  const start = (
+    g: number,
+    port: number,
+    plan: ChildTrackerOptions["faults"],
+  ): Promise<ChildTracker> =>
     startChildTracker({
       ...rest,
       port,

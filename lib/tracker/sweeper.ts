@@ -29,7 +29,10 @@ export interface KeySweeper {
   stop(): Promise<void>;
 }
 
-export function startKeySweeper(db: Pick<TrackerDatabase, "deleteExpired">, options: KeySweeperOptions): KeySweeper {
+export function startKeySweeper(
+  db: Pick<TrackerDatabase, "deleteExpired">,
+  options: KeySweeperOptions,
+): KeySweeper {
   const batch = Math.max(1, options.batch);
   let stopped = false;
   let sweeping: Promise<Swept> | undefined;
@@ -49,7 +52,10 @@ export function startKeySweeper(db: Pick<TrackerDatabase, "deleteExpired">, opti
     sweeping ??= sweepOnce().finally(() => (sweeping = undefined));
     return sweeping;
   };
-  const timer = options.everyMs > 0 ? setInterval(() => void sweep().catch(() => {}), options.everyMs).unref() : undefined;
+  const timer =
+    options.everyMs > 0
+      ? setInterval(() => void sweep().catch(() => {}), options.everyMs).unref()
+      : undefined;
   return {
     sweep,
     async stop() {

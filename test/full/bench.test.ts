@@ -3,29 +3,33 @@
 // performance figure: only that the tables print, the ratios are computed from the printed numbers,
 // and the checks after the rounds hold.
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { MESSAGES_PER_CALL, totalCalls } from "../../lib/bench/herd-speed.ts";
 import { benchTargets } from "../../lib/bench/idempotency.ts";
-import { ResponseReader, postRequest, runLoad } from "../../lib/bench/load.ts";
-import { HERD_STRATEGIES, simulateMany, simulateOnceLiteral } from "../../lib/herd/simulator.ts";
+import { postRequest, ResponseReader, runLoad } from "../../lib/bench/load.ts";
 import { seeded } from "../../lib/core/random.ts";
 import { quantileSorted } from "../../lib/core/stats.ts";
+import { HERD_STRATEGIES, simulateMany, simulateOnceLiteral } from "../../lib/herd/simulator.ts";
 import { availableVariants } from "../../lib/tracker/variants/index.ts";
 import { runTs } from "../run-helpers.ts";
-import { testServerUrl } from "./postgres-helpers.ts";
 import { allElements, parseXml } from "../xml.ts";
+import { testServerUrl } from "./postgres-helpers.ts";
 
 const answer = (status: number, body: string, extra = ""): string =>
   `HTTP/1.1 ${status} X\r\ncontent-type: application/json\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
 describe("the load generator", () => {
   test("reads answers split anywhere and several in one chunk", () => {
-    const bytes = Buffer.from(answer(201, '{"id":1}') + answer(409, "{}", "idempotent-replayed: true\r\n") + answer(201, "x"));
+    const bytes = Buffer.from(
+      answer(201, '{"id":1}') +
+        answer(409, "{}", "idempotent-replayed: true\r\n") +
+        answer(201, "x"),
+    );
     for (let cut = 1; cut < bytes.length; cut += 7) {
       const reader = new ResponseReader();
       const got = [...reader.push(bytes.subarray(0, cut)), ...reader.push(bytes.subarray(cut))];
@@ -39,7 +43,13 @@ describe("the load generator", () => {
   });
 
   test("refuses what it cannot count: no Content-Length, not HTTP", () => {
-    assert.throws(() => new ResponseReader().push(Buffer.from("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n")), /Content-Length/);
+    assert.throws(
+      () =>
+        new ResponseReader().push(
+          Buffer.from("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"),
+        ),
+      /Content-Length/,
+    );
     assert.throws(() => new ResponseReader().push(Buffer.from("SSH-2.0\r\n\r\n")), /not an HTTP/);
   });
 
@@ -63,7 +73,8 @@ describe("the load generator", () => {
         connections: 4,
         durationMs: 60_000,
         maxRequests: 200,
-        request: (i) => postRequest(port, "/reports", '{"title":"t"}', { "idempotency-key": `k${i}` }),
+        request: (i) =>
+          postRequest(port, "/reports", '{"title":"t"}', { "idempotency-key": `k${i}` }),
       });
       assert.equal(r.completed, 200);
       assert.equal(seen, 200);
@@ -83,7 +94,14 @@ describe("the load generator", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as AddressInfo).port;
     try {
-      await assert.rejects(runLoad({ port, connections: 2, durationMs: 1_000, request: () => postRequest(port, "/", "{}") }));
+      await assert.rejects(
+        runLoad({
+          port,
+          connections: 2,
+          durationMs: 1_000,
+          request: () => postRequest(port, "/", "{}"),
+        }),
+      );
     } finally {
       server.close();
     }
@@ -98,7 +116,9 @@ test("nearest-rank quantiles", () => {
 });
 
 test("the rows follow the variants that exist: fenced is measured as soon as it is registered", () => {
-  const today = benchTargets(["naive", "key-after", "keyed"]).map((t) => `${t.server}/${t.keys}/${t.synchronous}`);
+  const today = benchTargets(["naive", "key-after", "keyed"]).map(
+    (t) => `${t.server}/${t.keys}/${t.synchronous}`,
+  );
   assert.deepEqual(today, [
     "ceiling/fresh/NORMAL",
     "naive/fresh/NORMAL",
@@ -107,7 +127,9 @@ test("the rows follow the variants that exist: fenced is measured as soon as it 
     "keyed/replay/NORMAL",
     "keyed/fresh/FULL",
   ]);
-  const withFenced = benchTargets(["naive", "key-after", "keyed", "fenced"]).map((t) => `${t.server}/${t.keys}`);
+  const withFenced = benchTargets(["naive", "key-after", "keyed", "fenced"]).map(
+    (t) => `${t.server}/${t.keys}`,
+  );
   assert.ok(withFenced.includes("fenced/fresh"));
   assert.ok(withFenced.includes("fenced/replay"));
 });
@@ -125,12 +147,17 @@ test("an event is a message of the literal model: exactly 4 per write call", () 
 });
 
 describe("npm run bench", () => {
-  test("--quick prints the tables with ratios computed from its own numbers, and --svg the bars", { timeout: 120_000 }, async () => {
+  test("--quick prints the tables with ratios computed from its own numbers, and --svg the bars", {
+    timeout: 120_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "bench-svg-"));
     try {
       // The PostgreSQL rows run on the test run's server (DATABASE_URL), when there is one.
       const postgres = await testServerUrl().catch(() => undefined);
-      const ran = await runTs(["lib/bench/cli.ts", "--quick", "--svg", dir], { timeoutMs: 110_000, env: postgres ? { DATABASE_URL: postgres } : {} });
+      const ran = await runTs(["lib/bench/cli.ts", "--quick", "--svg", dir], {
+        timeoutMs: 110_000,
+        env: postgres ? { DATABASE_URL: postgres } : {},
+      });
       assert.equal(ran.timedOut, false);
       assert.equal(ran.code, 0, ran.stderr + ran.stdout);
       const out = ran.stdout;
@@ -140,19 +167,26 @@ describe("npm run bench", () => {
       assert.match(out, /^SQLite durability: keyed/m);
       assert.match(out, /Checked afterwards: every answer was a 201/);
       assert.match(out, /^The floor under each server: node:sqlite alone/m);
-      assert.match(out, /^one insert in one transaction \d+ µs of CPU; claim \+ complete in two transactions \d+ µs;/m);
+      assert.match(
+        out,
+        /^one insert in one transaction \d+ µs of CPU; claim \+ complete in two transactions \d+ µs;/m,
+      );
 
       const num = (s: string | undefined): number => Number((s ?? "").replace(/,/g, ""));
       // Table rows: [label, requests/s, × ceiling, × naive, p50, p99, cpu, cpu × naive, rounds] (split on two spaces).
       const row = (label: string): string[] => {
         const line = out.split("\n").find((l) => l.startsWith(label));
         assert.ok(line, `no row ${label}`);
-        return line.slice(label.length).trim().split(/\s{2,}/);
+        return line
+          .slice(label.length)
+          .trim()
+          .split(/\s{2,}/);
       };
       // The printed ratios are the printed throughputs divided, to the rounding of the printed numbers:
       // the ratio's own 0.005, and each whole-number rate's ±0.5 (a ratio of 37 and 38 requests/s on a
       // loaded machine is known only to about 3 %).
-      const near = (ratio: number, a: number, b: number): boolean => Math.abs(ratio - a / b) <= 0.006 + (a / b) * (0.5 / a + 0.5 / b);
+      const near = (ratio: number, a: number, b: number): boolean =>
+        Math.abs(ratio - a / b) <= 0.006 + (a / b) * (0.5 / a + 0.5 / b);
       const ceiling = row("ceiling: bare node:http, no SQLite");
       const naive = row("naive (ignores the key)");
       const keyed = row("keyed, fresh keys");
@@ -164,13 +198,26 @@ describe("npm run bench", () => {
         assert.ok(near(num(r[1]), perSecond, num(ceiling[0])), `× ceiling in ${r.join(" | ")}`);
         assert.ok(near(num(r[2]), perSecond, num(naive[0])), `× naive in ${r.join(" | ")}`);
       }
-      assert.match(out, /^Goal, keyed fresh keys ≥ 0\.85× naive: \d\.\d\d×: (met|MISSED) \(by CPU per request: \d\.\d\d×\)\.$/m);
+      assert.match(
+        out,
+        /^Goal, keyed fresh keys ≥ 0\.85× naive: \d\.\d\d×: (met|MISSED) \(by CPU per request: \d\.\d\d×\)\.$/m,
+      );
       // CPU × naive: naive's CPU per request over the row's.
-      for (const r of [naive, keyed]) assert.ok(Math.abs(num(r[6]) - num(naive[5]) / num(r[5])) <= 0.006 + 0.01 * num(r[6]), `CPU × naive in ${r.join(" | ")}`);
+      for (const r of [naive, keyed])
+        assert.ok(
+          Math.abs(num(r[6]) - num(naive[5]) / num(r[5])) <= 0.006 + 0.01 * num(r[6]),
+          `CPU × naive in ${r.join(" | ")}`,
+        );
       assert.equal(naive[6], "1.00");
-      assert.match(out, /^Goal, the sweep well under 2 s: [\d,.]+ ms on \d+ threads?: (met|MISSED)\.$/m);
+      assert.match(
+        out,
+        /^Goal, the sweep well under 2 s: [\d,.]+ ms on \d+ threads?: (met|MISSED)\.$/m,
+      );
       // The sweep in the browser demo, measured in headless Chromium beside the command line's.
-      assert.match(out, /^in headless Chromium, Web Workers \(npm run demos; goal ≤ 3 s\) +\d+ +[\d,.]+ ms +[\d,.]+ ms +[\d,]+ /m);
+      assert.match(
+        out,
+        /^in headless Chromium, Web Workers \(npm run demos; goal ≤ 3 s\) +\d+ +[\d,.]+ ms +[\d,.]+ ms +[\d,]+ /m,
+      );
 
       if (postgres) {
         // [requests/s, × naive, p50, p99, cpu, round trips/req, commits/req, rounds]
@@ -179,18 +226,38 @@ describe("npm run bench", () => {
         const pgRow = (label: string): string[] => {
           const line = pgOut.split("\n").find((l) => l.startsWith(label));
           assert.ok(line, `no PostgreSQL row ${label}`);
-          return line.slice(label.length).trim().split(/\s{2,}/);
+          return line
+            .slice(label.length)
+            .trim()
+            .split(/\s{2,}/);
         };
         const pgNaive = pgRow("naive (ignores the key)");
-        assert.deepEqual([pgNaive[1], pgNaive[5], pgNaive[6]], ["1.00", "1.00", "1.00"], "naive: one INSERT, one commit");
+        assert.deepEqual(
+          [pgNaive[1], pgNaive[5], pgNaive[6]],
+          ["1.00", "1.00", "1.00"],
+          "naive: one INSERT, one commit",
+        );
         for (const v of ["keyed", "fenced"]) {
           const fresh = pgRow(`${v}, fresh keys  `);
-          assert.deepEqual([fresh[5], fresh[6]], ["5.00", "2.00"], `${v}: the claim, then BEGIN, INSERT, UPDATE, COMMIT`);
-          assert.ok(near(num(fresh[1]), num(fresh[0]), num(pgNaive[0])), `× naive in ${fresh.join(" | ")}`);
+          assert.deepEqual(
+            [fresh[5], fresh[6]],
+            ["5.00", "2.00"],
+            `${v}: the claim, then BEGIN, INSERT, UPDATE, COMMIT`,
+          );
+          assert.ok(
+            near(num(fresh[1]), num(fresh[0]), num(pgNaive[0])),
+            `× naive in ${fresh.join(" | ")}`,
+          );
           const replay = pgRow(`${v}, replay of a completed key`);
-          assert.ok(num(replay[5]) >= 2 && num(replay[5]) < 2.2 && num(replay[6]) < 0.1, `${v} replay: the claim and a SELECT, no commit (${replay.join(" | ")})`);
+          assert.ok(
+            num(replay[5]) >= 2 && num(replay[5]) < 2.2 && num(replay[6]) < 0.1,
+            `${v} replay: the claim and a SELECT, no commit (${replay.join(" | ")})`,
+          );
         }
-        assert.match(pgOut, /settings read back: fsync=on, synchronous_commit=on; fsync=on, synchronous_commit=off/);
+        assert.match(
+          pgOut,
+          /settings read back: fsync=on, synchronous_commit=on; fsync=on, synchronous_commit=off/,
+        );
       }
 
       const svg = readFileSync(join(dir, "bench-throughput.svg"), "utf8");

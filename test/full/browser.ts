@@ -10,15 +10,20 @@
 // Machine load: launching takes about 3 s on an idle 2-core machine and far longer on a busy one,
 // so every wait here is generous; nothing is timed with sleeps, tests wait for the page's own
 // signals (its aria-live text, an attribute it sets when done).
-import type { Browser, BrowserContext, Page } from "playwright-core";
+
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 
-export { launchBrowser, LAUNCH_TIMEOUT_MS } from "../../lib/demos/browser.ts";
+export { LAUNCH_TIMEOUT_MS, launchBrowser } from "../../lib/demos/browser.ts";
 
 /** Where tests write screenshots: ignored by git. */
-export const SCREENSHOT_DIR = join(dirname(fileURLToPath(import.meta.url)), "../..", ".screenshots");
+export const SCREENSHOT_DIR = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "../..",
+  ".screenshots",
+);
 
 /** The default for every wait on a page. */
 export const PAGE_TIMEOUT_MS = 60_000;
@@ -54,7 +59,11 @@ export interface DemoPage {
  * A fresh context and page, with every request logged and everything off `origin` blocked. Does not
  * navigate: call `page.goto(...)` (tests choose what to wait for).
  */
-export async function openPage(browser: Browser, origin: string, options: OpenOptions = {}): Promise<DemoPage> {
+export async function openPage(
+  browser: Browser,
+  origin: string,
+  options: OpenOptions = {},
+): Promise<DemoPage> {
   const allowed = new URL(origin).origin;
   const context = await browser.newContext({
     locale: options.locale ?? "en-US",
@@ -80,7 +89,11 @@ export async function openPage(browser: Browser, origin: string, options: OpenOp
     finished.push(
       request
         .response()
-        .then((response) => (response === null ? 0 : request.sizes().then((s) => s.responseBodySize + s.responseHeadersSize)))
+        .then((response) =>
+          response === null
+            ? 0
+            : request.sizes().then((s) => s.responseBodySize + s.responseHeadersSize),
+        )
         .catch(() => 0),
     );
   });

@@ -7,9 +7,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { liveChildren } from "../../lib/core/child-pipe.ts";
 import { POLICY_NAMES, type PolicyName } from "../../lib/client/client.ts";
-import { STEP_FAULTS, matrixVariants, runCell, type CellEvent, type CellFault } from "../../lib/matrix/matrix.ts";
+import { liveChildren } from "../../lib/core/child-pipe.ts";
+import {
+  type CellEvent,
+  type CellFault,
+  matrixVariants,
+  runCell,
+  STEP_FAULTS,
+} from "../../lib/matrix/matrix.ts";
 import { countReportsIn } from "../../lib/tracker/store.ts";
 import type { VariantName } from "../../lib/tracker/variant.ts";
 
@@ -21,17 +27,39 @@ async function stepped(variant: VariantName, fault: CellFault, policy: PolicyNam
   const prefix = `${++runs}-`;
   const events: CellEvent[] = [];
   // Twice the lesson's timeout and lease, in its proportion, so that a loaded machine adds no attempt.
-  const r = await runCell(variant, fault, { dbPath: (name) => join(dir, prefix + name), policy, timeoutMs: 300, leaseMs: 800, onEvent: (e) => events.push(e) });
+  const r = await runCell(variant, fault, {
+    dbPath: (name) => join(dir, prefix + name),
+    policy,
+    timeoutMs: 300,
+    leaseMs: 800,
+    onEvent: (e) => events.push(e),
+  });
   return { r, events };
 }
 
-function checkCell(where: string, r: Awaited<ReturnType<typeof stepped>>["r"], events: CellEvent[]): void {
+function checkCell(
+  where: string,
+  r: Awaited<ReturnType<typeof stepped>>["r"],
+  events: CellEvent[],
+): void {
   // One event per trace line, in order, with the trace's own words.
   const lines = r.events.map((l) => l.replace(/^\s*\d+ ms {2}\S+\s+/, ""));
-  assert.deepEqual(events.map((e) => e.text), lines, where);
-  assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1), where);
+  assert.deepEqual(
+    events.map((e) => e.text),
+    lines,
+    where,
+  );
+  assert.deepEqual(
+    events.map((e) => e.seq),
+    events.map((_, i) => i + 1),
+    where,
+  );
   const unread = events.filter((e) => e.what === "other");
-  assert.deepEqual(unread.map((e) => e.text), [], `${where}: every sentence is read back`);
+  assert.deepEqual(
+    unread.map((e) => e.text),
+    [],
+    `${where}: every sentence is read back`,
+  );
   // Each attempt sent comes back once, per call.
   const sent = events.filter((e) => e.what === "send").map((e) => `${e.call}.${e.attempt}`);
   const back = events.filter((e) => e.what === "receive").map((e) => `${e.call}.${e.attempt}`);
@@ -41,12 +69,22 @@ function checkCell(where: string, r: Awaited<ReturnType<typeof stepped>>["r"], e
   assert.equal(r.reports, countReportsIn(r.db), where);
   assert.equal(r.verdict, r.reports === 1 ? "ok" : r.reports > 1 ? "duplicate" : "lost", where);
   // Every transaction said how it ended.
-  for (const e of events.filter((e) => e.sql?.[0] === "BEGIN IMMEDIATE")) assert.ok(e.tx === "commit" || e.tx === "rollback" || e.what === "replay" || e.what === "409" || e.what === "422", `${where}: ${e.text}`);
+  for (const e of events.filter((e) => e.sql?.[0] === "BEGIN IMMEDIATE"))
+    assert.ok(
+      e.tx === "commit" ||
+        e.tx === "rollback" ||
+        e.what === "replay" ||
+        e.what === "409" ||
+        e.what === "422",
+      `${where}: ${e.text}`,
+    );
 }
 
 test("every in-process fault × variant × client runs to its end, each step read back", async () => {
   const inProcess = STEP_FAULTS.filter((f) => !f.startsWith("crash-"));
-  const cells = matrixVariants().flatMap((variant) => inProcess.flatMap((fault) => POLICY_NAMES.map((policy) => ({ variant, fault, policy }))));
+  const cells = matrixVariants().flatMap((variant) =>
+    inProcess.flatMap((fault) => POLICY_NAMES.map((policy) => ({ variant, fault, policy }))),
+  );
   assert.equal(cells.length, 4 * 6 * 4);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -60,7 +98,8 @@ test("every in-process fault × variant × client runs to its end, each step rea
 });
 
 test("cells the issue names, and what each leaves", async () => {
-  const leaves = async (variant: VariantName, fault: CellFault, policy: PolicyName) => (await stepped(variant, fault, policy)).r.reports;
+  const leaves = async (variant: VariantName, fault: CellFault, policy: PolicyName) =>
+    (await stepped(variant, fault, policy)).r.reports;
   assert.equal(await leaves("naive", "none", "no-retry"), 1);
   assert.equal(await leaves("naive", "drop-request", "blind-retry"), 1);
   assert.equal(await leaves("naive", "drop-request", "no-retry"), 0);
@@ -90,9 +129,18 @@ test("crash cells under each client: the process dies by SIGKILL, a new one star
       assert.ok(crash && restart, where);
       assert.equal(crash.signal, "SIGKILL");
       assert.equal(restart.signal, "SIGKILL");
-      assert.equal(restart.oldPid, crash.pid, `${where}: the process that crashed is the one that died`);
+      assert.equal(
+        restart.oldPid,
+        crash.pid,
+        `${where}: the process that crashed is the one that died`,
+      );
       assert.notEqual(restart.pid, restart.oldPid);
-      assert.ok(events.filter((e) => e.generation === 2 && e.actor !== "lesson").every((e) => e.pid === restart.pid), where);
+      assert.ok(
+        events
+          .filter((e) => e.generation === 2 && e.actor !== "lesson")
+          .every((e) => e.pid === restart.pid),
+        where,
+      );
     } else assert.equal(crash, undefined, where);
   }
   assert.equal(liveChildren(), 0, "every tracker process is gone");

@@ -3,7 +3,7 @@
 // and the command line answers --help, refuses bad flags and prints a replay command on failure.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { runChaos, type ChaosResult } from "../../lib/chaos/run.ts";
+import { type ChaosResult, runChaos } from "../../lib/chaos/run.ts";
 import { CHAOS_FAULTS, planChaos } from "../../lib/chaos/schedule.ts";
 import { failed, printSummary } from "../../lib/chaos/summary.ts";
 import { isClean, tally } from "../../lib/chaos/tally.ts";
@@ -16,14 +16,32 @@ test("the plan is a function of the seed: same seed, same operations, keys and f
   assert.deepEqual(a, b);
   const other = planChaos({ seed: 8, ops: 200, agents: 10 });
   assert.notEqual(other.digest, a.digest);
-  assert.notDeepEqual(other.ops.map((o) => o.faults), a.ops.map((o) => o.faults));
+  assert.notDeepEqual(
+    other.ops.map((o) => o.faults),
+    a.ops.map((o) => o.faults),
+  );
   assert.deepEqual(planChaos({ seed: 7, ops: 50, agents: 10 }).ops, a.ops.slice(0, 50));
   assert.equal(new Set(a.ops.map((o) => o.key)).size, 200, "one key per operation");
-  assert.equal(new Set(a.ops.map((o) => o.report.title)).size, 200, "one title per operation: the database tells them apart");
+  assert.equal(
+    new Set(a.ops.map((o) => o.report.title)).size,
+    200,
+    "one title per operation: the database tells them apart",
+  );
   const planned = CHAOS_FAULTS.reduce((n, f) => n + a.planned[f], 0);
   assert.ok(planned > 20 && planned < 120, `${planned} faults for 200 operations at 25 %`);
-  assert.deepEqual(planChaos({ seed: 7, ops: 200, agents: 10, faults: ["slow"] }).ops.flatMap((o) => o.faults).filter((f) => f && f !== "slow"), []);
-  assert.equal(CHAOS_FAULTS.reduce((n, f) => n + planChaos({ seed: 7, ops: 200, agents: 10, rate: 0 }).planned[f], 0), 0);
+  assert.deepEqual(
+    planChaos({ seed: 7, ops: 200, agents: 10, faults: ["slow"] })
+      .ops.flatMap((o) => o.faults)
+      .filter((f) => f && f !== "slow"),
+    [],
+  );
+  assert.equal(
+    CHAOS_FAULTS.reduce(
+      (n, f) => n + planChaos({ seed: 7, ops: 200, agents: 10, rate: 0 }).planned[f],
+      0,
+    ),
+    0,
+  );
 });
 
 test("the tally: duplicates, lost (acknowledged or not), unanswered, strays", () => {
@@ -61,15 +79,33 @@ const smoke = { ops: 60, seed: 3, agents: 12, rate: 0.5, timeoutMs: 300, leaseMs
 
 test("a small seeded chaos run: fenced stores every operation exactly once and answers each", async () => {
   const r = await runChaos({ variant: "fenced", ...smoke });
-  const plan = planChaos({ seed: smoke.seed, ops: smoke.ops, agents: smoke.agents, rate: smoke.rate });
+  const plan = planChaos({
+    seed: smoke.seed,
+    ops: smoke.ops,
+    agents: smoke.agents,
+    rate: smoke.rate,
+  });
   assert.equal(r.digest, plan.digest, "the run carried out the plan of its seed");
-  assert.ok(plan.planned.kill + plan.planned["crash-after-claim"] + plan.planned["crash-between-commits"] > 0, "the plan kills processes");
-  assert.ok(plan.planned["pause-past-lease"] > 0 && plan.planned["lose-response"] > 0, "the plan pauses holders and loses answers");
+  assert.ok(
+    plan.planned.kill + plan.planned["crash-after-claim"] + plan.planned["crash-between-commits"] >
+      0,
+    "the plan kills processes",
+  );
+  assert.ok(
+    plan.planned["pause-past-lease"] > 0 && plan.planned["lose-response"] > 0,
+    "the plan pauses holders and loses answers",
+  );
   const injected = CHAOS_FAULTS.reduce((n, f) => n + r.injected[f], 0);
   assert.ok(injected > 0 && r.restarts > 0, `faults injected ${injected}, restarts ${r.restarts}`);
   assert.equal(r.tally.operations, smoke.ops);
   assert.deepEqual(
-    { duplicates: r.tally.duplicates, lost: r.tally.lost, unanswered: r.tally.unanswered, stored: r.tally.stored, changed: r.changedAnswers },
+    {
+      duplicates: r.tally.duplicates,
+      lost: r.tally.lost,
+      unanswered: r.tally.unanswered,
+      stored: r.tally.stored,
+      changed: r.changedAnswers,
+    },
     { duplicates: 0, lost: 0, unanswered: 0, stored: smoke.ops, changed: 0 },
     r.examples.join("\n"),
   );
@@ -78,11 +114,33 @@ test("a small seeded chaos run: fenced stores every operation exactly once and a
 /** A made-up result, for the printout. */
 function result(variant: ChaosResult["variant"], duplicates: number): ChaosResult {
   const ops = [{ index: 1, title: "a", acked: 1 }];
-  const rows = [{ id: 1, title: "a" }, ...Array.from({ length: duplicates }, (_, i) => ({ id: i + 2, title: "a" }))];
+  const rows = [
+    { id: 1, title: "a" },
+    ...Array.from({ length: duplicates }, (_, i) => ({ id: i + 2, title: "a" })),
+  ];
   const zero = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as ChaosResult["injected"];
   return {
-    variant, store: "sqlite", seed: 42, digest: "abc", agents: 1, inFlight: 1, processes: 2, timeoutMs: 400, leaseMs: 700, tally: tally(ops, rows), changedAnswers: 0,
-    planned: zero, injected: zero, restarts: 0, watchdogKills: 0, attempts: 1, gaveUp: 0, inFlightMean: 1, settled: 0, ms: 1000, examples: [],
+    variant,
+    store: "sqlite",
+    seed: 42,
+    digest: "abc",
+    agents: 1,
+    inFlight: 1,
+    processes: 2,
+    timeoutMs: 400,
+    leaseMs: 700,
+    tally: tally(ops, rows),
+    changedAnswers: 0,
+    planned: zero,
+    injected: zero,
+    restarts: 0,
+    watchdogKills: 0,
+    attempts: 1,
+    gaveUp: 0,
+    inFlightMean: 1,
+    settled: 0,
+    ms: 1000,
+    examples: [],
   };
 }
 
@@ -90,7 +148,10 @@ test("the printout: a failing fenced run names its seed and the command that rep
   const lines: string[] = [];
   const trace = new Trace({ color: false, step: false, write: (l) => lines.push(l) });
   const results = [result("keyed", 3), result("fenced", 1)];
-  assert.deepEqual(failed(results).map((r) => r.variant), ["fenced"]);
+  assert.deepEqual(
+    failed(results).map((r) => r.variant),
+    ["fenced"],
+  );
   printSummary(trace, results, (v) => `npm run chaos -- --variant ${v} --ops 1 --seed 42`);
   const out = lines.join("\n");
   assert.match(out, /FAIL fenced: 1 duplicates, 0 lost.*seed 42/);
@@ -103,7 +164,10 @@ test("npm run chaos: --help, bad flags as one line with exit 2", async () => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--variant/);
   assert.match(help.stdout, /lost/);
-  assert.match(help.stdout, /--in-flight <value> +the most operations each agent has in flight at once;.*?\(default 3\)/s);
+  assert.match(
+    help.stdout,
+    /--in-flight <value> +the most operations each agent has in flight at once;.*?\(default 3\)/s,
+  );
   const bad = [
     [],
     ["--variant", "nope"],
@@ -125,16 +189,42 @@ test("npm run chaos: --help, bad flags as one line with exit 2", async () => {
 });
 
 test("npm run chaos with paused holders only: keyed files twice (red), fenced once (green), and the run passes", async () => {
-  const args = ["--variant", "keyed,fenced", "--faults", "pause-past-lease", "--ops", "16", "--agents", "8", "--processes", "2", "--seed", "3", "--fault-rate", "50", "--timeout-ms", "250", "--lease-ms", "400"];
+  const args = [
+    "--variant",
+    "keyed,fenced",
+    "--faults",
+    "pause-past-lease",
+    "--ops",
+    "16",
+    "--agents",
+    "8",
+    "--processes",
+    "2",
+    "--seed",
+    "3",
+    "--fault-rate",
+    "50",
+    "--timeout-ms",
+    "250",
+    "--lease-ms",
+    "400",
+  ];
   const plan = planChaos({ seed: 3, ops: 16, agents: 8, rate: 0.5, faults: ["pause-past-lease"] });
-  assert.ok(plan.ops.some((o) => o.faults[0] === "pause-past-lease"), "some operation's first request pauses");
+  assert.ok(
+    plan.ops.some((o) => o.faults[0] === "pause-past-lease"),
+    "some operation's first request pauses",
+  );
   const run = await runTs(["lib/chaos/cli.ts", ...args], { timeoutMs: 60_000 });
   assert.equal(run.code, 0, run.stdout + run.stderr);
   // Piped: the progress is plain lines on stderr, the last of each variant at 100 %, with the
   // duplicates it read from the database so far (keyed's are there before the summary).
   assert.ok(!/[\r\x1b]/.test(run.stderr), JSON.stringify(run.stderr));
   const progress = run.stderr.trimEnd().split("\n");
-  for (const line of progress) assert.match(line, /^(keyed|fenced): \d+\/16 operations \(\d+ %\)(, settling)?, \d+ duplicates?, \d+ kills?, \d+ s, /);
+  for (const line of progress)
+    assert.match(
+      line,
+      /^(keyed|fenced): \d+\/16 operations \(\d+ %\)(, settling)?, \d+ duplicates?, \d+ kills?, \d+ s, /,
+    );
   const last = (v: string): string => progress.filter((l) => l.startsWith(`${v}:`)).at(-1) ?? "";
   assert.match(last("fenced"), /^fenced: 16\/16 operations \(100 %\).*, 0 duplicates, .*done$/);
   assert.match(last("keyed"), /^keyed: 16\/16 operations \(100 %\).*, [1-9]\d* duplicates?, /);
@@ -143,6 +233,9 @@ test("npm run chaos with paused holders only: keyed files twice (red), fenced on
   assert.ok(Number(keyed) >= 1, `keyed duplicates: ${keyed}`);
   assert.equal(fenced, "0");
   assert.deepEqual(tableRow(run.stdout, "lost")!.slice(1), ["0", "0"]);
-  assert.match(run.stdout, /keyed, the first operations stored twice or lost:\n {2}op \d+ .*pause-past-lease/);
+  assert.match(
+    run.stdout,
+    /keyed, the first operations stored twice or lost:\n {2}op \d+ .*pause-past-lease/,
+  );
   assert.match(run.stdout, /PASS fenced/);
 });

@@ -7,10 +7,18 @@ import { readFile } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
-import { startDemoServer, type DemoServer } from "../../lib/demos/server.ts";
 import { cliArgs, parseParams } from "../../lib/demos/herd/params.ts";
+import { type DemoServer, startDemoServer } from "../../lib/demos/server.ts";
 import { HERD_STRATEGIES } from "../../lib/herd/simulator.ts";
-import { englishLeft, launchBrowser, LAUNCH_TIMEOUT_MS, openPage, PAGE_TIMEOUT_MS, screenshot, type DemoPage } from "./browser.ts";
+import {
+  type DemoPage,
+  englishLeft,
+  LAUNCH_TIMEOUT_MS,
+  launchBrowser,
+  openPage,
+  PAGE_TIMEOUT_MS,
+  screenshot,
+} from "./browser.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TIMEOUT = LAUNCH_TIMEOUT_MS * 3;
@@ -19,7 +27,11 @@ const TIMEOUT = LAUNCH_TIMEOUT_MS * 3;
 function cliCsv(query: string): string {
   const parsed = parseParams(new URLSearchParams(query));
   assert.ok(parsed.ok, `bad test query ${query}`);
-  const r = spawnSync(process.execPath, ["--import", "tsx", "lib/herd/cli.ts", "--csv", ...cliArgs(parsed.params)], { cwd: ROOT, encoding: "utf8" });
+  const r = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "lib/herd/cli.ts", "--csv", ...cliArgs(parsed.params)],
+    { cwd: ROOT, encoding: "utf8" },
+  );
   assert.equal(r.status, 0, r.stderr);
   return r.stdout;
 }
@@ -27,11 +39,17 @@ function cliCsv(query: string): string {
 /** Waits until run number `run` has finished and its results are on screen. */
 async function finished(page: Page, run: number): Promise<void> {
   await page.waitForFunction(
-    (n) => document.body.dataset.run === String(n) && ["done", "failed", "invalid"].includes(document.body.dataset.state ?? ""),
+    (n) =>
+      document.body.dataset.run === String(n) &&
+      ["done", "failed", "invalid"].includes(document.body.dataset.state ?? ""),
     run,
     { timeout: PAGE_TIMEOUT_MS * 2 },
   );
-  assert.equal(await page.getAttribute("body", "data-state"), "done", await page.textContent("#status") ?? "");
+  assert.equal(
+    await page.getAttribute("body", "data-state"),
+    "done",
+    (await page.textContent("#status")) ?? "",
+  );
 }
 
 /** The CSV behind the page's "download CSV" link, as a user's download gets it. */
@@ -64,12 +82,18 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     const p = await open();
     await p.page.goto(`${server.url}/herd`);
     await finished(p.page, 1);
-    assert.match((await p.page.textContent("#status")) ?? "", /^Done in [\d.]+ s \(\d+ Web Workers?\): 18 points/);
+    assert.match(
+      (await p.page.textContent("#status")) ?? "",
+      /^Done in [\d.]+ s \(\d+ Web Workers?\): 18 points/,
+    );
     assert.deepEqual(p.errors, []);
     assert.deepEqual(p.blocked, []);
     for (const r of p.requests) assert.ok(r.startsWith(`GET ${server.url}/`), r);
     // The workers' script came from the demo server too.
-    assert.ok(p.requests.some((r) => r.endsWith("/assets/herd-worker.js")), p.requests.join("\n"));
+    assert.ok(
+      p.requests.some((r) => r.endsWith("/assets/herd-worker.js")),
+      p.requests.join("\n"),
+    );
     const bytes = await p.transferredBytes();
     assert.ok(bytes > 10_000 && bytes <= 300_000, `first load: ${bytes} bytes transferred`);
     // Formulas are MathML, never raw LaTeX.
@@ -77,7 +101,8 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     assert.doesNotMatch((await p.page.textContent("main")) ?? "", /\\(frac|text|min|cdot)|\$\$/);
     // Every control's value is in the URL.
     const url = new URL(p.page.url());
-    for (const name of ["clients", "strategies", "runs", "seed", "base", "cap", "mean", "sd"]) assert.ok(url.searchParams.has(name), name);
+    for (const name of ["clients", "strategies", "runs", "seed", "base", "cap", "mean", "sd"])
+      assert.ok(url.searchParams.has(name), name);
     await screenshot(p.page, "herd-en");
   });
 
@@ -96,7 +121,10 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
       assert.equal(csv.split("\n")[0], "strategy,clients,calls,completion_ms");
       csvs.push(csv);
       // The command the page prints is the one that gives this CSV.
-      assert.match((await p.page.textContent("#cli-command")) ?? "", /^npm run herd -- --csv --clients=5,20,30,40 /);
+      assert.match(
+        (await p.page.textContent("#cli-command")) ?? "",
+        /^npm run herd -- --csv --clients=5,20,30,40 /,
+      );
     }
     assert.notEqual(csvs[0], csvs[1]);
   });
@@ -107,14 +135,29 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     // cancelled, it would finish first, having started first, and land.
     const query = "clients=10..190:10&runs=60";
     await p.page.goto(`${server.url}/herd?${query}&seed=3`);
-    await p.page.waitForFunction(() => document.body.dataset.state === "running" && Number(document.querySelector("progress")?.value) >= 1, null, { timeout: PAGE_TIMEOUT_MS * 2 });
+    await p.page.waitForFunction(
+      () =>
+        document.body.dataset.state === "running" &&
+        Number(document.querySelector("progress")?.value) >= 1,
+      null,
+      { timeout: PAGE_TIMEOUT_MS * 2 },
+    );
     await p.page.fill("#seed", "4");
     await p.page.press("#seed", "Enter");
-    await p.page.waitForFunction(() => document.body.dataset.state === "done" && new URL(location.href).searchParams.get("seed") === "4", null, { timeout: PAGE_TIMEOUT_MS * 4 });
+    await p.page.waitForFunction(
+      () =>
+        document.body.dataset.state === "done" &&
+        new URL(location.href).searchParams.get("seed") === "4",
+      null,
+      { timeout: PAGE_TIMEOUT_MS * 4 },
+    );
     const last = (await p.page.getAttribute("body", "data-run")) ?? "";
     const landed = ((await p.page.getAttribute("body", "data-done-runs")) ?? "").split(" ");
     assert.ok(Number(last) >= 2);
-    assert.ok(!landed.includes("1"), `the cancelled run 1 reached the screen (runs shown: ${landed.join(", ")})`);
+    assert.ok(
+      !landed.includes("1"),
+      `the cancelled run 1 reached the screen (runs shown: ${landed.join(", ")})`,
+    );
     assert.equal(landed.at(-1), last, "the screen shows the last run");
     assert.match((await p.page.textContent("#status")) ?? "", /: 114 points/);
     assert.equal(await downloadedCsv(p.page), cliCsv(`${query}&seed=4`));
@@ -124,12 +167,25 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     const p = await open();
     await p.page.goto(`${server.url}/herd?clients=10&runs=5`);
     await finished(p.page, 1);
-    const caption = async (): Promise<string> => (await p.page.textContent("#caption-exponential")) ?? "";
-    assert.equal(await caption(), "the same wait for everyone who failed together: 10, 20, 40 … ms");
+    const caption = async (): Promise<string> =>
+      (await p.page.textContent("#caption-exponential")) ?? "";
+    assert.equal(
+      await caption(),
+      "the same wait for everyone who failed together: 10, 20, 40 … ms",
+    );
     await p.page.fill("#base", "7");
     await p.page.press("#base", "Enter");
-    await p.page.waitForFunction(() => document.body.dataset.state === "done" && new URL(location.href).searchParams.get("base") === "7", null, { timeout: PAGE_TIMEOUT_MS * 2 });
-    assert.equal(await caption(), "the same wait for everyone who failed together: 14, 28, 56 … ms");
+    await p.page.waitForFunction(
+      () =>
+        document.body.dataset.state === "done" &&
+        new URL(location.href).searchParams.get("base") === "7",
+      null,
+      { timeout: PAGE_TIMEOUT_MS * 2 },
+    );
+    assert.equal(
+      await caption(),
+      "the same wait for everyone who failed together: 14, 28, 56 … ms",
+    );
   });
 
   test("keyboard only: Tab to the controls, change one, start a run, read the result", async () => {
@@ -142,16 +198,44 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
       await p.page.keyboard.press("Tab");
       reached.add(await p.page.evaluate(() => document.activeElement?.id ?? ""));
     }
-    for (const id of ["clients", "runs", "seed", "base", "cap", "mean", "sd", ...HERD_STRATEGIES.map((s) => `s-${s}`), "run"]) {
-      assert.ok(reached.has(id), `${id} not reached with Tab (reached: ${[...reached].join(", ")})`);
+    for (const id of [
+      "clients",
+      "runs",
+      "seed",
+      "base",
+      "cap",
+      "mean",
+      "sd",
+      ...HERD_STRATEGIES.map((s) => `s-${s}`),
+      "run",
+    ]) {
+      assert.ok(
+        reached.has(id),
+        `${id} not reached with Tab (reached: ${[...reached].join(", ")})`,
+      );
     }
     // Back to "runs" (Shift+Tab), type a new value, untick a strategy with Space, start with Enter on the button.
-    for (let i = 0; i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "runs"; i++) await p.page.keyboard.press("Shift+Tab");
+    for (
+      let i = 0;
+      i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "runs";
+      i++
+    )
+      await p.page.keyboard.press("Shift+Tab");
     await p.page.keyboard.press("Control+A");
     await p.page.keyboard.type("25");
-    for (let i = 0; i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "s-equal"; i++) await p.page.keyboard.press("Tab");
+    for (
+      let i = 0;
+      i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "s-equal";
+      i++
+    )
+      await p.page.keyboard.press("Tab");
     await p.page.keyboard.press("Space");
-    for (let i = 0; i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "run"; i++) await p.page.keyboard.press("Tab");
+    for (
+      let i = 0;
+      i < 40 && (await p.page.evaluate(() => document.activeElement?.id)) !== "run";
+      i++
+    )
+      await p.page.keyboard.press("Tab");
     // The changes (on leaving the field, on Space) have each started a run already; Enter starts the
     // last one, numbered after them: wait for that one to be done, not for an earlier one.
     const before = Number(await p.page.evaluate(() => document.body.dataset.run ?? "0"));
@@ -159,7 +243,12 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     await p.page.waitForFunction(
       (b) => {
         const q = new URL(location.href).searchParams;
-        return Number(document.body.dataset.run ?? "0") > b && document.body.dataset.state === "done" && q.get("runs") === "25" && !(q.get("strategies") ?? "equal").includes("equal");
+        return (
+          Number(document.body.dataset.run ?? "0") > b &&
+          document.body.dataset.state === "done" &&
+          q.get("runs") === "25" &&
+          !(q.get("strategies") ?? "equal").includes("equal")
+        );
       },
       before,
       { timeout: PAGE_TIMEOUT_MS * 2 },
@@ -185,10 +274,22 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     assert.match((await zh.page.textContent("#status")) ?? "", /^完成，用时/);
     assert.deepEqual(zh.errors, []);
     const english = await englishLeft(zh.page, [
-      "Exponential Backoff And Jitter", "aws-samples/aws-arch-backoff-simulator", "Marc Brooker", "retry-workbook",
+      "Exponential Backoff And Jitter",
+      "aws-samples/aws-arch-backoff-simulator",
+      "Marc Brooker",
+      "retry-workbook",
       ...HERD_STRATEGIES,
-      "npm run herd -- --csv", "npm run herd", "npm run lesson 2",
-      "Web Worker", "JavaScript", "Python", "Codex", "AWS", "CSV", "SVG", "ms",
+      "npm run herd -- --csv",
+      "npm run herd",
+      "npm run lesson 2",
+      "Web Worker",
+      "JavaScript",
+      "Python",
+      "Codex",
+      "AWS",
+      "CSV",
+      "SVG",
+      "ms",
     ]);
     assert.deepEqual(english, [], `English words on the zh page: ${english.join(" | ")}`);
     // ?lang= wins over the browser's preference.
@@ -204,10 +305,15 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     const p = await open({ viewport: { width: 360, height: 800 } });
     await p.page.goto(`${server.url}/herd?clients=10,50,100&runs=20`);
     await finished(p.page, 1);
-    const overflow = await p.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await p.page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
     const box = await p.page.locator("#run").boundingBox();
-    assert.ok(box !== null && box.x >= 0 && box.x + box.width <= 360, "the Run button is on screen");
+    assert.ok(
+      box !== null && box.x >= 0 && box.x + box.width <= 360,
+      "the Run button is on screen",
+    );
     await screenshot(p.page, "herd-360");
   });
 });

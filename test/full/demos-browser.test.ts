@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { startDemoServer, type DemoServer } from "../../lib/demos/server.ts";
-import { launchBrowser, LAUNCH_TIMEOUT_MS, openPage, screenshot } from "./browser.ts";
+import { type DemoServer, startDemoServer } from "../../lib/demos/server.ts";
+import { LAUNCH_TIMEOUT_MS, launchBrowser, openPage, screenshot } from "./browser.ts";
 
 describe("the index in a real browser", { timeout: LAUNCH_TIMEOUT_MS * 2 }, () => {
   let server: DemoServer;
@@ -25,7 +25,10 @@ describe("the index in a real browser", { timeout: LAUNCH_TIMEOUT_MS * 2 }, () =
       assert.equal(await p.page.getAttribute("html", "lang"), "zh-CN");
       const link = p.page.getByRole("link", { name: /演示 1/ });
       assert.equal(await link.getAttribute("href"), "/herd");
-      assert.equal(await p.page.getByRole("link", { name: /演示 2/ }).getAttribute("href"), "/step");
+      assert.equal(
+        await p.page.getByRole("link", { name: /演示 2/ }).getAttribute("href"),
+        "/step",
+      );
       assert.deepEqual(p.blocked, []);
       assert.ok(p.requests.length >= 2, p.requests.join("\n"));
       for (const r of p.requests) assert.ok(r.includes(server.url), r);
@@ -42,7 +45,9 @@ describe("the index in a real browser", { timeout: LAUNCH_TIMEOUT_MS * 2 }, () =
   // Without one (a bare server), the zh screenshots are boxes: the tests read the zh text instead.
   const chineseFont = spawnSync("fc-list", [":lang=zh", "family"], { encoding: "utf8" });
   const hasChineseFont = chineseFont.status === 0 && chineseFont.stdout.trim() !== "";
-  test("Chinese is drawn with a font, where the system has one", { skip: hasChineseFont ? false : "no Chinese font on this system (fc-list :lang=zh)" }, async () => {
+  test("Chinese is drawn with a font, where the system has one", {
+    skip: hasChineseFont ? false : "no Chinese font on this system (fc-list :lang=zh)",
+  }, async () => {
     const p = await openPage(browser, server.url, { locale: "zh-CN" });
     try {
       await p.page.goto(`${server.url}/?lang=zh`);
@@ -59,7 +64,11 @@ describe("the index in a real browser", { timeout: LAUNCH_TIMEOUT_MS * 2 }, () =
         };
         return draw("惊") === draw("群");
       })()`);
-      assert.equal(drawnAlike, false, "two Chinese characters come out as the same missing-glyph box");
+      assert.equal(
+        drawnAlike,
+        false,
+        "two Chinese characters come out as the same missing-glyph box",
+      );
     } finally {
       await p.close();
     }
@@ -69,16 +78,29 @@ describe("the index in a real browser", { timeout: LAUNCH_TIMEOUT_MS * 2 }, () =
     const strict = await openPage(browser, server.url);
     try {
       await strict.page.goto(`${server.url}/`);
-      const outcome = await strict.page.evaluate(() => fetch("http://example.com/x").then(() => "fetched", () => "refused"));
+      const outcome = await strict.page.evaluate(() =>
+        fetch("http://example.com/x").then(
+          () => "fetched",
+          () => "refused",
+        ),
+      );
       assert.equal(outcome, "refused");
-      assert.ok(!strict.requests.some((r) => r.includes("example.com")), "the policy stops it before it is a request");
+      assert.ok(
+        !strict.requests.some((r) => r.includes("example.com")),
+        "the policy stops it before it is a request",
+      );
     } finally {
       await strict.close();
     }
     const p = await openPage(browser, server.url, { bypassCSP: true });
     try {
       await p.page.goto(`${server.url}/`);
-      const outcome = await p.page.evaluate(() => fetch("http://example.com/x").then(() => "fetched", () => "refused"));
+      const outcome = await p.page.evaluate(() =>
+        fetch("http://example.com/x").then(
+          () => "fetched",
+          () => "refused",
+        ),
+      );
       assert.equal(outcome, "refused");
       assert.deepEqual(p.blocked, ["http://example.com/x"]);
     } finally {

@@ -3,7 +3,7 @@
 // the last. Each file works in a schema of its own (test/full/postgres-helpers.ts). If the server cannot
 // start, the reason goes to WORKBOOK_TEST_POSTGRES_ERROR instead: the PostgreSQL tests fail with it
 // in one line, and every other test runs as usual.
-import { startPostgres, type PostgresServer } from "../../lib/postgres/server.ts";
+import { type PostgresServer, startPostgres } from "../../lib/postgres/server.ts";
 
 export const POSTGRES_URL_ENV = "WORKBOOK_TEST_POSTGRES_URL";
 export const POSTGRES_ERROR_ENV = "WORKBOOK_TEST_POSTGRES_ERROR";

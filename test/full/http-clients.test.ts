@@ -13,27 +13,41 @@ import {
   keyUse,
   medianGaps,
   ms,
+  type Observation,
   postsProcessed,
   retryAfterSecondsFor,
   retryAfterVerdict,
-  type Observation,
 } from "../../lib/http-clients/analysis.ts";
-import { ATTEMPT_CAP, BASE_CASES, baseCase, measureRepeats, observe } from "../../lib/http-clients/measure.ts";
+import {
+  ATTEMPT_CAP,
+  BASE_CASES,
+  baseCase,
+  measureRepeats,
+  observe,
+} from "../../lib/http-clients/measure.ts";
 import type { Probe, ProbeRequest } from "../../lib/http-clients/probe.ts";
 import { axiosProbe } from "../../lib/http-clients/probes/axios.ts";
 import { findProbe, PROBES } from "../../lib/http-clients/probes/index.ts";
 import { openaiProbe } from "../../lib/http-clients/probes/openai.ts";
 import { UNDICI_MIN_TIMEOUT, undiciProbe } from "../../lib/http-clients/probes/undici.ts";
-import { retryAfterHeader, startFaultyServer, type LoggedAttempt } from "../../lib/http-clients/server.ts";
+import {
+  type LoggedAttempt,
+  retryAfterHeader,
+  startFaultyServer,
+} from "../../lib/http-clients/server.ts";
 import { runTs, tableRow } from "../run-helpers.ts";
 
 /** One raw HTTP exchange with node:http, reporting what the client saw. */
 function send(url: string, method: string, body?: string, signal?: AbortSignal) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: string } | { error: string }>((resolve) => {
+  return new Promise<
+    { status: number; headers: Record<string, unknown>; body: string } | { error: string }
+  >((resolve) => {
     const req = request(url, { method, agent: false, ...(signal ? { signal } : {}) }, (res) => {
       let text = "";
       res.on("data", (c: Buffer) => (text += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
+      );
     });
     req.on("error", (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.name }));
     req.end(body);
@@ -45,7 +59,9 @@ function send(url: string, method: string, body?: string, signal?: AbortSignal) 
 test("faulty server: a status with Retry-After in seconds, then 200; every attempt logged with its headers", async () => {
   const server = await startFaultyServer();
   try {
-    const run = server.open((n) => (n === 1 ? { kind: "status", status: 503, retryAfter: { seconds: 1 } } : { kind: "ok" }));
+    const run = server.open((n) =>
+      n === 1 ? { kind: "status", status: 503, retryAfter: { seconds: 1 } } : { kind: "ok" },
+    );
     const first = await send(`${run.url}/reports`, "GET");
     assert.ok("status" in first);
     assert.equal(first.status, 503);
@@ -53,10 +69,13 @@ test("faulty server: a status with Retry-After in seconds, then 200; every attem
     const second = await send(`${run.url}/reports`, "POST", '{"title":"t"}');
     assert.ok("status" in second);
     assert.equal(second.status, 200);
-    assert.deepEqual(run.log.map((a) => [a.n, a.method, a.path, a.answer]), [
-      [1, "GET", "/reports", "503 Retry-After: 1"],
-      [2, "POST", "/reports", "200"],
-    ]);
+    assert.deepEqual(
+      run.log.map((a) => [a.n, a.method, a.path, a.answer]),
+      [
+        [1, "GET", "/reports", "503 Retry-After: 1"],
+        [2, "POST", "/reports", "200"],
+      ],
+    );
     assert.equal(run.log[1]!.bodyBytes, 13);
     assert.ok(run.log.every((a) => a.endedAt !== undefined && a.endedAt >= a.arrivedAt));
   } finally {
@@ -73,7 +92,11 @@ test("faulty server: Retry-After as an HTTP-date, in whole seconds, at least the
 
   const server = await startFaultyServer();
   try {
-    const run = server.open(() => ({ kind: "status", status: 429, retryAfter: { dateSecondsAhead: 1 } }));
+    const run = server.open(() => ({
+      kind: "status",
+      status: 429,
+      retryAfter: { dateSecondsAhead: 1 },
+    }));
     const res = await send(`${run.url}/x`, "GET");
     assert.ok("status" in res);
     assert.equal(res.status, 429);
@@ -148,8 +171,14 @@ test("faulty server: runs are independent; each numbers its own attempts", async
     await send(`${a.url}/`, "GET");
     await send(`${b.url}/`, "GET");
     await send(`${a.url}/`, "GET");
-    assert.deepEqual(a.log.map((x) => `${x.n}:${x.answer}`), ["1:503", "2:200"]);
-    assert.deepEqual(b.log.map((x) => `${x.n}:${x.answer}`), ["1:200"]);
+    assert.deepEqual(
+      a.log.map((x) => `${x.n}:${x.answer}`),
+      ["1:503", "2:200"],
+    );
+    assert.deepEqual(
+      b.log.map((x) => `${x.n}:${x.answer}`),
+      ["1:200"],
+    );
   } finally {
     await server.close();
   }
@@ -158,7 +187,18 @@ test("faulty server: runs are independent; each numbers its own attempts", async
 // ---- the analysis, on synthetic logs ----
 
 function attempt(n: number, arrivedAt: number, extra: Partial<LoggedAttempt> = {}): LoggedAttempt {
-  return { n, method: "GET", path: "/reports", headers: {}, arrivedAt, arrivedWall: 1_000_000 + arrivedAt, bodyBytes: 0, answer: "503", endedAt: arrivedAt + 1, ...extra };
+  return {
+    n,
+    method: "GET",
+    path: "/reports",
+    headers: {},
+    arrivedAt,
+    arrivedWall: 1_000_000 + arrivedAt,
+    bodyBytes: 0,
+    answer: "503",
+    endedAt: arrivedAt + 1,
+    ...extra,
+  };
 }
 const log = (...arrivals: number[]): LoggedAttempt[] => arrivals.map((t, i) => attempt(i + 1, t));
 
@@ -196,36 +236,79 @@ test("Retry-After to ask: 1 s, unless the client's own first wait is near a seco
 });
 
 test("Retry-After verdicts: honoured, ignored, not retried, still waiting", () => {
-  const asked = (header: string, dateWall?: number) => ({ retryAfter: { header, ...(dateWall === undefined ? {} : { dateWall }) } });
-  const obs = (attempts: LoggedAttempt[], stopped?: Observation["stopped"]): Observation => ({ log: attempts, outcome: { ok: true }, ...(stopped ? { stopped } : {}) });
+  const asked = (header: string, dateWall?: number) => ({
+    retryAfter: { header, ...(dateWall === undefined ? {} : { dateWall }) },
+  });
+  const obs = (attempts: LoggedAttempt[], stopped?: Observation["stopped"]): Observation => ({
+    log: attempts,
+    outcome: { ok: true },
+    ...(stopped ? { stopped } : {}),
+  });
   // Seconds: the wait counts from the end of the answer that asked.
-  assert.deepEqual(retryAfterVerdict(obs([attempt(1, 0, asked("1")), attempt(2, 1001)]), 2000), { kind: "honoured", waitedMs: 1000 });
-  assert.deepEqual(retryAfterVerdict(obs([attempt(1, 0, asked("1")), attempt(2, 451)]), 2000), { kind: "ignored", waitedMs: 450 });
+  assert.deepEqual(retryAfterVerdict(obs([attempt(1, 0, asked("1")), attempt(2, 1001)]), 2000), {
+    kind: "honoured",
+    waitedMs: 1000,
+  });
+  assert.deepEqual(retryAfterVerdict(obs([attempt(1, 0, asked("1")), attempt(2, 451)]), 2000), {
+    kind: "ignored",
+    waitedMs: 450,
+  });
   // A date: compared in wall-clock time with the date sent.
   const date = 1_000_000 + 1500;
-  assert.equal(retryAfterVerdict(obs([attempt(1, 0, asked("(a date)", date)), attempt(2, 1500)]), 2000).kind, "honoured");
-  assert.equal(retryAfterVerdict(obs([attempt(1, 0, asked("(a date)", date)), attempt(2, 900)]), 2000).kind, "ignored");
-  assert.deepEqual(retryAfterVerdict(obs([attempt(1, 0, asked("3600"))]), 2000), { kind: "not-retried" });
-  assert.deepEqual(retryAfterVerdict(obs([attempt(1, 0, asked("3600"))], "window"), 2000), { kind: "waiting", windowMs: 2000 });
+  assert.equal(
+    retryAfterVerdict(obs([attempt(1, 0, asked("(a date)", date)), attempt(2, 1500)]), 2000).kind,
+    "honoured",
+  );
+  assert.equal(
+    retryAfterVerdict(obs([attempt(1, 0, asked("(a date)", date)), attempt(2, 900)]), 2000).kind,
+    "ignored",
+  );
+  assert.deepEqual(retryAfterVerdict(obs([attempt(1, 0, asked("3600"))]), 2000), {
+    kind: "not-retried",
+  });
+  assert.deepEqual(retryAfterVerdict(obs([attempt(1, 0, asked("3600"))], "window"), 2000), {
+    kind: "waiting",
+    windowMs: 2000,
+  });
 });
 
 test("keys and retry markers: none, the same key, a new key each time, a header that counts", () => {
-  const withHeaders = (...hs: Record<string, string>[]) => hs.map((headers, i) => attempt(i + 1, i * 10, { headers }));
+  const withHeaders = (...hs: Record<string, string>[]) =>
+    hs.map((headers, i) => attempt(i + 1, i * 10, { headers }));
   assert.deepEqual(keyUse(withHeaders({}, {})), { kind: "none" });
-  assert.equal(keyUse(withHeaders({ "idempotency-key": '"k1"' }, { "idempotency-key": '"k1"' })).kind, "same");
-  assert.equal(keyUse(withHeaders({ "idempotency-key": "a" }, { "idempotency-key": "b" })).kind, "changes");
+  assert.equal(
+    keyUse(withHeaders({ "idempotency-key": '"k1"' }, { "idempotency-key": '"k1"' })).kind,
+    "same",
+  );
+  assert.equal(
+    keyUse(withHeaders({ "idempotency-key": "a" }, { "idempotency-key": "b" })).kind,
+    "changes",
+  );
   assert.equal(keyUse(withHeaders({ "idempotency-key": "a" }, {})).kind, "not on every attempt");
-  assert.deepEqual(changingHeaders(withHeaders({ "x-stainless-retry-count": "0", host: "h" }, { "x-stainless-retry-count": "1", host: "h" })), [
-    { name: "x-stainless-retry-count", values: ["0", "1"] },
-  ]);
+  assert.deepEqual(
+    changingHeaders(
+      withHeaders(
+        { "x-stainless-retry-count": "0", host: "h" },
+        { "x-stainless-retry-count": "1", host: "h" },
+      ),
+    ),
+    [{ name: "x-stainless-retry-count", values: ["0", "1"] }],
+  );
   assert.deepEqual(changingHeaders(withHeaders({ a: "1" })), []);
 });
 
 test("attempt counts and reports filed", () => {
-  const posts = [attempt(1, 0, { method: "POST", bodyBytes: 50 }), attempt(2, 5, { method: "POST", bodyBytes: 50 }), attempt(3, 9, { method: "POST", bodyBytes: 0 })];
+  const posts = [
+    attempt(1, 0, { method: "POST", bodyBytes: 50 }),
+    attempt(2, 5, { method: "POST", bodyBytes: 50 }),
+    attempt(3, 9, { method: "POST", bodyBytes: 0 }),
+  ];
   assert.equal(postsProcessed(posts), 2);
   assert.equal(attemptsCell({ log: posts, outcome: { ok: true } }), "3");
-  assert.equal(attemptsCell({ log: posts, outcome: { ok: false, error: "x" }, stopped: "cap" }), "≥3 (stopped)");
+  assert.equal(
+    attemptsCell({ log: posts, outcome: { ok: false, error: "x" }, stopped: "cap" }),
+    "≥3 (stopped)",
+  );
 });
 
 // ---- the harness, with probes of our own ----
@@ -267,10 +350,16 @@ test("observe stops a client still waiting after the window, and records it as w
       ...forever,
       async send(req) {
         await fetch(req.base + req.path, { signal: req.signal }).then((r) => r.arrayBuffer());
-        await new Promise((_, reject) => req.signal.addEventListener("abort", () => reject(req.signal.reason)));
+        await new Promise((_, reject) =>
+          req.signal.addEventListener("abort", () => reject(req.signal.reason)),
+        );
       },
     };
-    const o = await observe(server, patient, { method: "GET", script: () => ({ kind: "status", status: 503, retryAfter: { seconds: 3600 } }), windowMs: 30 });
+    const o = await observe(server, patient, {
+      method: "GET",
+      script: () => ({ kind: "status", status: 503, retryAfter: { seconds: 3600 } }),
+      windowMs: 30,
+    });
     assert.equal(o.stopped, "window");
     assert.deepEqual(retryAfterVerdict(o, 30), { kind: "waiting", windowMs: 30 });
   } finally {
@@ -284,7 +373,12 @@ test("every probe has a unique name and is found by name or package; every case 
   assert.equal(findProbe("axios-retry")?.name, "axios");
   assert.equal(findProbe("requests"), undefined);
   for (const id of BASE_CASES) assert.ok(baseCase(id, "k").script(1));
-  for (const p of PROBES) assert.doesNotMatch((await p.defaultTimeout()).text, /^\?/, `${p.name}: default timeout not found in its source`);
+  for (const p of PROBES)
+    assert.doesNotMatch(
+      (await p.defaultTimeout()).text,
+      /^\?/,
+      `${p.name}: default timeout not found in its source`,
+    );
 });
 
 // ---- real libraries, end to end ----
@@ -294,7 +388,8 @@ test("undici RetryAgent: GET 503 is retried 5 times with doubling waits; POST 50
   try {
     const get = await observe(server, undiciProbe, baseCase("get-503", "k"));
     assert.equal(get.log.length, 6);
-    for (const [i, g] of gapsMs(get.log).entries()) assert.ok(g >= UNDICI_MIN_TIMEOUT * 2 ** i - 2, `gap ${i + 1} was ${g} ms`);
+    for (const [i, g] of gapsMs(get.log).entries())
+      assert.ok(g >= UNDICI_MIN_TIMEOUT * 2 ** i - 2, `gap ${i + 1} was ${g} ms`);
     const post = await observe(server, undiciProbe, baseCase("post-503", "k"));
     assert.equal(post.log.length, 1);
     const reset = await observe(server, undiciProbe, baseCase("post-reset", "k"));
@@ -309,10 +404,17 @@ test("undici RetryAgent: GET 503 is retried 5 times with doubling waits; POST 50
 test("axios-retry resends a POST after a reset connection (any method on a network error), but not after a 503", async () => {
   const server = await startFaultyServer();
   try {
-    assert.equal(postsProcessed((await observe(server, axiosProbe, baseCase("post-reset", "k"))).log), 4);
+    assert.equal(
+      postsProcessed((await observe(server, axiosProbe, baseCase("post-reset", "k"))).log),
+      4,
+    );
     assert.equal((await observe(server, axiosProbe, baseCase("post-503", "k"))).log.length, 1);
     const keyed = await observe(server, axiosProbe, baseCase("post-reset-keyed", "k-1"));
-    assert.deepEqual(keyUse(keyed.log), { kind: "same", header: "idempotency-key", values: Array(4).fill('"k-1"') });
+    assert.deepEqual(keyUse(keyed.log), {
+      kind: "same",
+      header: "idempotency-key",
+      values: Array(4).fill('"k-1"'),
+    });
   } finally {
     await server.close();
   }
@@ -324,7 +426,10 @@ test("OpenAI SDK: a POST whose answer is lost is sent 3 times, counted by x-stai
     const o = await observe(server, openaiProbe, baseCase("post-reset", "k"));
     assert.equal(postsProcessed(o.log), 3);
     assert.deepEqual(keyUse(o.log), { kind: "none" });
-    assert.deepEqual(o.log.map((a) => a.headers["x-stainless-retry-count"]), ["0", "1", "2"]);
+    assert.deepEqual(
+      o.log.map((a) => a.headers["x-stainless-retry-count"]),
+      ["0", "1", "2"],
+    );
   } finally {
     await server.close();
   }
@@ -345,7 +450,9 @@ test("measureRepeats runs the GET 503 case several times for the jitter check", 
 // ---- the lesson ----
 
 test("lesson 09 --only undici prints the measured row; a bad --only exits 2 with one line", async () => {
-  const ran = await runTs(["lessons/09-your-http-client.ts", "--only", "undici"], { timeoutMs: 60_000 });
+  const ran = await runTs(["lessons/09-your-http-client.ts", "--only", "undici"], {
+    timeoutMs: 60_000,
+  });
   assert.equal(ran.stderr, "");
   assert.equal(ran.code, 0);
   assert.deepEqual(tableRow(ran.stdout, "undici"), ["undici", "6", "6", "6", "1", "1", "1", "1"]);

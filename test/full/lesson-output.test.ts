@@ -28,7 +28,11 @@ test("every lesson's output is compared with its file, here or in the file named
     const elsewhere = ELSEWHERE[lesson.number];
     if (elsewhere === undefined) continue;
     const source = readFileSync(join(ROOT, elsewhere), "utf8");
-    assert.match(source, /\b(testKeptOutput|assertKeptOutput)\(/, `lesson ${lesson.number}: ${elsewhere} does not compare its run with the file`);
+    assert.match(
+      source,
+      /\b(testKeptOutput|assertKeptOutput)\(/,
+      `lesson ${lesson.number}: ${elsewhere} does not compare its run with the file`,
+    );
   }
 });
 
@@ -40,7 +44,11 @@ for (const lesson of listLessons()) {
       assert.equal(ran.code, 0, ran.stderr);
       assert.equal(ran.stderr, "");
     }
-    const differ = outputDiff(maskOutput(lesson.number, a.stdout), maskOutput(lesson.number, b.stdout), ["one run", "the other"]);
+    const differ = outputDiff(
+      maskOutput(lesson.number, a.stdout),
+      maskOutput(lesson.number, b.stdout),
+      ["one run", "the other"],
+    );
     assert.ok(
       differ === undefined,
       `two runs with seed 1 differ, masked. ${differ}\nA value the seed does not fix: a bug in the lesson, or a mask missing in test/lesson-output.ts.`,
@@ -50,15 +58,21 @@ for (const lesson of listLessons()) {
     if (other !== undefined) {
       const c = await runForOutput(lesson, { seed: other.seed });
       assert.equal(c.code, 0, c.stderr);
-      assert.notEqual(maskOutput(lesson.number, c.stdout), maskOutput(lesson.number, a.stdout), other.why);
+      assert.notEqual(
+        maskOutput(lesson.number, c.stdout),
+        maskOutput(lesson.number, a.stdout),
+        other.why,
+      );
     }
   });
 }
 
 // Wrapping depends on nothing but the width: at 80 columns too, one seed prints one trace.
 test("the same seed prints the same trace at a given width, times aside", async () => {
-  const timesAside = (s: string): string => s.replace(/^\s*\d+ ms/gm, "").replace(/\d+ ms\b/g, "N ms");
-  const run = () => runLesson(["lessons/01-timeout-truths.ts", "--seed", "5"], { env: { COLUMNS: "80" } });
+  const timesAside = (s: string): string =>
+    s.replace(/^\s*\d+ ms/gm, "").replace(/\d+ ms\b/g, "N ms");
+  const run = () =>
+    runLesson(["lessons/01-timeout-truths.ts", "--seed", "5"], { env: { COLUMNS: "80" } });
   const [a, b] = await Promise.all([run(), run()]);
   assert.equal(a.code, 0, a.stderr);
   assert.equal(timesAside(a.stdout), timesAside(b.stdout));

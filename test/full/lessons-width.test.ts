@@ -3,7 +3,7 @@
 // run of the lessons whose measurements read the same when wrapped (test/lesson-01, -08, -09).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { listLessons, type Lesson } from "../../lib/runner/catalog.ts";
+import { type Lesson, listLessons } from "../../lib/runner/catalog.ts";
 import { linesWiderThan, runLesson } from "../lesson-run.ts";
 
 /** Lessons that take long measure less here: lesson 09 one library only. */
@@ -11,7 +11,10 @@ const EXTRA_ARGS: Record<string, string[]> = { "09": ["--only", "axios"] };
 
 /** Runs a lesson piped at `width` columns, colour on, and returns the lines wider than that. */
 async function wideLines(lesson: Lesson, width: number): Promise<string[]> {
-  const ran = await runLesson([lesson.file, "--seed", "1", ...(EXTRA_ARGS[lesson.number] ?? [])], { timeoutMs: 120_000, width });
+  const ran = await runLesson([lesson.file, "--seed", "1", ...(EXTRA_ARGS[lesson.number] ?? [])], {
+    timeoutMs: 120_000,
+    width,
+  });
   assert.equal(ran.timedOut, false, `lesson ${lesson.number} did not finish`);
   assert.equal(ran.code, 0, ran.stderr);
   assert.ok(ran.raw.split("\n").length > 20, "the lesson printed its trace");

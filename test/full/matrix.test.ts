@@ -6,8 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { liveChildren } from "../../lib/core/child-pipe.ts";
-import { MATRIX_FAULTS, matrixVariants, policyFor, runCell, runCells, type MatrixFault } from "../../lib/matrix/matrix.ts";
 import { Trace } from "../../lib/core/trace.ts";
+import {
+  MATRIX_FAULTS,
+  type MatrixFault,
+  matrixVariants,
+  policyFor,
+  runCell,
+  runCells,
+} from "../../lib/matrix/matrix.ts";
 import type { VariantName } from "../../lib/tracker/variant.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "matrix-test-"));
@@ -23,10 +30,38 @@ const options = () => {
 // What each variant is known to do (lessons 01, 04 and 05 show each case on its own). A number is the
 // reports one logical call leaves; "never" is a fault whose moment the variant does not have.
 const KNOWN: Record<VariantName, Record<MatrixFault, number | "never">> = {
-  naive: { "lose-response": 2, slow: 2, concurrent: 2, "crash-between-commits": 2, "crash-after-claim": "never", "pause-past-lease": 2 },
-  "key-after": { "lose-response": 1, slow: 2, concurrent: 2, "crash-between-commits": 2, "crash-after-claim": "never", "pause-past-lease": 2 },
-  keyed: { "lose-response": 1, slow: 1, concurrent: 1, "crash-between-commits": 1, "crash-after-claim": 1, "pause-past-lease": 2 },
-  fenced: { "lose-response": 1, slow: 1, concurrent: 1, "crash-between-commits": 1, "crash-after-claim": 1, "pause-past-lease": 1 },
+  naive: {
+    "lose-response": 2,
+    slow: 2,
+    concurrent: 2,
+    "crash-between-commits": 2,
+    "crash-after-claim": "never",
+    "pause-past-lease": 2,
+  },
+  "key-after": {
+    "lose-response": 1,
+    slow: 2,
+    concurrent: 2,
+    "crash-between-commits": 2,
+    "crash-after-claim": "never",
+    "pause-past-lease": 2,
+  },
+  keyed: {
+    "lose-response": 1,
+    slow: 1,
+    concurrent: 1,
+    "crash-between-commits": 1,
+    "crash-after-claim": 1,
+    "pause-past-lease": 2,
+  },
+  fenced: {
+    "lose-response": 1,
+    slow: 1,
+    concurrent: 1,
+    "crash-between-commits": 1,
+    "crash-after-claim": 1,
+    "pause-past-lease": 1,
+  },
 };
 
 test("every variant × fault cell leaves the count its variant is known for; the fenced row is all ones", async () => {
@@ -48,12 +83,16 @@ test("every variant × fault cell leaves the count its variant is known for; the
       assert.equal(r.verdict, known === 1 ? "ok" : "duplicate", where);
     }
   }
-  assert.deepEqual(results.filter((r) => r.variant === "fenced").map((r) => r.reports), [1, 1, 1, 1, 1, 1]);
+  assert.deepEqual(
+    results.filter((r) => r.variant === "fenced").map((r) => r.reports),
+    [1, 1, 1, 1, 1, 1],
+  );
   assert.equal(liveChildren(), 0, "every tracker process is gone");
 });
 
 test("the cells are what they say: the agent's attempts per cell", async () => {
-  const attempts = async (variant: VariantName, fault: MatrixFault) => (await runCell(variant, fault, options())).calls;
+  const attempts = async (variant: VariantName, fault: MatrixFault) =>
+    (await runCell(variant, fault, options())).calls;
   assert.deepEqual(await attempts("naive", "lose-response"), [["timeout", "201"]]);
   assert.deepEqual(await attempts("keyed", "slow"), [["timeout", "409", "201 replayed"]]);
   assert.deepEqual(await attempts("keyed", "concurrent"), [["201"], ["409", "201 replayed"]]);
@@ -66,9 +105,15 @@ test("the cells are what they say: the agent's attempts per cell", async () => {
 test("a cell's trace: kept in the result, or written to the trace given, under its heading", async () => {
   const kept = await runCell("fenced", "pause-past-lease", options());
   assert.ok(kept.events.some((l) => /TAKE OVER/.test(l)));
-  assert.ok(kept.events.some((l) => /ROLLBACK/.test(l)), "the stale holder rolled back");
+  assert.ok(
+    kept.events.some((l) => /ROLLBACK/.test(l)),
+    "the stale holder rolled back",
+  );
   const lines: string[] = [];
-  const given = await runCell("naive", "lose-response", { ...options(), trace: new Trace({ color: false, step: false, write: (l) => lines.push(l) }) });
+  const given = await runCell("naive", "lose-response", {
+    ...options(),
+    trace: new Trace({ color: false, step: false, write: (l) => lines.push(l) }),
+  });
   assert.deepEqual(given.events, []);
   assert.ok(lines.includes("naive × lose-response (the agent: blind-retry)"));
   assert.ok(lines.some((l) => /answer \(201\) lost on the way back/.test(l)));
@@ -76,6 +121,9 @@ test("a cell's trace: kept in the result, or written to the trace given, under i
 
 test("the same seed gives the same cell trace, times aside", async () => {
   const strip = (lines: string[]) => lines.map((l) => l.replace(/^\s*\d+ ms/, ""));
-  const [a, b] = await Promise.all([runCell("keyed", "crash-after-claim", { ...options(), seed: 7 }), runCell("keyed", "crash-after-claim", { ...options(), seed: 7 })]);
+  const [a, b] = await Promise.all([
+    runCell("keyed", "crash-after-claim", { ...options(), seed: 7 }),
+    runCell("keyed", "crash-after-claim", { ...options(), seed: 7 }),
+  ]);
   assert.deepEqual(strip(a.events), strip(b.events));
 });

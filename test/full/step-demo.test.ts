@@ -6,20 +6,20 @@
 // One browser for the whole file; every wait is on the page's own signals (data-state, data-steps).
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { after, before, test } from "node:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { POLICY_NAMES, type PolicyName } from "../../lib/client/client.ts";
-import { STEP_FAULTS, runCell, type StepFault } from "../../lib/matrix/matrix.ts";
+import { type DemoServer, startDemoServer } from "../../lib/demos/server.ts";
+import { createStepDemo } from "../../lib/demos/step/demo.ts";
+import { type StepSession, StepSessions } from "../../lib/demos/step/sessions.ts";
+import { UI } from "../../lib/demos/step/text.ts";
+import { runCell, STEP_FAULTS, type StepFault } from "../../lib/matrix/matrix.ts";
 import { countReportsIn } from "../../lib/tracker/store.ts";
 import { VARIANT_NAMES, type VariantName } from "../../lib/tracker/variant.ts";
-import { startDemoServer, type DemoServer } from "../../lib/demos/server.ts";
-import { createStepDemo } from "../../lib/demos/step/demo.ts";
-import { StepSessions, type StepSession } from "../../lib/demos/step/sessions.ts";
-import { UI } from "../../lib/demos/step/text.ts";
-import { englishLeft, launchBrowser, openPage, screenshot, type DemoPage } from "./browser.ts";
 import { gone, running, runTs } from "../run-helpers.ts";
+import { type DemoPage, englishLeft, launchBrowser, openPage, screenshot } from "./browser.ts";
 
 interface Cell {
   variant: VariantName;
@@ -47,15 +47,21 @@ after(async () => {
   await server?.close();
   rmSync(scratch, { recursive: true, force: true });
   for (const pid of seenPids) await gone(pid);
-  for (const dir of seenDirs) assert.equal(existsSync(dir), false, `${dir} is deleted when the server stops`);
+  for (const dir of seenDirs)
+    assert.equal(existsSync(dir), false, `${dir} is deleted when the server stops`);
   assert.equal(sessions.size, 0);
   process.stderr.write(`# step-demo.test.ts: ${Math.round(performance.now() - started)} ms\n`);
 });
 
-const url = (c: Cell, lang = "en"): string => `${server.url}/step?variant=${c.variant}&fault=${c.fault}&policy=${c.policy}&lang=${lang}`;
+const url = (c: Cell, lang = "en"): string =>
+  `${server.url}/step?variant=${c.variant}&fault=${c.fault}&policy=${c.policy}&lang=${lang}`;
 
 /** Opens a tab on a cell and waits until its session is ready; returns the tab and its session. */
-async function openCell(c: Cell, lang = "en", viewport?: { width: number; height: number }): Promise<{ tab: DemoPage; page: Page; session: StepSession }> {
+async function openCell(
+  c: Cell,
+  lang = "en",
+  viewport?: { width: number; height: number },
+): Promise<{ tab: DemoPage; page: Page; session: StepSession }> {
   const tab = await openPage(browser, server.url, viewport ? { viewport } : {});
   const page = tab.page;
   await page.goto(url(c, lang));
@@ -78,7 +84,9 @@ async function reach(page: Page, state: "ready" | "done", where = ""): Promise<v
   const now = await page.getAttribute("#stepper", "data-state");
   if (now !== state) {
     const said = (await page.textContent("#session-message")) ?? "";
-    assert.fail(`${where}: the page is "${now}", not "${state}", after ${await steps(page)} steps; it says: ${said}`);
+    assert.fail(
+      `${where}: the page is "${now}", not "${state}", after ${await steps(page)} steps; it says: ${said}`,
+    );
   }
 }
 
@@ -115,15 +123,25 @@ test("the issue's eight cells: the page's count is lesson 08's and the SQLite fi
     const where = `${c.fault} × ${c.variant} × ${c.policy}`;
     const prefix = `${++i}-`;
     // Lesson 08's matrix runs the same cell, beside the page.
-    const [lesson, { tab, page, session }] = await Promise.all([runCell(c.variant, c.fault, { dbPath: (n) => join(scratch, prefix + n), policy: c.policy }), openCell(c)]);
+    const [lesson, { tab, page, session }] = await Promise.all([
+      runCell(c.variant, c.fault, { dbPath: (n) => join(scratch, prefix + n), policy: c.policy }),
+      openCell(c),
+    ]);
     // A failed cell closes its tab too, so that the tests after it still have their sessions.
     try {
       const shown = await runToEnd(page, where);
       assert.ok(session.db);
       assert.equal(shown, lesson.reports, `${where}: the page and lesson 08`);
-      assert.equal(shown, countReportsIn(session.db), `${where}: the page and SELECT count(*) of the session's file`);
+      assert.equal(
+        shown,
+        countReportsIn(session.db),
+        `${where}: the page and SELECT count(*) of the session's file`,
+      );
       assert.equal(shown, expected, where);
-      assert.match((await page.textContent("#report-count")) ?? "", expected === 1 ? /^1 report$/ : /^2 reports · duplicate$/);
+      assert.match(
+        (await page.textContent("#report-count")) ?? "",
+        expected === 1 ? /^1 report$/ : /^2 reports · duplicate$/,
+      );
       assert.deepEqual(tab.errors, [], where);
       assert.deepEqual(tab.blocked, [], where);
     } finally {
@@ -137,13 +155,18 @@ test("the issue's eight cells: the page's count is lesson 08's and the SQLite fi
 test("Run's answer arriving after the cell's verdict leaves the verdict on the page", async () => {
   // A short cell on a busy machine can finish before the page has read the answer to its Run: the
   // answer is held here until the page shows "done", then let through.
-  const { tab, page, session } = await openCell({ variant: "keyed", fault: "none", policy: "same-key" });
+  const { tab, page, session } = await openCell({
+    variant: "keyed",
+    fault: "none",
+    policy: "same-key",
+  });
   await page.evaluate(() => {
     // Marks, a task after the fetch of /run resolved, that the page's own code has handled it.
     const fetch0 = window.fetch.bind(window);
     window.fetch = (...args: Parameters<typeof fetch>) => {
       const p = fetch0(...args);
-      if (String(args[0]).endsWith("/run")) void p.then(() => setTimeout(() => (document.body.dataset.runAnswered = "yes"), 0));
+      if (String(args[0]).endsWith("/run"))
+        void p.then(() => setTimeout(() => (document.body.dataset.runAnswered = "yes"), 0));
       return p;
     };
   });
@@ -165,7 +188,19 @@ test("Run's answer arriving after the cell's verdict leaves the verdict on the p
 
 test("one cell stepped by keyboard: one event per key press, the same events as lesson 08's --step", async () => {
   const c: Cell = { variant: "keyed", fault: "lose-response", policy: "fresh-key" };
-  const lesson = await runTs(["lessons/08-fault-matrix.ts", "--step", "--seed", "1", "--no-color", "--variant", c.variant, "--fault", c.fault, "--policy", c.policy]);
+  const lesson = await runTs([
+    "lessons/08-fault-matrix.ts",
+    "--step",
+    "--seed",
+    "1",
+    "--no-color",
+    "--variant",
+    c.variant,
+    "--fault",
+    c.fault,
+    "--policy",
+    c.policy,
+  ]);
   assert.equal(lesson.code, 0, lesson.stderr);
   const expected = lesson.stdout
     .split("\n")
@@ -178,7 +213,12 @@ test("one cell stepped by keyboard: one event per key press, the same events as 
   assert.equal(await page.getAttribute("#step-log", "aria-live"), "polite");
   assert.equal(await page.getAttribute("#step-log", "role"), "log");
   // Keyboard only: Tab to the Step button.
-  for (let n = 0; n < 30 && (await page.evaluate(() => document.activeElement?.id)) !== "step-button"; n++) await page.keyboard.press("Tab");
+  for (
+    let n = 0;
+    n < 30 && (await page.evaluate(() => document.activeElement?.id)) !== "step-button";
+    n++
+  )
+    await page.keyboard.press("Tab");
   assert.equal(await page.evaluate(() => document.activeElement?.id), "step-button");
   for (let n = 1; n <= expected.length; n++) {
     await page.keyboard.press(n % 2 === 0 ? "Space" : "Enter");
@@ -189,7 +229,9 @@ test("one cell stepped by keyboard: one event per key press, the same events as 
   }
   await page.waitForSelector('#stepper[data-state="done"]');
   assert.equal(await steps(page), expected.length, "no event without a key press");
-  const shown = await page.$$eval("#lanes > li", (rows) => rows.map((r) => `${(r as HTMLElement).dataset.actor} ${(r as HTMLElement).dataset.text}`));
+  const shown = await page.$$eval("#lanes > li", (rows) =>
+    rows.map((r) => `${(r as HTMLElement).dataset.actor} ${(r as HTMLElement).dataset.text}`),
+  );
   assert.deepEqual(shown, expected, "the page's events are the lesson's, in order");
   const count = Number(/^(\d+)/.exec((await page.textContent("#report-count")) ?? "")?.[1]);
   assert.equal(count, countReportsIn(session.db!));
@@ -246,7 +288,11 @@ test("Start again: a fresh session on the same cell, the old one's process gone 
 });
 
 test("closing a tab mid-cell ends its processes (by PID) and deletes its files", async () => {
-  const { tab, page, session } = await openCell({ variant: "keyed", fault: "crash-after-claim", policy: "same-key" });
+  const { tab, page, session } = await openCell({
+    variant: "keyed",
+    fault: "crash-after-claim",
+    policy: "same-key",
+  });
   // Step until the killed tracker has been replaced: the new one is alive, the old one gone.
   let n = 0;
   while ((await page.$$('#lanes > li[data-what="restart"]')).length === 0) {
@@ -267,12 +313,18 @@ test("closing a tab mid-cell ends its processes (by PID) and deletes its files",
 });
 
 test("a step for a finished or unknown session is a clear 404 in the page (at 360 px wide)", async () => {
-  const { tab, page, session } = await openCell({ variant: "keyed", fault: "none", policy: "same-key" }, "en", { width: 360, height: 800 });
+  const { tab, page, session } = await openCell(
+    { variant: "keyed", fault: "none", policy: "same-key" },
+    "en",
+    { width: 360, height: 800 },
+  );
   for (let n = 1; n <= 3; n++) {
     await page.click("#step-button");
     await page.waitForSelector(`#stepper[data-steps="${n}"]`);
   }
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   assert.ok(overflow <= 0, `nothing overflows sideways at 360 px (${overflow} px)`);
   // On a phone each step is one full-width line in its lane's words, no empty lanes beside it.
   const rows = await page.$$eval("#lanes > li", (lis) =>
@@ -300,13 +352,17 @@ test("a step for a finished or unknown session is a clear 404 in the page (at 36
   });
   assert.equal(unknown.status, 404);
   assert.equal(unknown.body.message, UI.gone.en);
-  assert.deepEqual(tab.errors.filter((e) => !/404/.test(e)), []);
+  assert.deepEqual(
+    tab.errors.filter((e) => !/404/.test(e)),
+    [],
+  );
   await tab.close();
 });
 
 test("one tab too many gets a clear message", async () => {
   const open = [];
-  for (let n = 0; n < MAX; n++) open.push(await openCell({ variant: "naive", fault: "none", policy: "no-retry" }));
+  for (let n = 0; n < MAX; n++)
+    open.push(await openCell({ variant: "naive", fault: "none", policy: "no-retry" }));
   const extra = await openPage(browser, server.url);
   await extra.page.goto(url({ variant: "naive", fault: "none", policy: "no-retry" }));
   await extra.page.waitForSelector('#stepper[data-state="full"]');
@@ -317,14 +373,27 @@ test("one tab too many gets a clear message", async () => {
 });
 
 test("screenshots: a finished crash cell, and a page in Chinese", async () => {
-  const crash = await openCell({ variant: "key-after", fault: "crash-between-commits", policy: "same-key" });
+  const crash = await openCell({
+    variant: "key-after",
+    fault: "crash-between-commits",
+    policy: "same-key",
+  });
   assert.equal(await runToEnd(crash.page), 2);
-  const pids = await crash.page.$$eval('#lanes > li[data-what="restart"], #lanes > li[data-what="crash"]', (rows) => rows.map((r) => r.textContent ?? ""));
-  assert.ok(pids.some((t) => /SIGKILL/.test(t)), "the crash says SIGKILL");
+  const pids = await crash.page.$$eval(
+    '#lanes > li[data-what="restart"], #lanes > li[data-what="crash"]',
+    (rows) => rows.map((r) => r.textContent ?? ""),
+  );
+  assert.ok(
+    pids.some((t) => /SIGKILL/.test(t)),
+    "the crash says SIGKILL",
+  );
   await screenshot(crash.page, "step-crash-cell");
   await closeTab(crash.tab, crash.session);
 
-  const zh = await openCell({ variant: "fenced", fault: "pause-past-lease", policy: "same-key" }, "zh");
+  const zh = await openCell(
+    { variant: "fenced", fault: "pause-past-lease", policy: "same-key" },
+    "zh",
+  );
   assert.equal(await zh.page.getAttribute("html", "lang"), "zh-CN");
   assert.equal((await zh.page.textContent("#step-button"))?.trim(), UI.step.zh);
   assert.equal(await runToEnd(zh.page), 1);
@@ -337,9 +406,29 @@ test("zh: no English left on the page but names, for a crash cell and a fenced o
   // The names: the cells' own (lesson 08's), the course's words it writes in English in Chinese
   // too (Agent, fencing token, Bug), the protocol's and SQL's, the key row's states, commands.
   const names = [
-    ...VARIANT_NAMES, ...STEP_FAULTS, ...POLICY_NAMES,
-    "Agent", "fencing token", "fence", "Bug", "SQLite", "node:http", "SIGKILL", "PID", "POST /reports", "POST", "Idempotency-Key",
-    "BEGIN IMMEDIATE", "COMMIT", "INSERT", "ROLLBACK", "in_progress", "completed", "npm run lesson 8 -- --step", "retry-workbook", "ms",
+    ...VARIANT_NAMES,
+    ...STEP_FAULTS,
+    ...POLICY_NAMES,
+    "Agent",
+    "fencing token",
+    "fence",
+    "Bug",
+    "SQLite",
+    "node:http",
+    "SIGKILL",
+    "PID",
+    "POST /reports",
+    "POST",
+    "Idempotency-Key",
+    "BEGIN IMMEDIATE",
+    "COMMIT",
+    "INSERT",
+    "ROLLBACK",
+    "in_progress",
+    "completed",
+    "npm run lesson 8 -- --step",
+    "retry-workbook",
+    "ms",
   ];
   for (const c of [
     { variant: "keyed", fault: "crash-after-claim", policy: "same-key" },
@@ -349,7 +438,11 @@ test("zh: no English left on the page but names, for a crash cell and a fenced o
     await runToEnd(zh.page);
     // The keys' first hex digits ("6cb0f7c0…") are data, not words.
     const english = (await englishLeft(zh.page, names)).filter((w) => !/^[0-9a-f]+$/.test(w));
-    assert.deepEqual(english, [], `English words on the zh page of ${c.fault} × ${c.variant}: ${english.join(" | ")}`);
+    assert.deepEqual(
+      english,
+      [],
+      `English words on the zh page of ${c.fault} × ${c.variant}: ${english.join(" | ")}`,
+    );
     await closeTab(zh.tab, zh.session);
   }
 });

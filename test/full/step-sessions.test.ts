@@ -4,13 +4,18 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { STEP_FAULTS, matrixVariants } from "../../lib/matrix/matrix.ts";
-import { VARIANT_NAMES } from "../../lib/tracker/variant.ts";
 import { POLICY_NAMES } from "../../lib/client/client.ts";
 import { startDemoServer } from "../../lib/demos/server.ts";
 import { cellFromUrl, createStepDemo } from "../../lib/demos/step/demo.ts";
-import { MAX_SESSIONS, StepSessions, type SessionMessage, type StepSession } from "../../lib/demos/step/sessions.ts";
+import {
+  MAX_SESSIONS,
+  type SessionMessage,
+  type StepSession,
+  StepSessions,
+} from "../../lib/demos/step/sessions.ts";
 import { FAULT_HELP, POLICY_HELP, UI, VARIANT_HELP } from "../../lib/demos/step/text.ts";
+import { matrixVariants, STEP_FAULTS } from "../../lib/matrix/matrix.ts";
+import { VARIANT_NAMES } from "../../lib/tracker/variant.ts";
 
 /** Resolves with the next message of `session` that passes `want`. */
 function next(session: StepSession, want: (m: SessionMessage) => boolean): Promise<SessionMessage> {
@@ -29,8 +34,15 @@ test("the page's names are lesson 08's, each with its words, in the code's order
   assert.deepEqual(Object.keys(VARIANT_HELP), [...VARIANT_NAMES]);
   assert.deepEqual(Object.keys(FAULT_HELP), [...STEP_FAULTS]);
   assert.deepEqual(Object.keys(POLICY_HELP), [...POLICY_NAMES]);
-  assert.deepEqual(cellFromUrl(new URL("http://x/step?variant=keyed&fault=pause-past-lease&policy=same-key")), { variant: "keyed", fault: "pause-past-lease", policy: "same-key" });
-  assert.deepEqual(cellFromUrl(new URL("http://x/step?variant=bogus&fault=x")), { variant: "naive", fault: "lose-response", policy: "blind-retry" });
+  assert.deepEqual(
+    cellFromUrl(new URL("http://x/step?variant=keyed&fault=pause-past-lease&policy=same-key")),
+    { variant: "keyed", fault: "pause-past-lease", policy: "same-key" },
+  );
+  assert.deepEqual(cellFromUrl(new URL("http://x/step?variant=bogus&fault=x")), {
+    variant: "naive",
+    fault: "lose-response",
+    policy: "blind-retry",
+  });
 });
 
 test("one step per ask; the count is read from the file while the cell stands still", async () => {
@@ -59,7 +71,10 @@ test("one step per ask; the count is read from the file while the cell stands st
   const firstInsert = whats.indexOf("insert");
   const secondInsert = whats.indexOf("insert", firstInsert + 1);
   assert.ok(firstInsert > 0 && secondInsert > firstInsert);
-  assert.deepEqual(counts.slice(0, firstInsert), counts.slice(0, firstInsert).map(() => 0));
+  assert.deepEqual(
+    counts.slice(0, firstInsert),
+    counts.slice(0, firstInsert).map(() => 0),
+  );
   assert.equal(counts[firstInsert], 1);
   assert.equal(counts[secondInsert - 1], 1);
   assert.equal(counts[secondInsert], 2);
@@ -70,18 +85,30 @@ test("one step per ask; the count is read from the file while the cell stands st
 test(`at most ${MAX_SESSIONS} sessions; stopAll leaves no process and no folder`, async () => {
   const sessions = new StepSessions();
   const all: StepSession[] = [];
-  for (let n = 0; n < MAX_SESSIONS; n++) all.push(sessions.create({ variant: "keyed", fault: "none", policy: "same-key" })!);
+  for (let n = 0; n < MAX_SESSIONS; n++)
+    all.push(sessions.create({ variant: "keyed", fault: "none", policy: "same-key" })!);
   assert.ok(all.every((s) => s !== undefined));
   assert.equal(new Set(all.map((s) => s.id)).size, MAX_SESSIONS);
-  assert.ok(all.every((s) => /^[\w-]{22}$/.test(s.id)), "128 random bits each");
-  assert.equal(sessions.create({ variant: "keyed", fault: "none", policy: "same-key" }), undefined, "the 9th is refused");
+  assert.ok(
+    all.every((s) => /^[\w-]{22}$/.test(s.id)),
+    "128 random bits each",
+  );
+  assert.equal(
+    sessions.create({ variant: "keyed", fault: "none", policy: "same-key" }),
+    undefined,
+    "the 9th is refused",
+  );
   await sessions.stopAll();
   for (const s of all) {
     assert.equal(existsSync(s.dir), false);
     assert.throws(() => process.kill(s.pid, 0), /ESRCH/, `process ${s.pid} is gone`);
   }
   assert.equal(sessions.size, 0);
-  assert.equal(sessions.create({ variant: "keyed", fault: "none", policy: "same-key" }), undefined, "none after stopAll");
+  assert.equal(
+    sessions.create({ variant: "keyed", fault: "none", policy: "same-key" }),
+    undefined,
+    "none after stopAll",
+  );
 });
 
 test("an idle session is stopped and its files deleted", async () => {
@@ -102,11 +129,19 @@ test("over HTTP: a session per POST, 404 with a message for an unknown one, 503 
     const made = await post("/step/sessions?variant=keyed&fault=slow&policy=same-key");
     assert.equal(made.status, 201);
     const { id } = (await made.json()) as { id: string };
-    assert.deepEqual(sessions.get(id)?.cell, { variant: "keyed", fault: "slow", policy: "same-key" });
+    assert.deepEqual(sessions.get(id)?.cell, {
+      variant: "keyed",
+      fault: "slow",
+      policy: "same-key",
+    });
     const full = await post("/step/sessions?variant=naive&lang=zh");
     assert.equal(full.status, 503);
     assert.equal(((await full.json()) as { message: string }).message, UI.full.zh);
-    for (const path of [`/step/sessions/${id.slice(0, -1)}x/step`, "/step/sessions/nope-nope-nope/run", "/step/sessions/0123456789abcdef/events"]) {
+    for (const path of [
+      `/step/sessions/${id.slice(0, -1)}x/step`,
+      "/step/sessions/nope-nope-nope/run",
+      "/step/sessions/0123456789abcdef/events",
+    ]) {
       const res = path.endsWith("events") ? await fetch(server.url + path) : await post(path);
       assert.equal(res.status, 404, path);
       assert.equal(((await res.json()) as { message: string }).message, UI.gone.en);
@@ -114,7 +149,11 @@ test("over HTTP: a session per POST, 404 with a message for an unknown one, 503 
     assert.equal((await post(`/step/sessions/${id}/step`)).status, 202);
     assert.equal((await post(`/step/sessions/${id}/close`)).status, 202);
     await sessions.get(id)?.ended;
-    assert.equal((await post(`/step/sessions/${id}/step`)).status, 404, "a stopped session is gone");
+    assert.equal(
+      (await post(`/step/sessions/${id}/step`)).status,
+      404,
+      "a stopped session is gone",
+    );
   } finally {
     await server.close();
   }
@@ -139,7 +178,8 @@ test("a crash cell's database is read at each step as that step left it, the tra
     for (const { event, db } of s.shown) {
       if (event.what === "insert") inserted += 1;
       if (event.what === "claim" || event.what === "take-over") keyState = "in_progress";
-      if (event.what === "record-key" || (event.what === "insert" && cell.variant !== "key-after")) keyState = "completed";
+      if (event.what === "record-key" || (event.what === "insert" && cell.variant !== "key-after"))
+        keyState = "completed";
       const where = `${cell.variant} step ${event.seq} (${event.text})`;
       assert.equal(db.reports, inserted, where);
       assert.equal(db.keys[0]?.state, keyState, where);

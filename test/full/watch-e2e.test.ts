@@ -7,7 +7,9 @@ import { startSession, tempProject } from "../temp-project.ts";
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-test("--manual: the first exercise, its hint, a pass that points at the solution and moves on, the list, the lesson, q", { timeout: 120_000 }, async (t) => {
+test("--manual: the first exercise, its hint, a pass that points at the solution and moves on, the list, the lesson, q", {
+  timeout: 120_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const [first, second] = p.exercises as [(typeof p.exercises)[0], (typeof p.exercises)[0]];
@@ -15,8 +17,16 @@ test("--manual: the first exercise, its hint, a pass that points at the solution
   const s = startSession(p.root, "lib/runner/watch-cli.ts", ["--manual"]);
   t.after(() => s.child.kill("SIGKILL"));
 
-  let at = await s.waitFor(new RegExp(`Exercise ${first.id} · [\\s\\S]*✗ Not yet[\\s\\S]*press Enter to check it again[\\s\\S]*q quit`));
-  assert.match(s.output(), new RegExp(`Lesson ${first.lesson} · ${esc(lesson.title)}`), "the exercise's lesson is shown");
+  let at = await s.waitFor(
+    new RegExp(
+      `Exercise ${first.id} · [\\s\\S]*✗ Not yet[\\s\\S]*press Enter to check it again[\\s\\S]*q quit`,
+    ),
+  );
+  assert.match(
+    s.output(),
+    new RegExp(`Lesson ${first.lesson} · ${esc(lesson.title)}`),
+    "the exercise's lesson is shown",
+  );
   assert.match(s.output(), new RegExp(`Edit ${esc(first.file)}`));
 
   s.send("h");
@@ -24,9 +34,16 @@ test("--manual: the first exercise, its hint, a pass that points at the solution
 
   p.solve(first);
   s.send(""); // Enter: check again
-  at = await s.waitFor(new RegExp(`✓ Exercise ${first.id} passes! Compare your answer with ${esc(first.solution)}`), at);
+  at = await s.waitFor(
+    new RegExp(`✓ Exercise ${first.id} passes! Compare your answer with ${esc(first.solution)}`),
+    at,
+  );
   const beforePass = s.output().slice(0, s.output().indexOf(`✓ Exercise ${first.id} passes!`));
-  assert.doesNotMatch(beforePass, /solutions\//, "the solution is not mentioned before the exercise passes");
+  assert.doesNotMatch(
+    beforePass,
+    /solutions\//,
+    "the solution is not mentioned before the exercise passes",
+  );
   at = await s.waitFor(new RegExp(`Exercise ${second.id} · [\\s\\S]*✗ Not yet`), at);
 
   s.send("l");
@@ -34,7 +51,10 @@ test("--manual: the first exercise, its hint, a pass that points at the solution
 
   s.send("r");
   const runStart = await s.waitFor(/\(the same as npm run lesson \d+; q quits\)/, at);
-  at = await s.waitFor(new RegExp(`Lesson ${second.lesson} ended\\. Press Enter to go back to exercise ${second.id}`), runStart);
+  at = await s.waitFor(
+    new RegExp(`Lesson ${second.lesson} ended\\. Press Enter to go back to exercise ${second.id}`),
+    runStart,
+  );
   assert.ok(at - runStart > 500, "the lesson's own output is shown");
 
   s.send("q");
@@ -42,14 +62,18 @@ test("--manual: the first exercise, its hint, a pass that points at the solution
   assert.deepEqual(await s.exited, { code: 0, signal: null });
 });
 
-test("watching: saving the file re-checks it by itself; Ctrl-C (SIGINT) exits 0", { timeout: 120_000 }, async (t) => {
+test("watching: saving the file re-checks it by itself; Ctrl-C (SIGINT) exits 0", {
+  timeout: 120_000,
+}, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
   const first = p.exercises[0]!;
   const s = startSession(p.root, "lib/runner/watch-cli.ts");
   t.after(() => s.child.kill("SIGKILL"));
 
-  const at = await s.waitFor(new RegExp(`Exercise ${first.id} · [\\s\\S]*✗ Not yet[\\s\\S]*Save the file to check it again`));
+  const at = await s.waitFor(
+    new RegExp(`Exercise ${first.id} · [\\s\\S]*✗ Not yet[\\s\\S]*Save the file to check it again`),
+  );
   p.solve(first); // no key: the folder watch sees the save
   await s.waitFor(new RegExp(`✓ Exercise ${first.id} passes!`), at);
   s.child.kill("SIGINT");

@@ -7,8 +7,14 @@ import { HERD_STRATEGIES } from "../../herd/simulator.ts";
 import type { Demo } from "../demo.ts";
 import { escapeHtml, pageHtml } from "../html.ts";
 import type { Lang } from "../lang.ts";
-import { ORIGINAL_SWEEP_QUERY, parseParams, type Field, type HerdParams, type ParamError } from "./params.ts";
-import { formulaCaption, FORMULAS, STRATEGY_NAMES, T, VN_DEFINITION } from "./text.ts";
+import {
+  type Field,
+  type HerdParams,
+  ORIGINAL_SWEEP_QUERY,
+  type ParamError,
+  parseParams,
+} from "./params.ts";
+import { FORMULAS, formulaCaption, STRATEGY_NAMES, T, VN_DEFINITION } from "./text.ts";
 
 export const herdDemo: Demo = {
   path: "/herd",
@@ -35,7 +41,11 @@ export const herdDemo: Demo = {
               scripts: ["/assets/herd.js"],
             });
             const data = Buffer.from(html);
-            res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Content-Length": data.length, "Cache-Control": "no-cache" });
+            res.writeHead(200, {
+              "Content-Type": "text/html; charset=utf-8",
+              "Content-Length": data.length,
+              "Cache-Control": "no-cache",
+            });
             res.end(req.method === "HEAD" ? undefined : data);
           },
         },
@@ -48,12 +58,25 @@ const e = escapeHtml;
 
 /** Escaped text with the commands in it set as code (and left untranslated). */
 function prose(text: string): string {
-  return e(text).replace(/npm run (herd -- --csv|herd|lesson 2)/g, (command) => `<code translate="no">${command}</code>`);
+  return e(text).replace(
+    /npm run (herd -- --csv|herd|lesson 2)/g,
+    (command) => `<code translate="no">${command}</code>`,
+  );
 }
 
-function field(lang: Lang, name: Field, label: string, value: string, errors: readonly ParamError[], attrs: string, hint?: string): string {
+function field(
+  lang: Lang,
+  name: Field,
+  label: string,
+  value: string,
+  errors: readonly ParamError[],
+  attrs: string,
+  hint?: string,
+): string {
   const error = errors.find((x) => x.field === name);
-  const describedBy = [hint === undefined ? "" : `${name}-hint`, `${name}-error`].filter((x) => x !== "").join(" ");
+  const describedBy = [hint === undefined ? "" : `${name}-hint`, `${name}-error`]
+    .filter((x) => x !== "")
+    .join(" ");
   return `<div class="field">
 <label for="${name}">${label}</label>
 <input id="${name}" name="${name}" value="${e(value)}" ${attrs} aria-describedby="${describedBy}"${error === undefined ? "" : ' aria-invalid="true"'}>
@@ -63,7 +86,12 @@ ${hint === undefined ? "" : `<small id="${name}-hint">${e(hint)}</small>`}
 }
 
 /** The page: the controls, filled from the URL, and the empty places the script fills. */
-export function herdBody(lang: Lang, p: HerdParams, errors: readonly ParamError[], langInUrl: boolean): string {
+export function herdBody(
+  lang: Lang,
+  p: HerdParams,
+  errors: readonly ParamError[],
+  langInUrl: boolean,
+): string {
   const t = (k: keyof typeof T): string => prose(T[k][lang]);
   const strategyError = errors.find((x) => x.field === "strategies");
   const strategies = HERD_STRATEGIES.map(
@@ -74,7 +102,8 @@ export function herdBody(lang: Lang, p: HerdParams, errors: readonly ParamError[
 <small class="caption" id="caption-${s}">${e(formulaCaption(s, p)[lang])}</small>
 </li>`,
   ).join("\n");
-  const numberAttrs = (min: string, max: string, step: string): string => `type="number" inputmode="decimal" min="${min}" max="${max}" step="${step}" required`;
+  const numberAttrs = (min: string, max: string, step: string): string =>
+    `type="number" inputmode="decimal" min="${min}" max="${max}" step="${step}" required`;
   return `<h1>${t("title")}</h1>
 <p>${t("intro")}</p>
 <p>${t("sameCode")} ${t("calls")}</p>

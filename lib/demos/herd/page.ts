@@ -14,10 +14,27 @@ import { herdCsv } from "../../herd/csv.ts";
 import { HERD_STRATEGIES, type PointResult } from "../../herd/simulator.ts";
 import { ENGLISH_LABELS, herdSvgs, strategyColor, strategyDash } from "../../herd/svg-docs.ts";
 import { herdWriteTimes } from "../../herd/write-times.ts";
-import { langOfTag, type Lang } from "../lang.ts";
-import { cliArgs, parseParams, sweepSpec, toQuery, type HerdParams, type ParamError } from "./params.ts";
-import { runSweep, WorkerPool, type SweepRun } from "./sweep.ts";
-import { CHART_LABELS_ZH, CONCLUSIONS, formulaCaption, FORMULAS, STATUS, STRATEGY_NAMES, T, VERDICT, type Numbers } from "./text.ts";
+import { type Lang, langOfTag } from "../lang.ts";
+import {
+  cliArgs,
+  type HerdParams,
+  type ParamError,
+  parseParams,
+  sweepSpec,
+  toQuery,
+} from "./params.ts";
+import { runSweep, type SweepRun, WorkerPool } from "./sweep.ts";
+import {
+  CHART_LABELS_ZH,
+  CONCLUSIONS,
+  FORMULAS,
+  formulaCaption,
+  type Numbers,
+  STATUS,
+  STRATEGY_NAMES,
+  T,
+  VERDICT,
+} from "./text.ts";
 
 const pool = new WorkerPool("/assets/herd-worker.js");
 const WORKERS = Math.min(navigator.hardwareConcurrency || 2, 8);
@@ -39,7 +56,8 @@ const output = $("#output");
 
 const numbers: Numbers = {
   n: (value, d = 0) => value.toLocaleString(locale, { maximumFractionDigits: d }),
-  pct: (a, b) => `${(b === 0 ? 0 : (100 * a) / b).toLocaleString(locale, { maximumFractionDigits: 0 })}%`,
+  pct: (a, b) =>
+    `${(b === 0 ? 0 : (100 * a) / b).toLocaleString(locale, { maximumFractionDigits: 0 })}%`,
   times: (a, b) => `×${(b === 0 ? 0 : a / b).toLocaleString(locale, { maximumFractionDigits: 1 })}`,
   ratio: (a, b) => (b === 0 ? 0 : a / b).toLocaleString(locale, { maximumFractionDigits: 1 }),
 };
@@ -53,19 +71,24 @@ const objectUrls: string[] = [];
 function formQuery(): URLSearchParams {
   const query = new URLSearchParams();
   const data = new FormData(form);
-  for (const name of ["clients", "runs", "seed", "base", "cap", "mean", "sd"]) query.set(name, String(data.get(name) ?? ""));
+  for (const name of ["clients", "runs", "seed", "base", "cap", "mean", "sd"])
+    query.set(name, String(data.get(name) ?? ""));
   query.set("strategies", data.getAll("strategies").map(String).join(","));
   return query;
 }
 
 function showErrors(errors: readonly ParamError[]): void {
-  for (const input of form.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
+  for (const input of form.querySelectorAll("[aria-invalid]"))
+    input.removeAttribute("aria-invalid");
   for (const small of form.querySelectorAll(".error")) small.textContent = "";
   errorList.replaceChildren(
     ...errors.map((error) => {
       const li = document.createElement("li");
       li.textContent = error.message[lang];
-      const target = error.field === "strategies" ? document.querySelector("#strategies") : document.querySelector(`#${error.field}`);
+      const target =
+        error.field === "strategies"
+          ? document.querySelector("#strategies")
+          : document.querySelector(`#${error.field}`);
       target?.setAttribute("aria-invalid", "true");
       const small = document.querySelector(`#${error.field}-error`);
       if (small !== null) small.textContent = error.message[lang];
@@ -103,7 +126,11 @@ function start(): void {
   const params = parsed.params;
   const url = new URL(location.href);
   const langParam = url.searchParams.get("lang");
-  history.replaceState(null, "", `/herd?${toQuery(params)}${langParam === null ? "" : `&lang=${encodeURIComponent(langParam)}`}`);
+  history.replaceState(
+    null,
+    "",
+    `/herd?${toQuery(params)}${langParam === null ? "" : `&lang=${encodeURIComponent(langParam)}`}`,
+  );
   // The captions' example waits follow the base and cap of this run, as the server's followed the URL's.
   for (const s of HERD_STRATEGIES) {
     const caption = document.querySelector(`#caption-${s}`);
@@ -117,7 +144,12 @@ function start(): void {
   progress.max = total;
   progress.value = 0;
   progressText.textContent = STATUS.points(lang, 0, total);
-  const computing = STATUS.computing(lang, params.strategies.length, params.clients.length, params.runs);
+  const computing = STATUS.computing(
+    lang,
+    params.strategies.length,
+    params.clients.length,
+    params.runs,
+  );
   status.textContent = wasRunning ? `${STATUS.restarted(lang)} ${computing}` : computing;
 
   const sweep = runSweep(sweepSpec(params), {
@@ -140,7 +172,10 @@ function start(): void {
       const checks = checkConclusions(result.rows).conclusions.filter((c) => c.holds !== undefined);
       status.textContent = STATUS.done(
         lang,
-        (result.elapsedMs / 1000).toLocaleString(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+        (result.elapsedMs / 1000).toLocaleString(locale, {
+          minimumFractionDigits: 2,
+          maximumFractionDigits: 2,
+        }),
         result.rows.length,
         numbers.n(calls),
         result.workers,
@@ -158,12 +193,19 @@ function start(): void {
       if (run !== runNumber) return;
       current = undefined;
       setState("failed");
-      status.textContent = STATUS.failed(lang, error instanceof Error ? error.message : String(error));
+      status.textContent = STATUS.failed(
+        lang,
+        error instanceof Error ? error.message : String(error),
+      );
     },
   );
 }
 
-function cell(tag: "td" | "th", content: string | Node, attrs: Record<string, string> = {}): HTMLElement {
+function cell(
+  tag: "td" | "th",
+  content: string | Node,
+  attrs: Record<string, string> = {},
+): HTMLElement {
   const el = document.createElement(tag);
   if (typeof content === "string") el.textContent = content;
   else el.append(content);
@@ -185,7 +227,15 @@ function strategyLabel(strategy: PointResult["strategy"]): HTMLElement {
   sample.setAttribute("height", "10");
   sample.setAttribute("aria-hidden", "true");
   const line = document.createElementNS("http://www.w3.org/2000/svg", "line");
-  for (const [k, v] of Object.entries({ x1: "0", x2: "28", y1: "5", y2: "5", stroke: strategyColor(strategy), "stroke-width": "3" })) line.setAttribute(k, v);
+  for (const [k, v] of Object.entries({
+    x1: "0",
+    x2: "28",
+    y1: "5",
+    y2: "5",
+    stroke: strategyColor(strategy),
+    "stroke-width": "3",
+  }))
+    line.setAttribute(k, v);
   const dash = strategyDash(strategy);
   if (dash !== undefined) line.setAttribute("stroke-dasharray", dash);
   sample.append(line);
@@ -210,21 +260,50 @@ function show(params: HerdParams, rows: PointResult[]): void {
   $("#at-n-title").textContent = `${T.atN[lang]} (N = ${n})`;
   const atN = $<HTMLTableElement>("#at-n");
   const head = document.createElement("thead");
-  head.append(row(cell("th", T.strategy[lang], { scope: "col" }), cell("th", T.formula[lang], { scope: "col" }), cell("th", T.callsHead[lang], { scope: "col" }), cell("th", T.completionHead[lang], { scope: "col" })));
+  head.append(
+    row(
+      cell("th", T.strategy[lang], { scope: "col" }),
+      cell("th", T.formula[lang], { scope: "col" }),
+      cell("th", T.callsHead[lang], { scope: "col" }),
+      cell("th", T.completionHead[lang], { scope: "col" }),
+    ),
+  );
   const body = document.createElement("tbody");
   for (const r of rows.filter((x) => x.clients === n)) {
     const formula = document.createElement("td");
     formula.innerHTML = FORMULAS[r.strategy];
-    body.append(row(cell("th", strategyLabel(r.strategy), { scope: "row" }), formula, cell("td", numbers.n(r.calls, 1), { class: "num" }), cell("td", numbers.n(r.completionMs), { class: "num" })));
+    body.append(
+      row(
+        cell("th", strategyLabel(r.strategy), { scope: "row" }),
+        formula,
+        cell("td", numbers.n(r.calls, 1), { class: "num" }),
+        cell("td", numbers.n(r.completionMs), { class: "num" }),
+      ),
+    );
   }
   atN.replaceChildren(head, body);
 
   // Every point: the CSV's rows.
   const all = $<HTMLTableElement>("#all-points");
   const allHead = document.createElement("thead");
-  allHead.append(row(cell("th", T.strategy[lang], { scope: "col" }), cell("th", T.clientsHead[lang], { scope: "col" }), cell("th", T.callsHead[lang], { scope: "col" }), cell("th", T.completionHead[lang], { scope: "col" })));
+  allHead.append(
+    row(
+      cell("th", T.strategy[lang], { scope: "col" }),
+      cell("th", T.clientsHead[lang], { scope: "col" }),
+      cell("th", T.callsHead[lang], { scope: "col" }),
+      cell("th", T.completionHead[lang], { scope: "col" }),
+    ),
+  );
   const allBody = document.createElement("tbody");
-  for (const r of rows) allBody.append(row(cell("td", r.strategy), cell("td", String(r.clients), { class: "num" }), cell("td", numbers.n(r.calls, 1), { class: "num" }), cell("td", numbers.n(r.completionMs, 1), { class: "num" })));
+  for (const r of rows)
+    allBody.append(
+      row(
+        cell("td", r.strategy),
+        cell("td", String(r.clients), { class: "num" }),
+        cell("td", numbers.n(r.calls, 1), { class: "num" }),
+        cell("td", numbers.n(r.completionMs, 1), { class: "num" }),
+      ),
+    );
   all.replaceChildren(allHead, allBody);
 
   download($<HTMLAnchorElement>("#csv"), herdCsv(rows), "text/csv;charset=utf-8");
@@ -232,14 +311,28 @@ function show(params: HerdParams, rows: PointResult[]): void {
 
   // The charts: the same documents `npm run herd -- --svg` writes, in this page's language.
   const spec = sweepSpec(params);
-  const writeTimesSpec = { strategies: params.strategies, clients: n, runs: 1, seed: params.seed, rows };
+  const writeTimesSpec = {
+    strategies: params.strategies,
+    clients: n,
+    runs: 1,
+    seed: params.seed,
+    rows,
+  };
   const writeTimes = herdWriteTimes({
     ...writeTimesSpec,
     ...(spec.params === undefined ? {} : { params: spec.params }),
     ...(spec.latency === undefined ? {} : { latency: spec.latency }),
   });
-  const [calls, completion, writes] = herdSvgs(rows, writeTimes, lang === "zh" ? CHART_LABELS_ZH : ENGLISH_LABELS);
-  for (const [id, file] of [["#fig-calls", calls], ["#fig-completion", completion], ["#fig-writes", writes]] as const) {
+  const [calls, completion, writes] = herdSvgs(
+    rows,
+    writeTimes,
+    lang === "zh" ? CHART_LABELS_ZH : ENGLISH_LABELS,
+  );
+  for (const [id, file] of [
+    ["#fig-calls", calls],
+    ["#fig-completion", completion],
+    ["#fig-writes", writes],
+  ] as const) {
     const figure = $(id);
     const chart = figure.querySelector(".chart")!;
     chart.innerHTML = file!.svg.replace(/^<\?xml[^>]*>\s*/, "");
@@ -266,7 +359,10 @@ function show(params: HerdParams, rows: PointResult[]): void {
       const detail = document.createElement("p");
       detail.textContent =
         c.missing.length > 0
-          ? VERDICT.missing(lang, c.missing.map((s) => STRATEGY_NAMES[s][lang]).join(lang === "zh" ? "、" : ", "))
+          ? VERDICT.missing(
+              lang,
+              c.missing.map((s) => STRATEGY_NAMES[s][lang]).join(lang === "zh" ? "、" : ", "),
+            )
           : CONCLUSIONS[c.id].detail(lang, c.values, numbers);
       li.append(mark, " ", claim, detail);
       return li;

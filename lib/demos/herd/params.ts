@@ -5,7 +5,13 @@
  * `npm run herd` (`cliArgs`), which prints the same CSV for the same parameters.
  */
 import { HERD_PARAMS } from "../../client/backoff.ts";
-import { HERD_LATENCY, HERD_STRATEGIES, isHerdStrategy, type HerdStrategy, type SweepSpec } from "../../herd/simulator.ts";
+import {
+  HERD_LATENCY,
+  HERD_STRATEGIES,
+  type HerdStrategy,
+  isHerdStrategy,
+  type SweepSpec,
+} from "../../herd/simulator.ts";
 import type { Text } from "../lang.ts";
 
 export interface HerdParams {
@@ -23,7 +29,12 @@ export interface HerdParams {
   sdMs: number;
 }
 
-export const LIMITS = { maxClients: 200, maxCounts: 100, maxRuns: 10_000, maxMs: 1_000_000 } as const;
+export const LIMITS = {
+  maxClients: 200,
+  maxCounts: 100,
+  maxRuns: 10_000,
+  maxMs: 1_000_000,
+} as const;
 
 export const DEFAULTS: HerdParams = {
   clients: [10, 50, 100],
@@ -48,7 +59,9 @@ export interface ParamError {
   message: Text;
 }
 
-export type Parsed = { ok: true; params: HerdParams } | { ok: false; errors: ParamError[]; params: HerdParams };
+export type Parsed =
+  | { ok: true; params: HerdParams }
+  | { ok: false; errors: ParamError[]; params: HerdParams };
 
 /**
  * "10,50,100", "10..190:10" (10 to 190 step 10), "5..8" (step 1) or a mix; each count 1-200.
@@ -75,7 +88,12 @@ export function parseClients(text: string): number[] | undefined {
   return unique.length > LIMITS.maxCounts ? undefined : unique;
 }
 
-function num(text: string | null, fallback: number, check: (n: number) => boolean, integer: boolean): number | undefined {
+function num(
+  text: string | null,
+  fallback: number,
+  check: (n: number) => boolean,
+  integer: boolean,
+): number | undefined {
   if (text === null || text.trim() === "") return fallback;
   const t = text.trim();
   if (!(integer ? /^-?\d+$/ : /^\d+(\.\d+)?$/).test(t)) return undefined;
@@ -86,7 +104,11 @@ function num(text: string | null, fallback: number, check: (n: number) => boolea
 /** Reads the parameters from a URL's query (missing ones take the defaults). */
 export function parseParams(query: URLSearchParams): Parsed {
   const errors: ParamError[] = [];
-  const params: HerdParams = { ...DEFAULTS, clients: [...DEFAULTS.clients], strategies: [...DEFAULTS.strategies] };
+  const params: HerdParams = {
+    ...DEFAULTS,
+    clients: [...DEFAULTS.clients],
+    strategies: [...DEFAULTS.strategies],
+  };
 
   const clientsText = query.get("clients");
   if (clientsText !== null && clientsText.trim() !== "") {
@@ -103,41 +125,80 @@ export function parseParams(query: URLSearchParams): Parsed {
     } else params.clients = clients;
   }
 
-  const named = query.getAll("strategies").flatMap((v) => v.split(",")).map((s) => s.trim()).filter((s) => s !== "");
+  const named = query
+    .getAll("strategies")
+    .flatMap((v) => v.split(","))
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   if (query.has("strategies")) {
     const bad = named.filter((s) => !isHerdStrategy(s));
     const chosen = HERD_STRATEGIES.filter((s) => named.includes(s));
     if (bad.length > 0 || chosen.length === 0) {
       errors.push({
         field: "strategies",
-        message: { en: `Strategies: choose at least one of ${HERD_STRATEGIES.join(", ")}.`, zh: `退避策略：至少选一种（${HERD_STRATEGIES.join("、")}）。` },
+        message: {
+          en: `Strategies: choose at least one of ${HERD_STRATEGIES.join(", ")}.`,
+          zh: `退避策略：至少选一种（${HERD_STRATEGIES.join("、")}）。`,
+        },
       });
     } else params.strategies = chosen;
   }
 
   const runs = num(query.get("runs"), DEFAULTS.runs, (n) => n >= 1 && n <= LIMITS.maxRuns, true);
-  if (runs === undefined) errors.push({ field: "runs", message: { en: `Runs: a whole number from 1 to ${LIMITS.maxRuns}.`, zh: `运行次数：1 到 ${LIMITS.maxRuns} 的整数。` } });
+  if (runs === undefined)
+    errors.push({
+      field: "runs",
+      message: {
+        en: `Runs: a whole number from 1 to ${LIMITS.maxRuns}.`,
+        zh: `运行次数：1 到 ${LIMITS.maxRuns} 的整数。`,
+      },
+    });
   else params.runs = runs;
 
   const seed = num(query.get("seed"), DEFAULTS.seed, (n) => Number.isSafeInteger(n), true);
-  if (seed === undefined) errors.push({ field: "seed", message: { en: "Seed: a whole number.", zh: "随机种子：一个整数。" } });
+  if (seed === undefined)
+    errors.push({
+      field: "seed",
+      message: { en: "Seed: a whole number.", zh: "随机种子：一个整数。" },
+    });
   else params.seed = seed;
 
   const base = num(query.get("base"), DEFAULTS.baseMs, (n) => n > 0 && n <= LIMITS.maxMs, false);
-  if (base === undefined) errors.push({ field: "base", message: { en: "Base: a number of ms above 0.", zh: "退避基数：大于 0 的毫秒数。" } });
+  if (base === undefined)
+    errors.push({
+      field: "base",
+      message: { en: "Base: a number of ms above 0.", zh: "退避基数：大于 0 的毫秒数。" },
+    });
   else params.baseMs = base;
 
   const cap = num(query.get("cap"), DEFAULTS.capMs, (n) => n > 0 && n <= LIMITS.maxMs, false);
   if (cap === undefined || cap < params.baseMs) {
-    errors.push({ field: "cap", message: { en: "Cap: a number of ms, at least the base.", zh: "上限：毫秒数，不小于退避基数。" } });
+    errors.push({
+      field: "cap",
+      message: {
+        en: "Cap: a number of ms, at least the base.",
+        zh: "上限：毫秒数，不小于退避基数。",
+      },
+    });
   } else params.capMs = cap;
 
   const mean = num(query.get("mean"), DEFAULTS.meanMs, (n) => n > 0 && n <= LIMITS.maxMs, false);
-  if (mean === undefined) errors.push({ field: "mean", message: { en: "Latency mean: a number of ms above 0.", zh: "延迟均值：大于 0 的毫秒数。" } });
+  if (mean === undefined)
+    errors.push({
+      field: "mean",
+      message: { en: "Latency mean: a number of ms above 0.", zh: "延迟均值：大于 0 的毫秒数。" },
+    });
   else params.meanMs = mean;
 
   const sd = num(query.get("sd"), DEFAULTS.sdMs, (n) => n >= 0 && n <= LIMITS.maxMs, false);
-  if (sd === undefined) errors.push({ field: "sd", message: { en: "Latency deviation: a number of ms, 0 or more.", zh: "延迟标准差：不小于 0 的毫秒数。" } });
+  if (sd === undefined)
+    errors.push({
+      field: "sd",
+      message: {
+        en: "Latency deviation: a number of ms, 0 or more.",
+        zh: "延迟标准差：不小于 0 的毫秒数。",
+      },
+    });
   else params.sdMs = sd;
 
   return errors.length === 0 ? { ok: true, params } : { ok: false, errors, params };
@@ -159,9 +220,16 @@ export function toQuery(params: HerdParams): string {
 
 /** The sweep the page runs. The original's values are left out, exactly as `npm run herd` does. */
 export function sweepSpec(params: HerdParams): SweepSpec {
-  const spec: SweepSpec = { strategies: params.strategies, clients: params.clients, runs: params.runs, seed: params.seed };
-  if (params.baseMs !== HERD_PARAMS.baseMs || params.capMs !== HERD_PARAMS.capMs) spec.params = { baseMs: params.baseMs, capMs: params.capMs };
-  if (params.meanMs !== HERD_LATENCY.meanMs || params.sdMs !== HERD_LATENCY.sdMs) spec.latency = { meanMs: params.meanMs, sdMs: params.sdMs };
+  const spec: SweepSpec = {
+    strategies: params.strategies,
+    clients: params.clients,
+    runs: params.runs,
+    seed: params.seed,
+  };
+  if (params.baseMs !== HERD_PARAMS.baseMs || params.capMs !== HERD_PARAMS.capMs)
+    spec.params = { baseMs: params.baseMs, capMs: params.capMs };
+  if (params.meanMs !== HERD_LATENCY.meanMs || params.sdMs !== HERD_LATENCY.sdMs)
+    spec.latency = { meanMs: params.meanMs, sdMs: params.sdMs };
   return spec;
 }
 
@@ -177,5 +245,4 @@ export function cliArgs(params: HerdParams): string[] {
     `--latency-mean=${params.meanMs}`,
     `--latency-sd=${params.sdMs}`,
   ];
-
 }

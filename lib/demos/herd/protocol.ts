@@ -8,4 +8,6 @@ export interface WorkerRequest {
 }
 
 /** The point's result and how long the worker computed, or what went wrong. */
-export type WorkerReply = { id: number; point: PointResult; busyMs: number } | { id: number; error: string };
+export type WorkerReply =
+  | { id: number; point: PointResult; busyMs: number }
+  | { id: number; error: string };

@@ -7,7 +7,12 @@
  * a cancelled run never resolves with rows. The workers of a finished run go back to the pool, so
  * the next run starts with workers whose code the engine has already compiled and optimised.
  */
-import { pointSpec, type PointResult, type PointSpec, type SweepSpec } from "../../herd/simulator.ts";
+import {
+  type PointResult,
+  type PointSpec,
+  pointSpec,
+  type SweepSpec,
+} from "../../herd/simulator.ts";
 import type { WorkerReply, WorkerRequest } from "./protocol.ts";
 
 export interface SweepResult {
@@ -61,7 +66,8 @@ export interface SweepOptions {
 
 export function runSweep(spec: SweepSpec, options: SweepOptions): SweepRun {
   const points: PointSpec[] = [];
-  for (const strategy of spec.strategies) for (const clients of spec.clients) points.push(pointSpec(spec, strategy, clients));
+  for (const strategy of spec.strategies)
+    for (const clients of spec.clients) points.push(pointSpec(spec, strategy, clients));
   // Biggest first (work grows with the client count), so no worker is left with a big one at the end.
   const order = points.map((_, i) => i).sort((a, b) => points[b]!.clients - points[a]!.clients);
   const results: (PointResult | undefined)[] = new Array<PointResult | undefined>(points.length);
@@ -109,7 +115,12 @@ export function runSweep(spec: SweepSpec, options: SweepOptions): SweepRun {
       options.onPoint?.(done, points.length);
       if (done === points.length) {
         stop(true);
-        resolve({ rows: results as PointResult[], elapsedMs: performance.now() - started, busyMs, workers: count });
+        resolve({
+          rows: results as PointResult[],
+          elapsedMs: performance.now() - started,
+          busyMs,
+          workers: count,
+        });
       } else feed(worker);
     };
     worker.onerror = (event: ErrorEvent) => {

@@ -3,9 +3,9 @@
  * Firefox and Safari render natively: no KaTeX, no CDN, never raw LaTeX). The Chinese follows the
  * course page's own wording for this demo where the facts agree with it.
  */
-import { exponentialMs, type BackoffParams } from "../../client/backoff.ts";
-import type { HerdStrategy } from "../../herd/simulator.ts";
+import { type BackoffParams, exponentialMs } from "../../client/backoff.ts";
 import type { ConclusionId } from "../../herd/conclusions.ts";
+import type { HerdStrategy } from "../../herd/simulator.ts";
 import type { HerdChartLabels } from "../../herd/svg-docs.ts";
 import type { Lang, Text } from "../lang.ts";
 
@@ -14,20 +14,25 @@ const mi = (x: string): string => `<mi>${x}</mi>`;
 const mn = (x: string): string => `<mn>${x}</mn>`;
 const mo = (x: string): string => `<mo>${x}</mo>`;
 const vn = `<msub>${mi("v")}${mi("n")}</msub>`;
-const call = (f: string, ...args: string[]): string => `${mi(f)}${mo("(")}${args.join(mo(","))}${mo(")")}`;
+const call = (f: string, ...args: string[]): string =>
+  `${mi(f)}${mo("(")}${args.join(mo(","))}${mo(")")}`;
 const math = (body: string, display = false): string =>
   `<math${display ? ' display="block"' : ""}><mrow>${body}</mrow></math>`;
 const sleep = mi("s");
 
 /** v_n = min(cap, base · 2^n): the capped exponential value every strategy starts from. */
-export const VN_DEFINITION = math(`${vn}${mo("=")}${call("min", mi("cap"), `${mi("base")}${mo("·")}<msup>${mn("2")}${mi("n")}</msup>`)}`);
+export const VN_DEFINITION = math(
+  `${vn}${mo("=")}${call("min", mi("cap"), `${mi("base")}${mo("·")}<msup>${mn("2")}${mi("n")}</msup>`)}`,
+);
 
 /** Each strategy's sleep before its n-th retry, as MathML. */
 export const FORMULAS: Record<HerdStrategy, string> = {
   "no-backoff": math(`${sleep}${mo("=")}${mn("0")}`),
   exponential: math(`${sleep}${mo("=")}${vn}`),
   full: math(`${sleep}${mo("=")}${call("uniform", mn("0"), vn)}`),
-  equal: math(`${sleep}${mo("=")}<mfrac>${vn}${mn("2")}</mfrac>${mo("+")}${call("uniform", mn("0"), `<mfrac>${vn}${mn("2")}</mfrac>`)}`),
+  equal: math(
+    `${sleep}${mo("=")}<mfrac>${vn}${mn("2")}</mfrac>${mo("+")}${call("uniform", mn("0"), `<mfrac>${vn}${mn("2")}</mfrac>`)}`,
+  ),
   decorrelated: math(
     `${sleep}${mo("=")}${call("min", mi("cap"), call("uniform", mi("base"), `${mn("3")}<msub>${mi("s")}<mtext>prev</mtext></msub>`))}`,
   ),
@@ -50,16 +55,33 @@ export const STRATEGY_NAMES: Record<HerdStrategy, Text> = {
  */
 export function formulaCaption(strategy: HerdStrategy, backoff: BackoffParams): Text {
   if (strategy !== "exponential") return FORMULA_CAPTIONS[strategy];
-  const waits = [1, 2, 3].map((n) => exponentialMs(n, backoff).toLocaleString("en-US", { maximumFractionDigits: 2, useGrouping: false }));
-  return { en: `the same wait for everyone who failed together: ${waits.join(", ")} … ms`, zh: `同时失败的客户端等一样久：${waits.join("、")}……毫秒` };
+  const waits = [1, 2, 3].map((n) =>
+    exponentialMs(n, backoff).toLocaleString("en-US", {
+      maximumFractionDigits: 2,
+      useGrouping: false,
+    }),
+  );
+  return {
+    en: `the same wait for everyone who failed together: ${waits.join(", ")} … ms`,
+    zh: `同时失败的客户端等一样久：${waits.join("、")}……毫秒`,
+  };
 }
 
 const FORMULA_CAPTIONS: Record<Exclude<HerdStrategy, "exponential">, Text> = {
   "no-backoff": { en: "retries at once, after one network hop", zh: "立即重试，只隔一次网络单程" },
   full: { en: "anywhere between 0 and the capped value", zh: "在 0 到封顶值之间均匀取值" },
-  equal: { en: "at least half the capped value, plus up to half again", zh: "至少等封顶值的一半，再加上 0 到一半的随机值" },
-  decorrelated: { en: "grows from the client's own last wait, not from n", zh: "从自己上一次的等待时间往上长，不看 n" },
-  "codex-capped": { en: "the exponential value ±10 % (Codex's jitter), with the same cap", zh: "指数值上下浮动 10%（Codex 的抖动），同样封顶" },
+  equal: {
+    en: "at least half the capped value, plus up to half again",
+    zh: "至少等封顶值的一半，再加上 0 到一半的随机值",
+  },
+  decorrelated: {
+    en: "grows from the client's own last wait, not from n",
+    zh: "从自己上一次的等待时间往上长，不看 n",
+  },
+  "codex-capped": {
+    en: "the exponential value ±10 % (Codex's jitter), with the same cap",
+    zh: "指数值上下浮动 10%（Codex 的抖动），同样封顶",
+  },
 };
 
 export const T = {
@@ -78,7 +100,10 @@ export const T = {
   },
   controls: { en: "Parameters", zh: "参数" },
   clients: { en: "Clients N", zh: "客户端数 N" },
-  clientsHint: { en: "1 to 200: a list such as 10,50,100 or a sweep such as 10..190:10 (10 to 190 step 10)", zh: "1 到 200：列表如 10,50,100，或扫描如 10..190:10（10 到 190，步长 10）" },
+  clientsHint: {
+    en: "1 to 200: a list such as 10,50,100 or a sweep such as 10..190:10 (10 to 190 step 10)",
+    zh: "1 到 200：列表如 10,50,100，或扫描如 10..190:10（10 到 190，步长 10）",
+  },
   strategies: { en: "Strategies", zh: "退避策略" },
   formulaIntro: {
     en: "The sleep s before a client's n-th retry (n counts its failures so far, so n = 1 before the first retry), from the capped exponential value",
@@ -91,7 +116,10 @@ export const T = {
   mean: { en: "Latency mean (ms)", zh: "网络延迟均值（毫秒）" },
   sd: { en: "Latency deviation (ms)", zh: "网络延迟标准差（毫秒）" },
   run: { en: "Run", zh: "运行" },
-  original: { en: "The original's whole sweep (N = 10..190 step 10, 100 runs a point)", zh: "原版的完整扫描（N = 10..190，步长 10，每点 100 次）" },
+  original: {
+    en: "The original's whole sweep (N = 10..190 step 10, 100 runs a point)",
+    zh: "原版的完整扫描（N = 10..190，步长 10，每点 100 次）",
+  },
   results: { en: "Results", zh: "结果" },
   progress: { en: "Progress", zh: "进度" },
   idle: { en: "Not run yet.", zh: "还没有运行。" },
@@ -110,7 +138,10 @@ export const T = {
     en: "One run at the largest N, every write counted as it reaches the server: without jitter the herd comes back in waves, with full jitter it spreads out.",
     zh: "最大 N 时的一次运行，按写请求到达服务端的时间计数：没有抖动时客户端一波一波地回来，完全抖动则把它们摊开。",
   },
-  conclusions: { en: "The blog's conclusions, checked against this run", zh: "用这次运行检验博客的结论" },
+  conclusions: {
+    en: "The blog's conclusions, checked against this run",
+    zh: "用这次运行检验博客的结论",
+  },
   source: {
     en: "Source: the AWS Architecture Blog, “Exponential Backoff And Jitter” (Marc Brooker, 2015), and its simulator (aws-samples/aws-arch-backoff-simulator); lesson 02 runs the same checks in the terminal (npm run lesson 2).",
     zh: "出处：AWS 架构博客 “Exponential Backoff And Jitter”（Marc Brooker，2015）及其配套模拟器（aws-samples/aws-arch-backoff-simulator）；第 02 课在终端里做同样的检验（npm run lesson 2）。",
@@ -141,13 +172,25 @@ export const STATUS = {
   points: (lang: Lang, done: number, total: number): string =>
     lang === "zh" ? `已完成 ${done}/${total} 个点` : `${done} of ${total} points`,
   restarted: (lang: Lang): string =>
-    lang === "zh" ? "参数变了：取消正在进行的计算，重新开始。" : "The parameters changed: the run in flight was cancelled; starting again.",
-  done: (lang: Lang, seconds: string, points: number, calls: string, workers: number, supported: number, checked: number): string =>
+    lang === "zh"
+      ? "参数变了：取消正在进行的计算，重新开始。"
+      : "The parameters changed: the run in flight was cancelled; starting again.",
+  done: (
+    lang: Lang,
+    seconds: string,
+    points: number,
+    calls: string,
+    workers: number,
+    supported: number,
+    checked: number,
+  ): string =>
     lang === "zh"
       ? `完成，用时 ${seconds} 秒（${workers} 个 Web Worker）：${points} 个点，共模拟 ${calls} 次写调用。本次运行支持博客结论中的 ${supported}/${checked} 条。`
       : `Done in ${seconds} s (${workers} Web Worker${workers === 1 ? "" : "s"}): ${points} points, ${calls} write calls simulated. This run supports ${supported} of the ${checked} conclusions it could check.`,
-  invalid: (lang: Lang): string => (lang === "zh" ? "参数有误，请先改正：" : "Please correct the parameters first:"),
-  failed: (lang: Lang, message: string): string => (lang === "zh" ? `计算出错：${message}` : `The computation failed: ${message}`),
+  invalid: (lang: Lang): string =>
+    lang === "zh" ? "参数有误，请先改正：" : "Please correct the parameters first:",
+  failed: (lang: Lang, message: string): string =>
+    lang === "zh" ? `计算出错：${message}` : `The computation failed: ${message}`,
 };
 
 export const VERDICT = {
@@ -158,15 +201,22 @@ export const VERDICT = {
     en: "With few clients or runs the differences between the strategies are small next to the noise of the simulation: read these verdicts with care.",
     zh: "客户端数或运行次数较少时，策略之间的差别比模拟本身的噪声还小，这些判断仅供参考。",
   },
-  missing: (lang: Lang, names: string): string => (lang === "zh" ? `需要 ${names}，本次运行没有选。` : `Needs ${names}, left out of this run.`),
+  missing: (lang: Lang, names: string): string =>
+    lang === "zh" ? `需要 ${names}，本次运行没有选。` : `Needs ${names}, left out of this run.`,
 } as const;
 
 type V = Record<string, number>;
 
 /** Each conclusion: the claim, and the numbers of this run behind the verdict. */
-export const CONCLUSIONS: Record<ConclusionId, { claim: Text; detail: (lang: Lang, v: V, f: Numbers) => string }> = {
+export const CONCLUSIONS: Record<
+  ConclusionId,
+  { claim: Text; detail: (lang: Lang, v: V, f: Numbers) => string }
+> = {
   "no-backoff-n-squared": {
-    claim: { en: "Without backoff, work grows roughly with N².", zh: "不退避时，工作量大约随 N² 增长。" },
+    claim: {
+      en: "Without backoff, work grows roughly with N².",
+      zh: "不退避时，工作量大约随 N² 增长。",
+    },
     detail: (lang, v, f) =>
       v.growth === undefined
         ? lang === "zh"
@@ -177,21 +227,30 @@ export const CONCLUSIONS: Record<ConclusionId, { claim: Text; detail: (lang: Lan
           : `no-backoff: ${f.n(v.low!, 1)} calls at ${v.nLow} clients, ${f.n(v.high!, 1)} at ${v.n}: ×${f.n(v.growth, 1)} for ×${f.n(v.clientsRatio!, 1)} clients, i.e. like N^${f.n(v.exponent!, 2)} (N² would be ×${f.n(v.clientsRatio! ** 2)}, linear ×${f.n(v.clientsRatio!, 1)}).`,
   },
   "exponential-work": {
-    claim: { en: "Backoff without jitter barely helps with the work.", zh: "没有抖动的退避几乎不减少工作量。" },
+    claim: {
+      en: "Backoff without jitter barely helps with the work.",
+      zh: "没有抖动的退避几乎不减少工作量。",
+    },
     detail: (lang, v, f) =>
       lang === "zh"
         ? `指数退避的调用次数是不退避的 ${f.pct(v.exponential!, v.none!)}（${f.n(v.exponential!, 1)} 对 ${f.n(v.none!, 1)}）；完全抖动只有 ${f.pct(v.full!, v.none!)}。指数退避离“什么都不做”更近，离完全抖动更远。`
         : `exponential used ${f.pct(v.exponential!, v.none!)} of no-backoff's calls (${f.n(v.exponential!, 1)} against ${f.n(v.none!, 1)}); full jitter used ${f.pct(v.full!, v.none!)}. Exponential is closer to doing nothing than to full jitter.`,
   },
   "exponential-time": {
-    claim: { en: "Backoff without jitter is the clear loser on time.", zh: "没有抖动的退避在完成时间上明显最差。" },
+    claim: {
+      en: "Backoff without jitter is the clear loser on time.",
+      zh: "没有抖动的退避在完成时间上明显最差。",
+    },
     detail: (lang, v, f) =>
       lang === "zh"
         ? `指数退避用了 ${f.n(v.exponential!)} 毫秒，是完全抖动（${f.n(v.full!)} 毫秒）的 ${f.ratio(v.exponential!, v.full!)} 倍，不退避（${f.n(v.none!)} 毫秒）的 ${f.ratio(v.exponential!, v.none!)} 倍。`
         : `exponential took ${f.n(v.exponential!)} ms to finish: ${f.times(v.exponential!, v.full!)} full jitter's ${f.n(v.full!)} ms and ${f.times(v.exponential!, v.none!)} no-backoff's ${f.n(v.none!)} ms.`,
   },
   "full-equal-work": {
-    claim: { en: "Full and Equal jitter cost about the same work.", zh: "完全抖动和等分抖动的工作量差不多。" },
+    claim: {
+      en: "Full and Equal jitter cost about the same work.",
+      zh: "完全抖动和等分抖动的工作量差不多。",
+    },
     detail: (lang, v, f) =>
       lang === "zh"
         ? `完全抖动 ${f.n(v.full!, 1)} 次调用，等分抖动 ${f.n(v.equal!, 1)} 次，相差 ${f.pct(Math.abs(v.equal! - v.full!), v.full!)}。`
@@ -205,7 +264,10 @@ export const CONCLUSIONS: Record<ConclusionId, { claim: Text; detail: (lang: Lan
         : `decorrelated ${f.n(v.decorrelated!, 1)} calls: ${f.pct(v.decorrelated!, v.full!)} of full's, ${f.pct(v.decorrelated!, v.equal!)} of equal's.`,
   },
   "equal-slowest": {
-    claim: { en: "Equal jitter is the slowest of the jittered ones.", zh: "带抖动的几种里，等分抖动最慢。" },
+    claim: {
+      en: "Equal jitter is the slowest of the jittered ones.",
+      zh: "带抖动的几种里，等分抖动最慢。",
+    },
     detail: (lang, v, f) =>
       lang === "zh"
         ? `完成时间：等分抖动 ${f.n(v.equal!)} 毫秒，完全抖动 ${f.n(v.full!)} 毫秒，去相关抖动 ${f.n(v.decorrelated!)} 毫秒。`
@@ -219,7 +281,10 @@ export const CONCLUSIONS: Record<ConclusionId, { claim: Text; detail: (lang: Lan
         : `full jitter used ${f.pct(v.full!, v.none!)} of no-backoff's calls and ${f.pct(v.full!, v.exponential!)} of exponential's, and finished in ${f.pct(v.fullTime!, v.exponentialTime!)} of exponential's time.`,
   },
   "codex-herd": {
-    claim: { en: "The course's point: ±10 % jitter does not break up the herd.", zh: "课程的观点：±10% 的抖动拆不散惊群。" },
+    claim: {
+      en: "The course's point: ±10 % jitter does not break up the herd.",
+      zh: "课程的观点：±10% 的抖动拆不散惊群。",
+    },
     detail: (lang, v, f) =>
       lang === "zh"
         ? `Codex 幅度（指数值 × [0.9, 1.1)）用了 ${f.n(v.codexTime!)} 毫秒，是完全抖动的 ${f.ratio(v.codexTime!, v.fullTime!)} 倍，调用次数是完全抖动的 ${f.pct(v.codexCalls!, v.fullCalls!)}。它比完全不抖动好（完成时间是指数退避的 ${f.pct(v.codexTime!, v.exponentialTime!)}），但远不如完全抖动。`
@@ -238,8 +303,10 @@ export const CHART_LABELS_ZH: HerdChartLabels = {
   clientsX: "客户端数",
   logNote: "（对数刻度）",
   writeTimesTitle: (clients) => `写请求到达服务端的时间，${clients} 个客户端`,
-  writeTimesSubtitle: (bucketMs, runs, untilMs) => `每 ${bucketMs} 毫秒一格，${runs} 次运行，前 ${untilMs} 毫秒；每行按自己的峰值缩放，高度取平方根`,
+  writeTimesSubtitle: (bucketMs, runs, untilMs) =>
+    `每 ${bucketMs} 毫秒一格，${runs} 次运行，前 ${untilMs} 毫秒；每行按自己的峰值缩放，高度取平方根`,
   timeX: "从客户端开始算起的时间（毫秒）",
   peak: (peak, perRun) => `峰值 ${peak}${perRun ? " / 次" : ""}`,
-  barTooltip: (name, from, to, count, runs) => `${name}，${from}-${to} 毫秒：${runs} 次运行共 ${count} 次写`,
+  barTooltip: (name, from, to, count, runs) =>
+    `${name}，${from}-${to} 毫秒：${runs} 次运行共 ${count} 次写`,
 };

@@ -12,11 +12,11 @@
  */
 import { readSync } from "node:fs";
 import { join } from "node:path";
-import { tellParent } from "../../core/child-pipe.ts";
 import type { PolicyName } from "../../client/client.ts";
+import { tellParent } from "../../core/child-pipe.ts";
 import { standStill } from "../../core/clock.ts";
-import { cellDbName, runCell, type CellEvent, type StepFault } from "../../matrix/matrix.ts";
 import { Trace } from "../../core/trace.ts";
+import { type CellEvent, cellDbName, runCell, type StepFault } from "../../matrix/matrix.ts";
 import type { VariantName } from "../../tracker/variant.ts";
 
 /** What the child is started with (its one argument, as JSON). */
@@ -33,7 +33,13 @@ export interface CellChildConfig {
 export type FromCellChild =
   | { type: "started"; pid: number; db: string }
   | { type: "event"; event: CellEvent }
-  | { type: "done"; reports: number; verdict: "ok" | "duplicate" | "lost"; fired: boolean; calls: string[][] }
+  | {
+      type: "done";
+      reports: number;
+      verdict: "ok" | "duplicate" | "lost";
+      fired: boolean;
+      calls: string[][];
+    }
   | { type: "failed"; message: string };
 
 const tell = (m: FromCellChild): void => tellParent(m);
@@ -56,7 +62,11 @@ process.on("disconnect", () => process.exit(0));
 
 const config = JSON.parse(process.argv[2] ?? "{}") as CellChildConfig;
 try {
-  tell({ type: "started", pid: process.pid, db: join(config.dir, cellDbName(config.variant, config.fault, config.policy)) });
+  tell({
+    type: "started",
+    pid: process.pid,
+    db: join(config.dir, cellDbName(config.variant, config.fault, config.policy)),
+  });
   const trace = new Trace({ color: false, step: true, pause: waitForStep, write: () => {} });
   const result = await runCell(config.variant, config.fault, {
     dbPath: (name) => join(config.dir, name),
@@ -67,7 +77,13 @@ try {
     stepped: true,
     onEvent: (event) => tell({ type: "event", event }),
   });
-  tell({ type: "done", reports: result.reports, verdict: result.verdict, fired: result.fired, calls: result.calls });
+  tell({
+    type: "done",
+    reports: result.reports,
+    verdict: result.verdict,
+    fired: result.fired,
+    calls: result.calls,
+  });
   process.exit(0);
 } catch (err) {
   tell({ type: "failed", message: err instanceof Error ? err.message : String(err) });

@@ -17,13 +17,19 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { POLICY_NAMES, type PolicyName } from "../../client/client.ts";
-import { STEP_FAULTS, isStepFault, matrixVariants, policyFor, type StepFault } from "../../matrix/matrix.ts";
-import { VARIANT_NAMES, isVariantName, type VariantName } from "../../tracker/variant.ts";
+import {
+  isStepFault,
+  matrixVariants,
+  policyFor,
+  STEP_FAULTS,
+  type StepFault,
+} from "../../matrix/matrix.ts";
+import { isVariantName, VARIANT_NAMES, type VariantName } from "../../tracker/variant.ts";
 import type { Demo } from "../demo.ts";
 import { escapeHtml, pageHtml } from "../html.ts";
 import type { Lang } from "../lang.ts";
-import { StepSessions, type CellChoice, type SessionMessage } from "./sessions.ts";
-import { FAULT_HELP, POLICY_HELP, UI, VARIANT_HELP, countText } from "./text.ts";
+import { type CellChoice, type SessionMessage, StepSessions } from "./sessions.ts";
+import { countText, FAULT_HELP, POLICY_HELP, UI, VARIANT_HELP } from "./text.ts";
 
 export interface StepDemoOptions {
   /** The sessions to use (tests pass their own to look inside); default: a new StepSessions. */
@@ -31,16 +37,26 @@ export interface StepDemoOptions {
 }
 
 /** The default cell, as lesson 08's `--step` alone: naive × lose-response, with a blind retry. */
-const DEFAULT_CELL: CellChoice = { variant: "naive", fault: "lose-response", policy: "blind-retry" };
+const DEFAULT_CELL: CellChoice = {
+  variant: "naive",
+  fault: "lose-response",
+  policy: "blind-retry",
+};
 
 /** The cell a URL asks for; a value that is not one of the names falls back to the default. */
 export function cellFromUrl(url: URL): CellChoice {
   const v = url.searchParams.get("variant");
   const f = url.searchParams.get("fault");
   const p = url.searchParams.get("policy");
-  const variant: VariantName = v !== null && isVariantName(v) && matrixVariants().includes(v) ? v : DEFAULT_CELL.variant;
+  const variant: VariantName =
+    v !== null && isVariantName(v) && matrixVariants().includes(v) ? v : DEFAULT_CELL.variant;
   const fault: StepFault = f !== null && isStepFault(f) ? f : DEFAULT_CELL.fault;
-  const policy: PolicyName = p !== null && (POLICY_NAMES as readonly string[]).includes(p) ? (p as PolicyName) : v !== null ? policyFor(variant) : DEFAULT_CELL.policy;
+  const policy: PolicyName =
+    p !== null && (POLICY_NAMES as readonly string[]).includes(p)
+      ? (p as PolicyName)
+      : v !== null
+        ? policyFor(variant)
+        : DEFAULT_CELL.policy;
   return { variant, fault, policy };
 }
 
@@ -52,9 +68,16 @@ export function createStepDemo(options: StepDemoOptions = {}): Demo {
     bundles: { "step.js": "step/page.ts" },
     start() {
       const sessions = options.sessions ?? new StepSessions();
-      const withSession = (handle: (res: ServerResponse, id: string, lang: Lang) => void) => (_req: IncomingMessage, res: ServerResponse, ctx: { params: readonly string[]; lang: Lang }) =>
-        handle(res, ctx.params[0]!, ctx.lang);
-      const notFound = (res: ServerResponse, lang: Lang): void => json(res, 404, { message: UI.gone[lang] });
+      const withSession =
+        (handle: (res: ServerResponse, id: string, lang: Lang) => void) =>
+        (
+          _req: IncomingMessage,
+          res: ServerResponse,
+          ctx: { params: readonly string[]; lang: Lang },
+        ) =>
+          handle(res, ctx.params[0]!, ctx.lang);
+      const notFound = (res: ServerResponse, lang: Lang): void =>
+        json(res, 404, { message: UI.gone[lang] });
       return {
         routes: [
           {
@@ -69,7 +92,10 @@ export function createStepDemo(options: StepDemoOptions = {}): Demo {
                 scripts: ["/assets/step.js"],
                 styles: ["/static/step.css"],
               });
-              res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" });
+              res.writeHead(200, {
+                "Content-Type": "text/html; charset=utf-8",
+                "Cache-Control": "no-cache",
+              });
               res.end(html);
             },
           },
@@ -88,11 +114,17 @@ export function createStepDemo(options: StepDemoOptions = {}): Demo {
             handle: withSession((res, id, lang) => {
               const session = sessions.get(id);
               if (session === undefined) return notFound(res, lang);
-              res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", Connection: "keep-alive" });
+              res.writeHead(200, {
+                "Content-Type": "text/event-stream; charset=utf-8",
+                "Cache-Control": "no-store",
+                Connection: "keep-alive",
+              });
               res.write(": the steps of this session\n\n"); // sends the headers: the page's EventSource opens
               const send = (m: SessionMessage): void => {
                 const id = m.type === "step" ? `id: ${m.step.event.seq}\n` : "";
-                res.write(`${id}event: ${m.type}\ndata: ${JSON.stringify(m.type === "step" ? m.step : m.type === "done" ? m.done : m.type === "failed" ? { message: m.message } : {})}\n\n`);
+                res.write(
+                  `${id}event: ${m.type}\ndata: ${JSON.stringify(m.type === "step" ? m.step : m.type === "done" ? m.done : m.type === "failed" ? { message: m.message } : {})}\n\n`,
+                );
                 if (m.type === "gone") res.end();
               };
               // A page that reconnects gets what it was sent before, then the rest as it comes.
@@ -113,7 +145,8 @@ export function createStepDemo(options: StepDemoOptions = {}): Demo {
             path: /^\/step\/sessions\/([\w-]{10,64})\/step$/,
             handle: withSession((res, id, lang) => {
               const session = sessions.get(id);
-              if (session === undefined || session.done || session.failed) return notFound(res, lang);
+              if (session === undefined || session.done || session.failed)
+                return notFound(res, lang);
               session.step();
               json(res, 202, { asked: session.shown.length + 1 });
             }),
@@ -123,7 +156,8 @@ export function createStepDemo(options: StepDemoOptions = {}): Demo {
             path: /^\/step\/sessions\/([\w-]{10,64})\/run$/,
             handle: withSession((res, id, lang) => {
               const session = sessions.get(id);
-              if (session === undefined || session.done || session.failed) return notFound(res, lang);
+              if (session === undefined || session.done || session.failed)
+                return notFound(res, lang);
               session.run();
               json(res, 202, {});
             }),
@@ -150,18 +184,35 @@ export const stepDemo: Demo = createStepDemo();
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const data = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": data.length, "Cache-Control": "no-store" });
+  res.writeHead(status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": data.length,
+    "Cache-Control": "no-store",
+  });
   res.end(data);
 }
 
-function options<T extends string>(names: readonly T[], chosen: T, help: Record<T, { en: string; zh: string }>, lang: Lang): string {
-  return names.map((n) => `<option value="${n}"${n === chosen ? " selected" : ""}>${n} · ${escapeHtml(help[n][lang])}</option>`).join("");
+function options<T extends string>(
+  names: readonly T[],
+  chosen: T,
+  help: Record<T, { en: string; zh: string }>,
+  lang: Lang,
+): string {
+  return names
+    .map(
+      (n) =>
+        `<option value="${n}"${n === chosen ? " selected" : ""}>${n} · ${escapeHtml(help[n][lang])}</option>`,
+    )
+    .join("");
 }
 
 /** The page's markup; the script (page.ts) fills the lanes, the key row, the log and the count. */
 function pageBody(cell: CellChoice, lang: Lang): string {
   const t = (k: keyof typeof UI): string => escapeHtml(UI[k][lang]);
-  const cols = UI.keyCols[lang].split("|").map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join("");
+  const cols = UI.keyCols[lang]
+    .split("|")
+    .map((c) => `<th scope="col">${escapeHtml(c)}</th>`)
+    .join("");
   return `<h1>${t("title")}</h1>
 <p>${t("lead")}</p>
 <form class="step-choice" method="get" action="/step">

@@ -8,7 +8,7 @@
 import type { CellEvent } from "../../matrix/cell-events.ts";
 import type { Lang } from "../lang.ts";
 import type { DoneMessage, StepMessage } from "./sessions.ts";
-import { UI, countText, outcomeText, stepText } from "./text.ts";
+import { countText, outcomeText, stepText, UI } from "./text.ts";
 
 const root = document.getElementById("stepper") as HTMLElement;
 const lang: Lang = root.dataset.lang === "zh" ? "zh" : "en";
@@ -53,7 +53,12 @@ function say(text: string): void {
 async function start(): Promise<void> {
   setState("starting");
   say(UI.starting[lang]);
-  const q = new URLSearchParams({ variant: root.dataset.variant ?? "", fault: root.dataset.fault ?? "", policy: root.dataset.policy ?? "", lang });
+  const q = new URLSearchParams({
+    variant: root.dataset.variant ?? "",
+    fault: root.dataset.fault ?? "",
+    policy: root.dataset.policy ?? "",
+    lang,
+  });
   const res = await fetch(`/step/sessions?${q}`, { method: "POST" });
   const body = (await res.json()) as { id?: string; pid?: number; message?: string };
   if (res.status !== 201 || body.id === undefined) {
@@ -68,10 +73,17 @@ async function start(): Promise<void> {
   processInfo.textContent = `${UI.inProcess[lang]} ${sessionPid}`;
   const source = new EventSource(`/step/sessions/${session}/events`);
   events = source;
-  source.addEventListener("step", (e) => onStep(JSON.parse((e as MessageEvent<string>).data) as StepMessage));
-  source.addEventListener("done", (e) => onDone(JSON.parse((e as MessageEvent<string>).data) as DoneMessage));
+  source.addEventListener("step", (e) =>
+    onStep(JSON.parse((e as MessageEvent<string>).data) as StepMessage),
+  );
+  source.addEventListener("done", (e) =>
+    onDone(JSON.parse((e as MessageEvent<string>).data) as DoneMessage),
+  );
   source.addEventListener("failed", (e) => {
-    say(UI.failed[lang] + (JSON.parse((e as MessageEvent<string>).data) as { message: string }).message);
+    say(
+      UI.failed[lang] +
+        (JSON.parse((e as MessageEvent<string>).data) as { message: string }).message,
+    );
     setState("failed");
     source.close();
   });
@@ -126,7 +138,11 @@ function onStep(step: StepMessage): void {
   if (lane < 0) row.append(el("div", sentence, "lane note"));
   else
     for (let i = 0; i < 3; i++) {
-      const cell = el("div", i === lane ? sentence : "", `lane lane-${i}${i === lane ? " here" : ""}`);
+      const cell = el(
+        "div",
+        i === lane ? sentence : "",
+        `lane lane-${i}${i === lane ? " here" : ""}`,
+      );
       // On a narrow screen only the step's own lane shows, full width, named by this label.
       if (i === lane) cell.prepend(el("span", `${UI[LANE_NAMES[i]!][lang]}: `, "lane-label"));
       if (i === lane && e.sql) {
@@ -140,8 +156,15 @@ function onStep(step: StepMessage): void {
   // What the agent knows (only what came back to it) beside what really happened.
   if (e.what === "receive") {
     lastAgent = outcomeText(e, lang);
-    knows.append(el("li", `${e.call !== undefined && e.call > 1 ? UI.secondCall[lang] : ""}${lastAgent}`));
-  } else if (e.actor === "server" || e.actor === "database" || e.what === "restart" || e.what === "process-start") {
+    knows.append(
+      el("li", `${e.call !== undefined && e.call > 1 ? UI.secondCall[lang] : ""}${lastAgent}`),
+    );
+  } else if (
+    e.actor === "server" ||
+    e.actor === "database" ||
+    e.what === "restart" ||
+    e.what === "process-start"
+  ) {
     happened.append(el("li", sentence));
   }
   // The count and the key rows, as read from the SQLite file after this step.
@@ -149,12 +172,20 @@ function onStep(step: StepMessage): void {
   keyBody.replaceChildren(
     ...step.db.keys.map((k) => {
       const tr = document.createElement("tr");
-      for (const v of [`${k.key}…`, k.state, String(k.fence), String(k.leaseUntil), k.status === null ? "–" : String(k.status)]) tr.append(el("td", v));
+      for (const v of [
+        `${k.key}…`,
+        k.state,
+        String(k.fence),
+        String(k.leaseUntil),
+        k.status === null ? "–" : String(k.status),
+      ])
+        tr.append(el("td", v));
       return tr;
     }),
   );
   keyNote.hidden = step.db.keys.length > 0;
-  if (e.pid !== undefined && e.pid !== sessionPid) processInfo.textContent = `${UI.trackerPid[lang]} ${e.pid}${e.what === "crash" ? " · SIGKILL" : ""}`;
+  if (e.pid !== undefined && e.pid !== sessionPid)
+    processInfo.textContent = `${UI.trackerPid[lang]} ${e.pid}${e.what === "crash" ? " · SIGKILL" : ""}`;
   if (e.what === "clock") clockInfo.textContent = `${UI.clock[lang]}: ${e.to} ms`;
   // The log: the sentence, and the terminal's own line.
   const item = el("li", `${sentence} `);
@@ -170,7 +201,12 @@ function onDone(done: DoneMessage): void {
   count.textContent = countText(done.reports, lang, true);
   root.dataset.reports = String(done.reports);
   root.dataset.verdict = done.verdict;
-  const verdict = done.verdict === "ok" ? UI.doneOk[lang] : done.verdict === "duplicate" ? UI.doneDup[lang] : UI.doneLost[lang];
+  const verdict =
+    done.verdict === "ok"
+      ? UI.doneOk[lang]
+      : done.verdict === "duplicate"
+        ? UI.doneDup[lang]
+        : UI.doneLost[lang];
   happened.append(el("li", `${countText(done.reports, lang, true)}: ${verdict}`, "verdict"));
   if (lastAgent) knows.append(el("li", `${UI.finalKnows[lang]} ${lastAgent}`, "verdict"));
   log.append(el("li", `${countText(done.reports, lang, true)} · ${verdict}`, "verdict"));

@@ -12,16 +12,17 @@
  * tab went away, is stopped: its process and the tracker processes under it end, and its folder
  * is deleted. `stopAll()` does the same for every session (the server's shutdown).
  */
-import { onJsonLines } from "../../core/child-pipe.ts";
-import { spawnTsChild } from "../../core/ts-child.ts";
+
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
 import type { PolicyName } from "../../client/client.ts";
+import { onJsonLines } from "../../core/child-pipe.ts";
+import { spawnTsChild } from "../../core/ts-child.ts";
 import type { CellEvent, StepFault } from "../../matrix/matrix.ts";
 import type { VariantName } from "../../tracker/variant.ts";
 import type { CellChildConfig, FromCellChild } from "./cell-child.ts";
@@ -66,7 +67,11 @@ export interface DoneMessage {
 }
 
 /** What a session sends to its page, in order. */
-export type SessionMessage = { type: "step"; step: StepMessage } | { type: "done"; done: DoneMessage } | { type: "failed"; message: string } | { type: "gone" };
+export type SessionMessage =
+  | { type: "step"; step: StepMessage }
+  | { type: "done"; done: DoneMessage }
+  | { type: "failed"; message: string }
+  | { type: "gone" };
 
 const CHILD_ENTRY = fileURLToPath(new URL("./cell-child.ts", import.meta.url));
 
@@ -103,7 +108,9 @@ export class StepSessions {
     if (this.#closed || this.#sessions.size >= this.#max) return undefined;
     // 128 random bits, URL-safe: a session cannot be guessed from another's id.
     const id = randomBytes(16).toString("base64url");
-    const session = new StepSession(id, cell, this.#seed, this.#idleMs, () => this.#sessions.delete(id));
+    const session = new StepSession(id, cell, this.#seed, this.#idleMs, () =>
+      this.#sessions.delete(id),
+    );
     this.#sessions.set(id, session);
     return session;
   }
@@ -162,7 +169,11 @@ export class StepSession {
     this.dir = mkdtempSync(join(tmpdir(), "retry-workbook-step-"));
     const config: CellChildConfig = { ...cell, seed, dir: this.dir };
     // stdin: one byte per step; fd 3: the child's JSON lines; IPC: only so that it notices we are gone.
-    this.#child = spawnTsChild(CHILD_ENTRY, [JSON.stringify(config)], ["pipe", "ignore", "inherit", "pipe", "ipc"]);
+    this.#child = spawnTsChild(
+      CHILD_ENTRY,
+      [JSON.stringify(config)],
+      ["pipe", "ignore", "inherit", "pipe", "ipc"],
+    );
     this.pid = this.#child.pid ?? 0;
     // Gone: exited, and every line it wrote read. (Not "close": when the parent disconnects the IPC
     // channel while the child exits, Node may never emit it.)
@@ -172,9 +183,12 @@ export class StepSession {
     ]).then(() => undefined);
     this.#child.stdin?.on("error", () => {}); // writing to a process that just died is not our error
     void this.#exited.then(() => {
-      if (!this.#finished && !this.stopped) this.#fail("the cell's process ended before the cell did");
+      if (!this.#finished && !this.stopped)
+        this.#fail("the cell's process ended before the cell did");
     });
-    onJsonLines<FromCellChild>(this.#child.stdio[3] as NodeJS.ReadableStream, (m) => this.#receive(m));
+    onJsonLines<FromCellChild>(this.#child.stdio[3] as NodeJS.ReadableStream, (m) =>
+      this.#receive(m),
+    );
     this.touch();
   }
 
@@ -233,7 +247,8 @@ export class StepSession {
         this.db = m.db;
         return;
       case "event":
-        if (m.event.pid !== undefined && m.event.pid !== this.pid && m.event.pid > 0) this.trackerPids.add(m.event.pid);
+        if (m.event.pid !== undefined && m.event.pid !== this.pid && m.event.pid > 0)
+          this.trackerPids.add(m.event.pid);
         // The process stands still right after telling this event: read the database now.
         this.#ready = { event: m.event, db: this.#snapshot() };
         this.#pump();
@@ -243,7 +258,13 @@ export class StepSession {
         void this.#exited.then(() => {
           if (this.stopped) return;
           // Every process of the cell is gone: count in the file itself.
-          this.done = { reports: this.#snapshot().reports, verdict: m.verdict, fired: m.fired, calls: m.calls, steps: this.shown.length };
+          this.done = {
+            reports: this.#snapshot().reports,
+            verdict: m.verdict,
+            fired: m.fired,
+            calls: m.calls,
+            steps: this.shown.length,
+          };
           this.#broadcast({ type: "done", done: this.done });
         });
         return;
@@ -291,17 +312,33 @@ export class StepSession {
 export function readDb(path: string): DbSnapshot {
   const db = new DatabaseSync(path, { readOnly: true });
   try {
-    const reports = Number((db.prepare("SELECT count(*) AS n FROM reports").get() as { n: number }).n);
+    const reports = Number(
+      (db.prepare("SELECT count(*) AS n FROM reports").get() as { n: number }).n,
+    );
     let keys: KeyRowView[] = [];
-    const hasKeys = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency_keys'").get();
+    const hasKeys = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency_keys'")
+      .get();
     if (hasKeys) {
-      keys = (db.prepare("SELECT key, state, fence, lease_until, status FROM idempotency_keys ORDER BY fence").all() as unknown as Array<{
-        key: string;
-        state: string;
-        fence: number;
-        lease_until: number;
-        status: number | null;
-      }>).map((r) => ({ key: r.key.slice(0, 8), state: r.state, fence: Number(r.fence), leaseUntil: Number(r.lease_until), status: r.status === null ? null : Number(r.status) }));
+      keys = (
+        db
+          .prepare(
+            "SELECT key, state, fence, lease_until, status FROM idempotency_keys ORDER BY fence",
+          )
+          .all() as unknown as Array<{
+          key: string;
+          state: string;
+          fence: number;
+          lease_until: number;
+          status: number | null;
+        }>
+      ).map((r) => ({
+        key: r.key.slice(0, 8),
+        state: r.state,
+        fence: Number(r.fence),
+        leaseUntil: Number(r.lease_until),
+        status: r.status === null ? null : Number(r.status),
+      }));
     }
     return { reports, keys };
   } finally {

@@ -7,11 +7,21 @@ import { stainlessSend } from "./stainless.ts";
 export const anthropicProbe: Probe = {
   name: "anthropic",
   packages: ["@anthropic-ai/sdk"],
-  config: ["new Anthropic({ apiKey: dummy, baseURL: the run's URL }); client.post/get(path) for the requests"],
+  config: [
+    "new Anthropic({ apiKey: dummy, baseURL: the run's URL }); client.post/get(path) for the requests",
+  ],
   timeoutOption: "request option { timeout: ms }",
-  safe: "it retries POST twice with no key of its own: pass `headers: { \"Idempotency-Key\": key }`, one key per logical call, where the API honours it, or `maxRetries: 0` and retry in one place",
+  safe: 'it retries POST twice with no key of its own: pass `headers: { "Idempotency-Key": key }`, one key per logical call, where the API honours it, or `maxRetries: 0` and retry in one place',
   retryAfterNote: () =>
-    fromSource("@anthropic-ai/sdk", "client.js", /timeoutMillis > 0 && timeoutMillis <= (2 \*\* 31 - 1)/, () => "any positive Retry-After up to 2^31-1 ms (about 24.8 days) is waited for"),
-  defaultTimeout: () => ({ text: duration(Anthropic.DEFAULT_TIMEOUT), source: "read at run time: Anthropic.DEFAULT_TIMEOUT" }),
+    fromSource(
+      "@anthropic-ai/sdk",
+      "client.js",
+      /timeoutMillis > 0 && timeoutMillis <= (2 \*\* 31 - 1)/,
+      () => "any positive Retry-After up to 2^31-1 ms (about 24.8 days) is waited for",
+    ),
+  defaultTimeout: () => ({
+    text: duration(Anthropic.DEFAULT_TIMEOUT),
+    source: "read at run time: Anthropic.DEFAULT_TIMEOUT",
+  }),
   send: (req) => stainlessSend(new Anthropic({ apiKey: "sk-ant-dummy", baseURL: req.base }), req),
 };

@@ -6,7 +6,10 @@ import { FETCH_WRAPPER_CONFIG, fetchDefaultTimeout, fetchOrThrow, type Probe } f
 export const cockatielProbe: Probe = {
   name: "cockatiel",
   packages: ["cockatiel"],
-  config: [FETCH_WRAPPER_CONFIG, "retry(handleAll, {}): a policy is needed to retry at all; no maxAttempts, no backoff given"],
+  config: [
+    FETCH_WRAPPER_CONFIG,
+    "retry(handleAll, {}): a policy is needed to retry at all; no maxAttempts, no backoff given",
+  ],
   timeoutOption: "signal: AbortSignal.timeout(ms) on each fetch",
   defaultTimeout: fetchDefaultTimeout,
   safe: "always set `maxAttempts` and a `backoff` (new ExponentialBackoff() has decorrelated jitter); retry only errors a POST with a key survives",

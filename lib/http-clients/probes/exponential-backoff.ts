@@ -9,10 +9,13 @@ export const EB_STARTING_DELAY = 2;
 export const exponentialBackoffProbe: Probe = {
   name: "exponential-backoff",
   packages: ["exponential-backoff"],
-  config: [FETCH_WRAPPER_CONFIG, `startingDelay: ${EB_STARTING_DELAY} (default 100 ms): the first backoff, shortened`],
+  config: [
+    FETCH_WRAPPER_CONFIG,
+    `startingDelay: ${EB_STARTING_DELAY} (default 100 ms): the first backoff, shortened`,
+  ],
   timeoutOption: "signal: AbortSignal.timeout(ms) on each fetch",
   defaultTimeout: fetchDefaultTimeout,
-  safe: "give a `retry(error)` that refuses a POST without a key; `jitter: \"full\"` (the default is none)",
+  safe: 'give a `retry(error)` that refuses a POST without a key; `jitter: "full"` (the default is none)',
   async send(req) {
     await backOff(() => fetchOrThrow(req), { startingDelay: EB_STARTING_DELAY });
   },

@@ -11,9 +11,20 @@ export const gotProbe: Probe = {
   timeoutOption: "timeout: { request: ms }",
   safe: "POST is left out of `retry.methods` by default: add it only with a key in `headers`; set `retry.maxRetryAfter` so a long Retry-After fails fast",
   retryAfterNote: () =>
-    fromSource("got", "dist/source/core/index.js", /computedValue: (retryOptions\.maxRetryAfter \?\? options\.timeout\.request \?\? Infinity)/, () => "Retry-After is capped by retry.maxRetryAfter, else the request timeout, else not at all; above the cap it gives up"),
+    fromSource(
+      "got",
+      "dist/source/core/index.js",
+      /computedValue: (retryOptions\.maxRetryAfter \?\? options\.timeout\.request \?\? Infinity)/,
+      () =>
+        "Retry-After is capped by retry.maxRetryAfter, else the request timeout, else not at all; above the cap it gives up",
+    ),
   defaultTimeout: () =>
-    fromSource("got", "dist/source/core/options.js", /timeout: \{\s*connect: (undefined),\s*lookup: undefined,\s*read: undefined,\s*request: undefined/, () => "none (every timeout undefined)"),
+    fromSource(
+      "got",
+      "dist/source/core/options.js",
+      /timeout: \{\s*connect: (undefined),\s*lookup: undefined,\s*read: undefined,\s*request: undefined/,
+      () => "none (every timeout undefined)",
+    ),
   async send(req) {
     await got(req.base + req.path, {
       method: req.method,

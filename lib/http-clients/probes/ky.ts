@@ -10,9 +10,19 @@ export const kyProbe: Probe = {
   timeoutOption: "timeout: ms",
   safe: "POST is left out of `retry.methods` by default: add it only with a key in `headers`; `retry.jitter: true` for full jitter; set `retry.maxRetryAfter`",
   retryAfterNote: () =>
-    fromSource("ky", "distribution/utils/normalize.js", /maxRetryAfter: (Number\.POSITIVE_INFINITY)/, () => "Retry-After (on 413, 429, 503) is capped by retry.maxRetryAfter, Infinity by default"),
+    fromSource(
+      "ky",
+      "distribution/utils/normalize.js",
+      /maxRetryAfter: (Number\.POSITIVE_INFINITY)/,
+      () => "Retry-After (on 413, 429, 503) is capped by retry.maxRetryAfter, Infinity by default",
+    ),
   defaultTimeout: () =>
-    fromSource("ky", "distribution/core/Ky.js", /timeout: options\.timeout \?\? ([\d_]+)/, (m) => `${duration(Number(m[1]!.replaceAll("_", "")))} per attempt`),
+    fromSource(
+      "ky",
+      "distribution/core/Ky.js",
+      /timeout: options\.timeout \?\? ([\d_]+)/,
+      (m) => `${duration(Number(m[1]!.replaceAll("_", "")))} per attempt`,
+    ),
   async send(req) {
     const res = await ky(req.base + req.path, {
       method: req.method,

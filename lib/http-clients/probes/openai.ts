@@ -7,11 +7,21 @@ import { stainlessSend } from "./stainless.ts";
 export const openaiProbe: Probe = {
   name: "openai",
   packages: ["openai"],
-  config: ["new OpenAI({ apiKey: dummy, baseURL: the run's URL }); client.post/get(path) for the requests"],
+  config: [
+    "new OpenAI({ apiKey: dummy, baseURL: the run's URL }); client.post/get(path) for the requests",
+  ],
   timeoutOption: "request option { timeout: ms }",
-  safe: "it retries POST twice with no key of its own: pass `headers: { \"Idempotency-Key\": key }`, one key per logical call, where the API honours it, or `maxRetries: 0` and retry in one place",
+  safe: 'it retries POST twice with no key of its own: pass `headers: { "Idempotency-Key": key }`, one key per logical call, where the API honours it, or `maxRetries: 0` and retry in one place',
   retryAfterNote: () =>
-    fromSource("openai", "client.js", /timeoutMillis > (\d+) \* 1000\)/, (m) => `a Retry-After over ${m[1]} s is replaced by its own backoff`),
-  defaultTimeout: () => ({ text: duration(OpenAI.DEFAULT_TIMEOUT), source: "read at run time: OpenAI.DEFAULT_TIMEOUT" }),
+    fromSource(
+      "openai",
+      "client.js",
+      /timeoutMillis > (\d+) \* 1000\)/,
+      (m) => `a Retry-After over ${m[1]} s is replaced by its own backoff`,
+    ),
+  defaultTimeout: () => ({
+    text: duration(OpenAI.DEFAULT_TIMEOUT),
+    source: "read at run time: OpenAI.DEFAULT_TIMEOUT",
+  }),
   send: (req) => stainlessSend(new OpenAI({ apiKey: "sk-dummy", baseURL: req.base }), req),
 };

@@ -9,7 +9,10 @@ export const P_RETRY_MIN_TIMEOUT = 2;
 export const pRetryProbe: Probe = {
   name: "p-retry",
   packages: ["p-retry"],
-  config: [FETCH_WRAPPER_CONFIG, `minTimeout: ${P_RETRY_MIN_TIMEOUT} (default 1000 ms): the first backoff, shortened`],
+  config: [
+    FETCH_WRAPPER_CONFIG,
+    `minTimeout: ${P_RETRY_MIN_TIMEOUT} (default 1000 ms): the first backoff, shortened`,
+  ],
   timeoutOption: "signal: AbortSignal.timeout(ms) on each fetch",
   defaultTimeout: fetchDefaultTimeout,
   safe: "it retries whatever your function throws: throw `AbortError` for a POST without a key; `randomize: true` multiplies each wait by 1-2",

@@ -14,9 +14,24 @@ import { duration, fromSource, type Probe, type ProbeRequest, type Sourced } fro
  */
 export function stripeDefaultRetries(): { node: Sourced; platform: Sourced; readme: Sourced } {
   return {
-    node: fromSource("stripe", "esm/stripe.esm.node.js", /validateInteger\('maxNetworkRetries', props\.maxNetworkRetries, (\d+)\)/, (m) => m[1]!),
-    platform: fromSource("stripe", "esm/platform/PlatformFunctions.js", /getDefaultMaxNetworkRetries\(\)\s*\{\s*return (\d+);/, (m) => m[1]!),
-    readme: fromSource("stripe", "README.md", /\|\s*`maxNetworkRetries`\s*\|\s*(\d+)\s*\|/, (m) => m[1]!),
+    node: fromSource(
+      "stripe",
+      "esm/stripe.esm.node.js",
+      /validateInteger\('maxNetworkRetries', props\.maxNetworkRetries, (\d+)\)/,
+      (m) => m[1]!,
+    ),
+    platform: fromSource(
+      "stripe",
+      "esm/platform/PlatformFunctions.js",
+      /getDefaultMaxNetworkRetries\(\)\s*\{\s*return (\d+);/,
+      (m) => m[1]!,
+    ),
+    readme: fromSource(
+      "stripe",
+      "README.md",
+      /\|\s*`maxNetworkRetries`\s*\|\s*(\d+)\s*\|/,
+      (m) => m[1]!,
+    ),
   };
 }
 
@@ -55,7 +70,15 @@ export async function stripeSend(req: ProbeRequest): Promise<void> {
   const { stripe, prefix } = stripeFor(req.base, req.timeoutMs);
   const options = req.headers ? { additionalHeaders: { ...req.headers } } : {};
   const params = req.method === "POST" ? (req.body as Record<string, string>) : null;
-  await untilAborted(stripe.rawRequest(req.method, prefix + req.path, params ?? undefined, options) as Promise<unknown>, req.signal);
+  await untilAborted(
+    stripe.rawRequest(
+      req.method,
+      prefix + req.path,
+      params ?? undefined,
+      options,
+    ) as Promise<unknown>,
+    req.signal,
+  );
 }
 
 export const stripeProbe: Probe = {
@@ -68,6 +91,11 @@ export const stripeProbe: Probe = {
   timeoutOption: "new Stripe(key, { timeout: ms })",
   safe: "it keys every POST itself and keeps the key on its retries: safe against a server that honours keys, as Stripe's does; to retry a call yourself later, pass `{ idempotencyKey }` made once per logical operation",
   defaultTimeout: () =>
-    fromSource("stripe", "esm/stripe.core.js", /const DEFAULT_TIMEOUT = (\d+);/, (m) => `${duration(Number(m[1]))} per attempt`),
+    fromSource(
+      "stripe",
+      "esm/stripe.core.js",
+      /const DEFAULT_TIMEOUT = (\d+);/,
+      (m) => `${duration(Number(m[1]))} per attempt`,
+    ),
   send: stripeSend,
 };

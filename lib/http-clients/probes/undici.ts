@@ -17,9 +17,19 @@ export const undiciProbe: Probe = {
   timeoutOption: "new Agent({ headersTimeout: ms })",
   safe: "keep POST out of `methods` (the default) unless it carries a key the server honours; the backoff has no jitter: add it in a `retry` function",
   retryAfterNote: () =>
-    fromSource("undici", "lib/handler/retry-handler.js", /maxTimeout: maxTimeout \?\? (\d+) \* 1000/, (m) => `Retry-After is capped at maxTimeout, ${m[1]} s by default`),
+    fromSource(
+      "undici",
+      "lib/handler/retry-handler.js",
+      /maxTimeout: maxTimeout \?\? (\d+) \* 1000/,
+      (m) => `Retry-After is capped at maxTimeout, ${m[1]} s by default`,
+    ),
   defaultTimeout: () =>
-    fromSource("undici", "lib/dispatcher/client.js", /this\[kHeadersTimeout\] = headersTimeout != null \? headersTimeout : ([\de]+)/, (m) => `${duration(Number(m[1]))} for headers`),
+    fromSource(
+      "undici",
+      "lib/dispatcher/client.js",
+      /this\[kHeadersTimeout\] = headersTimeout != null \? headersTimeout : ([\de]+)/,
+      (m) => `${duration(Number(m[1]))} for headers`,
+    ),
   async send(req) {
     const agent = new Agent(req.timeoutMs === undefined ? {} : { headersTimeout: req.timeoutMs });
     const dispatcher = new RetryAgent(agent, { minTimeout: UNDICI_MIN_TIMEOUT });
@@ -30,7 +40,13 @@ export const undiciProbe: Probe = {
         body = JSON.stringify(req.body);
         headers["content-type"] = "application/json";
       }
-      const res = await request(req.base + req.path, { method: req.method, headers, body, dispatcher, signal: req.signal });
+      const res = await request(req.base + req.path, {
+        method: req.method,
+        headers,
+        body,
+        dispatcher,
+        signal: req.signal,
+      });
       await res.body.dump();
       if (res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}`);
     } finally {

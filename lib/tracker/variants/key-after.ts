@@ -19,12 +19,21 @@ export const keyAfter: Variant = {
     const { key, fingerprint, label } = keyedRequest(ctx);
 
     // Its rows are only ever completed ones, so the decision is claim (go ahead), replay or 422.
-    const recorded = answerFromRecorded(ctx, key, label, fingerprint, await ctx.db.getKey(ctx.caller, key));
+    const recorded = answerFromRecorded(
+      ctx,
+      key,
+      label,
+      fingerprint,
+      await ctx.db.getKey(ctx.caller, key),
+    );
     if (recorded !== undefined) return recorded;
 
     await ctx.work();
     const answer = created(await ctx.db.insertReport(ctx.report));
-    ctx.database(`INSERT report ${(answer.body as { id: number }).id} · COMMIT (first commit)`, true);
+    ctx.database(
+      `INSERT report ${(answer.body as { id: number }).id} · COMMIT (first commit)`,
+      true,
+    );
     ctx.crashPoint("between-commits");
     await ctx.db.recordKey(ctx.caller, key, fingerprint, answer, ctx.now(), ctx.ttlMs);
     ctx.database(`INSERT ${label} with the response · COMMIT (second commit)`);

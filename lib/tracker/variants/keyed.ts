@@ -27,7 +27,7 @@
  * Both roll back unless exactly one row changed; for `keyed` that never happens
  * (the row is there), so the fence condition is the whole difference.
  */
-import { problem, type Answer } from "../../protocol/http.ts";
+import { type Answer, problem } from "../../protocol/http.ts";
 import { answerFromKey } from "../../protocol/key-answers.ts";
 import { decideKey } from "../../protocol/key-decision.ts";
 import { created, keyedRequest } from "../keyed-request.ts";
@@ -43,7 +43,14 @@ export function claimThenComplete(name: "keyed" | "fenced", checkFence: boolean)
 
       // 1. Look the key up and, if it is free, claim it (the database makes the look and the claim
       //    one step, so that of two requests with one key exactly one sees it free).
-      const claim = await db.claimKey({ caller: ctx.caller, key, fingerprint, now: () => ctx.now(), leaseMs: ctx.leaseMs, ttlMs: ctx.ttlMs });
+      const claim = await db.claimKey({
+        caller: ctx.caller,
+        key,
+        fingerprint,
+        now: () => ctx.now(),
+        leaseMs: ctx.leaseMs,
+        ttlMs: ctx.ttlMs,
+      });
       if (!claim.claimed) return answerFromKey(ctx, key, label, claim.row, claim.decision);
       ctx.database(db.words.keyClaimed(label, claim, ctx.leaseMs));
       ctx.claimed(claim.fence, claim.takenFrom);
@@ -57,9 +64,15 @@ export function claimThenComplete(name: "keyed" | "fenced", checkFence: boolean)
         await ctx.work();
       } catch (err) {
         // Execution began, so the failure is the key's result (Stripe API v1 saves 500s too).
-        const failed = problem(500, "Internal Server Error", `the report could not be filed: ${err instanceof Error ? err.message : String(err)}`);
+        const failed = problem(
+          500,
+          "Internal Server Error",
+          `the report could not be filed: ${err instanceof Error ? err.message : String(err)}`,
+        );
         if (!(await db.completeWithFailure(ctx.caller, key, failed, fencedBy))) {
-          ctx.database(`UPDATE ${label} to the error 500${where}: 0 rows, another claim holds it · ROLLBACK (the failure is not stored)`);
+          ctx.database(
+            `UPDATE ${label} to the error 500${where}: 0 rows, another claim holds it · ROLLBACK (the failure is not stored)`,
+          );
           return answerAfterStale(ctx, key, label, fingerprint);
         }
         ctx.database(`${label} completed with the error 500${where} (stored for replay) · COMMIT`);
@@ -82,7 +95,12 @@ export function claimThenComplete(name: "keyed" | "fenced", checkFence: boolean)
 }
 
 /** A stale holder answers from what the key holds now: the winner's response, or 409 while it runs. */
-async function answerAfterStale(ctx: CreateContext, key: string, label: string, fingerprint: string): Promise<Answer> {
+async function answerAfterStale(
+  ctx: CreateContext,
+  key: string,
+  label: string,
+  fingerprint: string,
+): Promise<Answer> {
   const row = await ctx.db.getKey(ctx.caller, key);
   ctx.server(`fenced out: ${label} belongs to fence ${row?.fence ?? "none"} now`, "warn");
   return answerFromKey(ctx, key, label, row, decideKey(row, fingerprint, ctx.now()));
