@@ -10,14 +10,16 @@ test("four English words in a row are found; code, quoted titles and capitals ar
     '  AWS 博客 "Exponential Backoff And Jitter" 的模拟器，npm run lesson 2 -- --seed 7',
     "  第 2 次尝试 → POST /reports (Idempotency-Key 1f0c…) INSERT INTO reports VALUES",
     "  the agent knows:",
+    "  第 1 次 the agent sent，然后 retry went out",
   ].join("\n");
   assert.deepEqual(englishRuns(text), [
     { line: 1, run: "dropped before any handler ran nothing done" },
   ]);
-  // At three words the rule would be too strict: "npm run lesson" is a command, and counts.
+  // At three words the rule would be too strict: "npm run lesson" is a command, and counts. Line 6
+  // has two runs of three, one each side of its Chinese: a Chinese character ends a run.
   assert.deepEqual(
     englishRuns(text, 3).map((r) => r.line),
-    [1, 3, 5],
+    [1, 3, 5, 6, 6],
   );
 });
 

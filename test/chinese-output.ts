@@ -18,13 +18,15 @@ const WORD = /^[A-Za-z]+(?:['’][a-z]+)?$/;
 export function englishRuns(text: string, min = 4): { line: number; run: string }[] {
   const found: { line: number; run: string }[] = [];
   text.split("\n").forEach((raw, i) => {
-    const line = raw.replace(/"[^"]*"|“[^”]*”|`[^`]*`|'[^']{2,}'|‘[^’]*’|「[^」]*」/g, " | ");
+    const line = raw
+      .replace(/"[^"]*"|“[^”]*”|`[^`]*`|'[^']{2,}'|‘[^’]*’|「[^」]*」/g, " | ")
+      .replace(/[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+/g, " | ");
     let run: string[] = [];
     const flush = (): void => {
       if (run.length >= min) found.push({ line: i + 1, run: run.join(" ") });
       run = [];
     };
-    for (const token of line.split(/[\s\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+/)) {
+    for (const token of line.split(/\s+/)) {
       const word = token.replace(/[,.;:!?)]+$/, "").replace(/^[(]+/, "");
       if (WORD.test(word) && word !== word.toUpperCase()) run.push(word);
       else flush();
