@@ -6,6 +6,7 @@
  */
 import { POLICY_NAMES, type PolicyName } from "../client/client.ts";
 import { UsageError } from "../core/cli.ts";
+import { t } from "../core/i18n.ts";
 import type { Trace } from "../core/trace.ts";
 import { isVariantName, type VariantName } from "../tracker/variant.ts";
 import {
@@ -18,7 +19,7 @@ import {
   STEP_FAULTS,
   type StepFault,
 } from "./matrix.ts";
-import { printMatrix } from "./tables.ts";
+import { callText, printMatrix } from "./tables.ts";
 
 /** The cells a command line names: a variant, a fault, a client policy, each optional. */
 export interface CellChoice {
@@ -30,9 +31,17 @@ export interface CellChoice {
 /** The help lines of the three flags. */
 export function cellFlagHelp(): { variant: string; fault: string; policy: string } {
   return {
-    variant: `run only this variant's cells, each with its full trace (${matrixVariants().join(", ")})`,
-    fault: `run only this fault's cells, each with its full trace (${STEP_FAULTS.join(", ")}); with --step, Enter by Enter (--step alone: naive × lose-response)`,
-    policy: `the agent's client in those cells (${POLICY_NAMES.join(", ")}; default: blind-retry for naive, same-key for the others)`,
+    variant: t("run only this variant's cells, each with its full trace ({variants})", {
+      variants: matrixVariants().join(", "),
+    }),
+    fault: t(
+      "run only this fault's cells, each with its full trace ({faults}); with --step, Enter by Enter (--step alone: naive × lose-response)",
+      { faults: STEP_FAULTS.join(", ") },
+    ),
+    policy: t(
+      "the agent's client in those cells ({policies}; default: blind-retry for naive, same-key for the others)",
+      { policies: POLICY_NAMES.join(", ") },
+    ),
   };
 }
 
@@ -45,18 +54,32 @@ export function cellChoice(values: {
   const { variant: v, fault: f, policy: p } = values;
   if (typeof v === "string" && !isVariantName(v))
     throw new UsageError(
-      `there is no variant "${v}"; the variants are ${matrixVariants().join(", ")}`,
+      t('there is no variant "{name}"; the variants are {variants}', {
+        name: v,
+        variants: matrixVariants().join(", "),
+      }),
     );
   if (typeof v === "string" && !matrixVariants().includes(v))
     throw new UsageError(
-      `the "${v}" variant is not built yet (available: ${matrixVariants().join(", ")})`,
+      t('the "{name}" variant is not built yet (available: {variants})', {
+        name: v,
+        variants: matrixVariants().join(", "),
+      }),
     );
   if (typeof f === "string" && !isStepFault(f))
     throw new UsageError(
-      `there is no fault "${f}" in the matrix; the faults are ${STEP_FAULTS.join(", ")}`,
+      t('there is no fault "{name}" in the matrix; the faults are {faults}', {
+        name: f,
+        faults: STEP_FAULTS.join(", "),
+      }),
     );
   if (typeof p === "string" && !(POLICY_NAMES as readonly string[]).includes(p))
-    throw new UsageError(`there is no policy "${p}"; the policies are ${POLICY_NAMES.join(", ")}`);
+    throw new UsageError(
+      t('there is no policy "{name}"; the policies are {policies}', {
+        name: p,
+        policies: POLICY_NAMES.join(", "),
+      }),
+    );
   return {
     ...(typeof v === "string" ? { variant: v as VariantName } : {}),
     ...(typeof f === "string" ? { fault: f as StepFault } : {}),
@@ -78,8 +101,10 @@ export async function traceCells(
   if (variant === undefined && fault === undefined) {
     variant = "naive";
     fault = "lose-response";
-    trace.prose(`Stepping through one cell: naive × lose-response. Pick another with --variant and
-      --fault, e.g. npm run lesson 8 -- --step --variant keyed --fault pause-past-lease.`);
+    trace.prose(
+      t(`Stepping through one cell: naive × lose-response. Pick another with --variant and
+        --fault, e.g. npm run lesson 8 -- --step --variant keyed --fault pause-past-lease.`),
+    );
   }
   const cells = matrixVariants()
     .filter((v) => variant === undefined || v === variant)
@@ -94,19 +119,24 @@ export async function traceCells(
       trace,
       ...(choice.policy ? { policy: choice.policy } : {}),
     });
+    const calls = r.calls.map(callText);
     trace.knows(
-      `calls: ${r.calls.map((attempts) => attempts.join(" → ")).join(" and ")}`,
+      calls.length === 1
+        ? t("calls: {call}", { call: calls[0] })
+        : t("calls: {first} and {second}", { first: calls[0], second: calls[1] }),
       describeCell(r),
     );
     trace.count(r.reports, r.expected);
     results.push(r);
   }
   if (results.length > 1) {
-    trace.section("These cells, as measured in this run");
+    trace.section(t("These cells, as measured in this run"));
     printMatrix(trace, results);
   }
   trace.prose(
-    `The whole matrix: npm run lesson 8. (This run took ${Math.round(performance.now() - started)} ms.)`,
+    t("The whole matrix: npm run lesson 8. (This run took {ms} ms.)", {
+      ms: String(Math.round(performance.now() - started)),
+    }),
   );
 }
 
@@ -117,15 +147,19 @@ export function describeCell(r: CellResult): string {
     r.fault === "crash-after-claim" &&
     (r.variant === "naive" || r.variant === "key-after")
   ) {
-    return "the fault's moment never came: this variant claims no key, so nothing was there to crash after";
+    return t(
+      "the fault's moment never came: this variant claims no key, so nothing was there to crash after",
+    );
   }
   if (!r.fired)
-    return `the fault's moment never came: the request was answered ${r.calls[0]!.at(-1)} before it`;
+    return t("the fault's moment never came: the request was answered {status} before it", {
+      status: callText([r.calls[0]!.at(-1)!]),
+    });
   if (r.verdict === "ok")
     return r.fault === "none"
-      ? "one logical call, one report, nothing went wrong"
-      : "one logical call, one report";
+      ? t("one logical call, one report, nothing went wrong")
+      : t("one logical call, one report");
   return r.verdict === "duplicate"
-    ? `one logical call, ${r.reports} reports: the report was filed twice`
-    : "one logical call, and no report";
+    ? t("one logical call, {n} reports: the report was filed twice", { n: r.reports })
+    : t("one logical call, and no report");
 }
