@@ -3,6 +3,7 @@
  * the server logged it, which libraries would file a bug report twice, and stripe-node, the one that
  * keys its own POSTs. Every name and number in them comes from the run (lib/http-clients/measure.ts).
  */
+import { currentLang, t } from "../core/i18n.ts";
 import type { Trace } from "../core/trace.ts";
 import {
   changingHeaders,
@@ -34,8 +35,15 @@ export function attemptsLogged(reports: readonly ProbeReport[]): number {
 
 /** ky's default timeout, read from its installed source: the shortest of the defaults measured. */
 export function kyTimeout(): string {
-  const t = kyProbe.defaultTimeout();
-  return "text" in t ? `ky's ${t.text}` : "ky's few seconds";
+  const found = kyProbe.defaultTimeout();
+  return "text" in found ? found.text : t("a few seconds");
+}
+
+/** How the server ended an attempt, in words: a reset, no answer, or the status it answered. */
+function answerWords(answer: string): string {
+  if (answer === "reset") return t("connection reset");
+  if (answer === "hang") return t("no answer");
+  return answer;
 }
 
 /** One line per attempt, as the server saw it: when, what it read, how it answered, what marks a retry. */
@@ -47,9 +55,17 @@ export function serverLogLines(trace: Trace, log: readonly LoggedAttempt[]): str
       .map(([h, v]) => `${h}: ${String(v)}`);
     const note = marks.length
       ? marks.join(", ")
-      : "no Idempotency-Key, nothing marks it as a retry";
+      : t("no Idempotency-Key, nothing marks it as a retry");
     const at = trace.style("gray", `+${String(Math.round(a.arrivedAt - t0)).padStart(5)} ms`);
-    return `  ${at}  ${trace.style("magenta", "server")}  #${a.n} ${a.method} ${a.path}: ${a.bodyBytes} bytes read (report filed), ${a.answer}; ${note}`;
+    const said = t("#{n} {method} {path}: {bytes} bytes read (report filed), {answer}; {note}", {
+      n: a.n,
+      method: a.method,
+      path: a.path,
+      bytes: String(a.bodyBytes),
+      answer: answerWords(a.answer),
+      note,
+    });
+    return `  ${at}  ${trace.style("magenta", t("server"))}  ${said}`;
   });
 }
 
@@ -57,11 +73,23 @@ export function serverLogLines(trace: Trace, log: readonly LoggedAttempt[]): str
 export function closeUpVerdict(log: readonly LoggedAttempt[]): string {
   const filed = postsProcessed(log);
   if (filed <= 1)
-    return "It did not resend the POST: one call, one report, and the caller gets an error it must handle.";
+    return t(
+      "It did not resend the POST: one call, one report, and the caller gets an error it must handle.",
+    );
   if (keyUse(log).kind !== "none")
-    return `One call, ${filed} POSTs, each with the library's own key: see part 3.`;
+    return t("One call, {n} POSTs, each with the library's own key: see part 3.", { n: filed });
   const counter = changingHeaders(log)[0];
-  return `One call, ${filed} reports. ${counter ? `${counter.name} tells the server "this is a retry", but not of which request: ` : ""}with no Idempotency-Key, the server cannot find the report it already filed.`;
+  return counter
+    ? t(
+        `One call, {n} reports. {header} tells the server "this is a retry", but not of which
+        request: with no Idempotency-Key, the server cannot find the report it already filed.`,
+        { n: filed, header: counter.name },
+      )
+    : t(
+        `One call, {n} reports. With no Idempotency-Key, the server cannot find the report it
+        already filed.`,
+        { n: filed },
+      );
 }
 
 /** The libraries that filed one POST more than once, after a lost answer or a timeout. */
@@ -72,49 +100,77 @@ export function duplicators(reports: readonly ProbeReport[]): ProbeReport[] {
   );
 }
 
-const names = (rs: readonly ProbeReport[]): string => rs.map((r) => r.probe.name).join(", ");
+/**
+ * Library names as a list in a sentence: "got, ky" in English; in Chinese each name set off as code
+ * (`got`、`ky`), since a run of bare Latin names inside a Chinese sentence reads as English left over.
+ */
+export function libraryNames(list: readonly string[]): string {
+  return currentLang() === "zh" ? list.map((n) => `\`${n}\``).join("、") : list.join(", ");
+}
+
+const names = (rs: readonly ProbeReport[]): string => libraryNames(rs.map((r) => r.probe.name));
+
+/** Who would file one report several times, and whether any sent a key of its own. */
+function duplicatesSentence(reports: readonly ProbeReport[]): string {
+  const dup = duplicators(reports);
+  if (dup.length === 0) return t("None of these resent the POST.");
+  const ownKey = dup.filter(
+    (r) =>
+      keyUse(r.cases["post-reset"].log).kind !== "none" ||
+      keyUse(r.cases["post-hang"].log).kind !== "none",
+  );
+  if (ownKey.length > 0)
+    return t(
+      "Would file one report several times: {names}. Of these, {own} sent a key of its own (part 3).",
+      { names: names(dup), own: names(ownKey) },
+    );
+  return dup.length === 1
+    ? t(
+        `Would file one report several times: {names}. It sent no Idempotency-Key of its own, so
+        the tracker cannot tell the copies apart.`,
+        { names: names(dup) },
+      )
+    : t(
+        `Would file one report several times: {names}. None of them sent an Idempotency-Key of its
+        own, so the tracker cannot tell the copies apart.`,
+        { names: names(dup) },
+      );
+}
 
 /**
  * Who would file a bug report twice, who would not, whether the caller's own key survived the
  * retries, and what the LLM SDKs offer: a paragraph each, those that apply to this run.
  */
 export function duplicateFindings(reports: readonly ProbeReport[]): string[] {
-  const paragraphs: string[] = [];
+  const paragraphs = [duplicatesSentence(reports)];
   const dup = duplicators(reports);
   const careful = reports.filter((r) => !dup.includes(r));
-  const ownKey = dup.filter(
-    (r) =>
-      keyUse(r.cases["post-reset"].log).kind !== "none" ||
-      keyUse(r.cases["post-hang"].log).kind !== "none",
-  );
-  paragraphs.push(
-    dup.length
-      ? `Would file one report several times: ${names(dup)}. ${
-          ownKey.length === 0
-            ? `${dup.length === 1 ? "It sent no" : "None of them sent an"} Idempotency-Key of its own, so the tracker cannot tell the copies apart.`
-            : `Of these, ${names(ownKey)} sent a key of its own (part 3).`
-        }`
-      : "None of these resent the POST.",
-  );
   if (careful.length)
-    paragraphs.push(`Did not resend the POST: ${names(careful)}. The caller still gets an error that
-      means "unknown" (lesson 01), not "failed": retrying it by hand has the same problem.`);
+    paragraphs.push(
+      t(
+        `Did not resend the POST: {names}. The caller still gets an error that means "unknown"
+        (lesson 01), not "failed": retrying it by hand has the same problem.`,
+        { names: names(careful) },
+      ),
+    );
   const retried = reports.filter((r) => r.cases["post-reset-keyed"].log.length > 1);
   const keptKey = retried.filter((r) => keyUse(r.cases["post-reset-keyed"].log).kind === "same");
   if (retried.length)
     paragraphs.push(
       keptKey.length === retried.length
-        ? `Every library that resent the POST sent the caller's own Idempotency-Key unchanged on
+        ? t(`Every library that resent the POST sent the caller's own Idempotency-Key unchanged on
           every attempt: a key made once per logical call and put in the request headers is all a
-          keyed server (lesson 04) needs to file one report.`
-        : `Not every library kept the caller's key on its retries: ${names(
-            retried.filter((r) => !keptKey.includes(r)),
-          )}.`,
+          keyed server (lesson 04) needs to file one report.`)
+        : t("Not every library kept the caller's key on its retries: {names}.", {
+            names: names(retried.filter((r) => !keptKey.includes(r))),
+          }),
     );
   if (reports.some((r) => r.probe.name === "openai" || r.probe.name === "anthropic"))
-    paragraphs.push(`The LLM SDKs have no key of their own to offer: the OpenAI SDK only adds one
-      when a header name is set (openai client.js, "if (this.idempotencyHeader && method !==
-      'get')"), and none is by default; this Anthropic SDK has no such code at all.`);
+    paragraphs.push(
+      t(`The LLM SDKs have no key of their own to offer: the OpenAI SDK only adds one when a header
+        name is set (openai client.js, "if (this.idempotencyHeader && method !== 'get')"), and none
+        is by default; this Anthropic SDK has no such code at all.`),
+    );
   return paragraphs;
 }
 
@@ -131,37 +187,55 @@ export function stripeFindings(reports: readonly ProbeReport[]): string[] {
   const keyless = duplicators(reports).filter(
     (r) => r !== stripe && keyUse(r.cases["post-reset"].log).kind === "none",
   );
-  const shown =
-    own.kind === "none"
-      ? "none"
-      : own.values[0]!.replace(/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}/i, "<uuid>");
-  const first =
-    own.kind === "same"
-      ? `stripe is the counterexample, by design: the SDK of an API whose server honours keys. It
-        made one key for the call, ${own.header}: ${shown}, and sent it unchanged on all
-        ${log.length} attempts, so where this keyless server filed ${postsProcessed(log)} reports a
-        keyed tracker keeps ${reportsAtKeyedTracker(log)}. Its source says why (stripe
-        esm/RequestSender.js, _defaultIdempotencyKey): "Key every POST, including when
-        maxNetworkRetries is 0. Closed-connection errors are retried regardless of that setting".${
-          keyless.length
-            ? ` The others that resent the POST (${names(keyless)}) sent no key of their own.`
-            : ""
-        }`
-      : `stripe's own key: ${own.kind === "none" ? "none was sent" : `${own.header}, ${own.kind}`} (stripe ${versionsOf(stripe.probe)}).`;
+  let first: string;
+  if (own.kind === "same")
+    first = t(
+      `stripe is the counterexample, by design: the SDK of an API whose server honours keys. It
+      made one key for the call, {header}: {key}, and sent it unchanged on all {attempts} attempts,
+      so where this keyless server filed {filed} reports a keyed tracker keeps {kept}. Its source
+      says why (stripe esm/RequestSender.js, _defaultIdempotencyKey): "Key every POST, including
+      when maxNetworkRetries is 0. Closed-connection errors are retried regardless of that
+      setting".{others, select, none {} other { The others that resent the POST ({others}) sent no
+      key of their own.}}`,
+      {
+        header: own.header,
+        key: own.values[0]!.replace(/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}/i, "<uuid>"),
+        attempts: log.length,
+        filed: postsProcessed(log),
+        kept: String(reportsAtKeyedTracker(log)),
+        others: keyless.length ? names(keyless) : "none",
+      },
+    );
+  else if (own.kind === "none")
+    first = t("stripe's own key: none was sent (stripe {versions}).", {
+      versions: versionsOf(stripe.probe),
+    });
+  else
+    first = t("stripe's own key: {header}, {kind} (stripe {versions}).", {
+      header: own.header,
+      kind: own.kind === "changes" ? t("changes") : t("not on every attempt"),
+      versions: versionsOf(stripe.probe),
+    });
   const retries = stripeDefaultRetries();
   const path = (s: { source: string }): string => s.source.replace(/^stripe /, "");
-  const code =
-    retries.node.text === retries.platform.text
-      ? `${retries.node.text} in its code (stripe ${path(retries.node)}, the build Node loads, and ${path(retries.platform)})`
-      : `${retries.node.text} in the build Node loads (stripe ${path(retries.node)}), ${retries.platform.text} in ${path(retries.platform)}`;
-  const readme =
-    retries.readme.text === retries.node.text
-      ? "its README agrees"
-      : `its README says ${retries.readme.text} (maxNetworkRetries)`;
-  return [
-    first,
-    `stripe-node's default number of retries: ${code}, and its CHANGELOG at 17.0.0 says "max
-    retries: 1 -> 2"; ${readme}. This run measured the code: ${log.length} attempts,
-    ${log.length - 1} retries.`,
-  ];
+  const defaults = t(
+    `stripe-node's default number of retries: {same, select, yes {{node} in its code (stripe
+    {nodePath}, the build Node loads, and {platformPath})} other {{node} in the build Node loads
+    (stripe {nodePath}), {platform} in {platformPath}}}, and its CHANGELOG at 17.0.0 says "max
+    retries: 1 -> 2"; {readmeAgrees, select, yes {its README agrees} other {its README says
+    {readme} (maxNetworkRetries)}}. This run measured the code: {attempts} attempts, {retried}
+    retries.`,
+    {
+      same: retries.node.text === retries.platform.text ? "yes" : "no",
+      node: retries.node.text,
+      nodePath: path(retries.node),
+      platform: retries.platform.text,
+      platformPath: path(retries.platform),
+      readmeAgrees: retries.readme.text === retries.node.text ? "yes" : "no",
+      readme: retries.readme.text,
+      attempts: log.length,
+      retried: log.length - 1,
+    },
+  );
+  return [first, defaults];
 }

@@ -4,6 +4,7 @@
  * heading row and its rows, for `trace.table(...)`; nothing here measures.
  */
 
+import { t } from "../core/i18n.ts";
 import {
   attemptsCell,
   changingCell,
@@ -33,22 +34,27 @@ export type Table = [header: string[], rows: string[][]];
 /** What the faulty server does in each case, to every attempt. */
 export function serverCasesTable(): Table {
   return [
-    ["case", "the server answers every attempt with"],
+    [t("case"), t("the server answers every attempt with")],
     [
-      ["503 / 429", "503 Service Unavailable or 429 Too Many Requests, no Retry-After"],
-      ["reset", "reads the whole body (a POST is filed), then resets the connection (TCP RST)"],
+      ["503 / 429", t("503 Service Unavailable or 429 Too Many Requests, no Retry-After")],
+      ["reset", t("reads the whole body (a POST is filed), then resets the connection (TCP RST)")],
       [
         "hang",
-        `reads the whole body and never answers; the client gives up after ${HANG_TIMEOUT_MS} ms`,
+        t("reads the whole body and never answers; the client gives up after {ms} ms", {
+          ms: String(HANG_TIMEOUT_MS),
+        }),
       ],
-      ["Retry-After", "503 with Retry-After (seconds, an HTTP-date, or one hour) once, then 200"],
+      [
+        "Retry-After",
+        t("503 with Retry-After (seconds, an HTTP-date, or one hour) once, then 200"),
+      ],
     ],
   ];
 }
 
 /** Attempts for one call, "≥12*" for a client the lesson had to stop. */
 function attemptsStarred(o: Observation): string {
-  return attemptsCell(o).replace(" (stopped)", "*");
+  return o.stopped === "cap" || o.stopped === "budget" ? `≥${o.log.length}*` : attemptsCell(o);
 }
 
 /** Part 1: attempts the server received for one logical call, case by case. */
@@ -64,7 +70,7 @@ export function attemptsTable(reports: readonly ProbeReport[]): Table {
   ] as const;
   return [
     [
-      "library",
+      t("library"),
       "GET 503",
       "GET 429",
       "GET reset",
@@ -80,7 +86,7 @@ export function attemptsTable(reports: readonly ProbeReport[]): Table {
 /** The footnote under part 1 when a library had to be stopped; undefined when none was. */
 export function stoppedNote(reports: readonly ProbeReport[]): string | undefined {
   return reports.some((r) => Object.values(r.cases).some((o) => o.stopped))
-    ? `  * still retrying at ${ATTEMPT_CAP} attempts, stopped by the lesson: the library itself sets no limit.`
+    ? `  ${t("* still retrying at {n} attempts, stopped by the lesson: the library itself sets no limit.", { n: ATTEMPT_CAP })}`
     : undefined;
 }
 
@@ -88,12 +94,12 @@ export function stoppedNote(reports: readonly ProbeReport[]): string | undefined
 export function waitsTable(reports: readonly ProbeReport[]): Table {
   return [
     [
-      "library",
-      `gaps after 503 (median of ${JITTER_RUNS})`,
-      "jitter",
-      "RA seconds",
-      "RA date",
-      `RA ${LONG_RETRY_AFTER_S / 3600} h`,
+      t("library"),
+      t("gaps after 503 (median of {n})", { n: JITTER_RUNS }),
+      t("jitter"),
+      t("RA seconds"),
+      t("RA date"),
+      t("RA {h} h", { h: LONG_RETRY_AFTER_S / 3600 }),
     ],
     reports.map((r) => {
       const runs = r.repeats.map((o) => o.log);
@@ -102,7 +108,10 @@ export function waitsTable(reports: readonly ProbeReport[]): Table {
         r.probe.name,
         gapsCell(runs),
         jitterCell(runs),
-        `${retryAfterCell(retryAfterVerdict(ra.delay, ra.windowMs))} (${ra.seconds} s asked)`,
+        t("{verdict} ({s} s asked)", {
+          verdict: retryAfterCell(retryAfterVerdict(ra.delay, ra.windowMs)),
+          s: ra.seconds,
+        }),
         retryAfterCell(retryAfterVerdict(ra.date, ra.windowMs)),
         retryAfterCell(retryAfterVerdict(ra.long, ra.windowMs), true),
       ];
@@ -117,10 +126,10 @@ export function sendsTable(
 ): Table {
   return [
     [
-      "library",
-      "own Idempotency-Key (POST, answer lost)",
-      "headers that change on a retry",
-      "default timeout",
+      t("library"),
+      t("own Idempotency-Key (POST, answer lost)"),
+      t("headers that change on a retry"),
+      t("default timeout"),
     ],
     reports.map((r) => [
       r.probe.name,
@@ -134,20 +143,24 @@ export function sendsTable(
 /** Reports at lesson 04's keyed tracker, or why there are none to count. */
 function keyedCell(log: readonly LoggedAttempt[]): string {
   const n = reportsAtKeyedTracker(log);
-  return n === undefined ? "– (no key: 400)" : String(n);
+  return n === undefined ? t("– (no key: 400)") : String(n);
 }
 
 /** Reports filed for one POST, marked when more than one. */
 function reportsCell(o: Observation): string {
   const n = postsProcessed(o.log);
-  return n > 1 ? `${n}${o.stopped ? "*" : ""}  ✗ duplicate` : `${n}`;
+  return n > 1 ? t("{n}  ✗ duplicate", { n: `${n}${o.stopped ? "*" : ""}` }) : `${n}`;
 }
 
 /** Whether the caller's own key went out unchanged on every attempt of the lost-answer POST. */
 function ownKeyCell(log: readonly LoggedAttempt[]): string {
   const keyed = keyUse(log);
-  if (keyed.kind === "same") return log.length > 1 ? `same key on all ${log.length}` : "1 attempt";
-  return keyed.kind === "none" ? "dropped" : keyed.kind;
+  if (keyed.kind === "same")
+    return log.length > 1
+      ? t("same key on all {n}", { n: log.length })
+      : t("{n, plural, one {# attempt} other {# attempts}}", { n: log.length });
+  if (keyed.kind === "none") return t("key dropped");
+  return keyed.kind === "changes" ? t("changes") : t("not on every attempt");
 }
 
 /**
@@ -157,11 +170,11 @@ function ownKeyCell(log: readonly LoggedAttempt[]): string {
 export function reportsTable(reports: readonly ProbeReport[]): Table {
   return [
     [
-      "library",
-      "reports after a lost answer",
-      "after a timeout",
-      "lost answer, at a keyed tracker",
-      "your own key on every attempt",
+      t("library"),
+      t("reports after a lost answer"),
+      t("after a timeout"),
+      t("lost answer, at a keyed tracker"),
+      t("your own key on every attempt"),
     ],
     reports.map((r) => [
       r.probe.name,
