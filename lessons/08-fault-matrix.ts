@@ -1,13 +1,19 @@
 /**
  * @title The fault matrix
- * @summary Every tracker variant against every fault, live: count the reports each leaves, then answer the interview question in one breath and knock down the common wrong answers with cells you ran.
+ * @summary Every tracker variant against every fault, live: count the reports each leaves, then
+ * answer the interview question in one breath and knock down the common wrong answers with cells
+ * you ran.
  * @run npm run lesson 8
  * @exercise 08a
- * @resource RFC 9110 §9.2.2 Idempotent Methods: https://www.rfc-editor.org/rfc/rfc9110.html#section-9.2.2
- * @resource IETF draft-ietf-httpapi-idempotency-key-header-07 (15 Oct 2025, expired 18 Apr 2026): https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
+ * @resource RFC 9110 §9.2.2 Idempotent Methods:
+ * https://www.rfc-editor.org/rfc/rfc9110.html#section-9.2.2
+ * @resource IETF draft-ietf-httpapi-idempotency-key-header-07 (15 Oct 2025, expired 18 Apr 2026):
+ * https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-idempotency-key-header
  * @resource Stripe, "Idempotent requests": https://docs.stripe.com/idempotency
- * @resource Martin Kleppmann, "How to do distributed locking" (2016), fencing tokens: https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html
- * @resource AWS Architecture Blog, "Exponential Backoff And Jitter" (Marc Brooker, 2015), its simulator ported in lib/herd/simulator.ts
+ * @resource Martin Kleppmann, "How to do distributed locking" (2016), fencing tokens:
+ * https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html
+ * @resource AWS Architecture Blog, "Exponential Backoff And Jitter" (Marc Brooker, 2015), its
+ * simulator ported in lib/herd/simulator.ts
  * @resource Amazon Builders' Library, "Timeouts, retries, and backoff with jitter" (Marc Brooker)
  *
  * What you will see: the four tracker variants (naive, key-after, keyed, fenced) each meet the six
@@ -19,314 +25,242 @@
  * next to the run that disproves it.
  *
  * Demo 2 of the course, "pick a fault and an implementation, step through every request, watch the
- * report count": npm run lesson 8 -- --step --variant keyed --fault pause-past-lease (--policy picks
- * the client). The same steps in a browser, drawn as lanes: npm run demos, then the page /step.
+ * report count": npm run lesson 8 -- --step --variant keyed --fault pause-past-lease (--policy
+ * picks the client). The same steps in a browser, drawn as lanes: npm run demos, then the page
+ * /step.
  */
 
-import { POLICY_NAMES, type PolicyName } from "../lib/client/client.ts";
-import { exitOnUsageError, lessonSetup, UsageError } from "../lib/core/cli.ts";
+import type { PolicyName } from "../lib/client/client.ts";
+import { exitOnUsageError, lessonSetup } from "../lib/core/cli.ts";
+import { t } from "../lib/core/i18n.ts";
 import { scratchDir } from "../lib/core/scratch.ts";
 import { simulatePoint } from "../lib/herd/simulator.ts";
 import {
   type CellResult,
-  isStepFault,
-  MATRIX_FAULT_HELP,
   MATRIX_FAULTS,
   type MatrixFault,
   matrixVariants,
-  policyFor,
   runCell,
   runCells,
-  STEP_FAULTS,
-  type StepFault,
 } from "../lib/matrix/matrix.ts";
-import { isVariantName, type VariantName } from "../lib/tracker/variant.ts";
+import { cellChoice, cellFlagHelp, traceCells } from "../lib/matrix/step.ts";
+import {
+  callText,
+  printLegend,
+  printMatrix,
+  printWrongUnder,
+  verdictText,
+} from "../lib/matrix/tables.ts";
+import type { VariantName } from "../lib/tracker/variant.ts";
 
 const { trace, seed, step, color, values, heading } = lessonSetup(import.meta, {
   options: { variant: { type: "string" }, fault: { type: "string" }, policy: { type: "string" } },
-  optionHelp: {
-    variant: `run only this variant's cells, each with its full trace (${matrixVariants().join(", ")})`,
-    fault: `run only this fault's cells, each with its full trace (${STEP_FAULTS.join(", ")}); with --step, Enter by Enter (--step alone: naive × lose-response)`,
-    policy: `the agent's client in those cells (${POLICY_NAMES.join(", ")}; default: blind-retry for naive, same-key for the others)`,
-  },
+  optionHelp: cellFlagHelp(),
 });
 const scratch = scratchDir();
 const started = performance.now();
-
-// The flags: --variant and --fault narrow the matrix to the cells they name, and each cell then
-// prints its whole trace. --step alone steps through the first cell, naive × lose-response.
-const only = exitOnUsageError(() => {
-  const v = values.variant;
-  const f = values.fault;
-  if (v !== undefined && !isVariantName(v))
-    throw new UsageError(
-      `there is no variant "${v}"; the variants are ${matrixVariants().join(", ")}`,
-    );
-  if (v !== undefined && !matrixVariants().includes(v))
-    throw new UsageError(
-      `the "${v}" variant is not built yet (available: ${matrixVariants().join(", ")})`,
-    );
-  if (f !== undefined && !isStepFault(f))
-    throw new UsageError(
-      `there is no fault "${f}" in the matrix; the faults are ${STEP_FAULTS.join(", ")}`,
-    );
-  const p = values.policy;
-  if (p !== undefined && !(POLICY_NAMES as readonly string[]).includes(p))
-    throw new UsageError(`there is no policy "${p}"; the policies are ${POLICY_NAMES.join(", ")}`);
-  return {
-    variant: v as VariantName | undefined,
-    fault: f as StepFault | undefined,
-    policy: p as PolicyName | undefined,
-  };
-});
-// The cells' kept traces at the trace's width: the one printed in full below wraps as a live trace does.
+// --variant, --fault and --policy narrow the matrix to the cells they name (lib/matrix/step.ts).
+const only = exitOnUsageError(() => cellChoice(values));
+// The cells' kept traces at the trace's width: the one printed in full below wraps as a live
+// trace does.
 const cellOptions = { dbPath: scratch.path, seed, color, width: trace.width };
 
-/** The named cells, one after the other, each with its full trace (and, with --step, Enter by Enter). */
-async function traced(
-  variant: VariantName | undefined,
-  fault: StepFault | undefined,
-  policy: PolicyName | undefined,
-): Promise<void> {
-  if (variant === undefined && fault === undefined) {
-    variant = "naive";
-    fault = "lose-response";
-    trace.prose(`Stepping through one cell: naive × lose-response. Pick another with --variant and --fault, e.g.
-      npm run lesson 8 -- --step --variant keyed --fault pause-past-lease.`);
-  }
-  const cells = matrixVariants()
-    .filter((v) => variant === undefined || v === variant)
-    .flatMap((v) =>
-      (fault === undefined ? MATRIX_FAULTS : [fault]).map((f) => ({ variant: v, fault: f })),
-    );
-  const results: CellResult[] = [];
-  for (const c of cells) {
-    // runCell opens a section for the cell; its events are printed as they happen.
-    const r = await runCell(c.variant, c.fault, {
-      ...cellOptions,
-      trace,
-      stepped: step,
-      ...(policy ? { policy } : {}),
-    });
-    trace.knows(
-      `calls: ${r.calls.map((attempts) => attempts.join(" → ")).join(" and ")}`,
-      describeCell(r),
-    );
-    trace.count(r.reports, r.expected);
-    results.push(r);
-  }
-  if (results.length > 1) {
-    trace.section("These cells, as measured in this run");
-    printMatrix(results);
-  }
-  trace.prose(
-    `The whole matrix: npm run lesson 8. (This run took ${Math.round(performance.now() - started)} ms.)`,
-  );
-}
-
-/** What happened in a cell, in a sentence, from what it measured. */
-function describeCell(r: CellResult): string {
-  if (
-    !r.fired &&
-    r.fault === "crash-after-claim" &&
-    (r.variant === "naive" || r.variant === "key-after")
-  ) {
-    return "the fault's moment never came: this variant claims no key, so nothing was there to crash after";
-  }
-  if (!r.fired)
-    return `the fault's moment never came: the request was answered ${r.calls[0]!.at(-1)} before it`;
-  if (r.verdict === "ok")
-    return r.fault === "none"
-      ? "one logical call, one report, nothing went wrong"
-      : "one logical call, one report";
-  return r.verdict === "duplicate"
-    ? `one logical call, ${r.reports} reports: the report was filed twice`
-    : "one logical call, and no report";
-}
-
 async function wholeMatrix(): Promise<void> {
-  const variants = matrixVariants();
-  trace.prose(`One logical call, "file this report", should leave exactly one report whatever goes wrong on the way.
-    Each cell below is a live run: a tracker of one variant over a fresh SQLite file, one fault injected on the
-    server at a gate (not a timer), and the agent's call with the policy the variant is built for: naive gets
-    blind-retry (it knows no keys), the keyed variants get same-key (one key per logical call, reused on every
-    retry). The crash cells run the tracker as a real child process, kill it with SIGKILL and restart it on the
-    same file. The number is the count of reports in the cell's database at the end.`);
+  trace.prose(
+    t(`One logical call, "file this report", should leave exactly one report whatever goes
+      wrong on the way. Each cell below is a live run: a tracker of one variant over a fresh SQLite
+      file, one fault injected on the server at a gate (not a timer), and the agent's call with the
+      policy the variant is built for: naive gets blind-retry (it knows no keys), the keyed
+      variants get same-key (one key per logical call, reused on every retry). The crash cells run
+      the tracker as a real child process, kill it with SIGKILL and restart it on the same file.
+      The number is the count of reports in the cell's database at the end.`),
+  );
 
-  // ## The matrix
   // Cells run four at a time, each with its own tracker, file and agent; each keeps its trace to
   // itself, so the interleaving changes nothing. The tracker's clock is paced by the agent's waits
   // (lib/tracker/paced-clock.ts): a lease runs out when the agent has waited long enough, on any
   // machine.
-  trace.section("The matrix: reports left by one logical call (1 is right)");
-  const cells = variants.flatMap((variant) => MATRIX_FAULTS.map((fault) => ({ variant, fault })));
+  trace.section(t("The matrix: reports left by one logical call (1 is right)"));
+  const cells = matrixVariants().flatMap((variant) =>
+    MATRIX_FAULTS.map((fault) => ({ variant, fault })),
+  );
   const results = await runCells(cells, cellOptions, 4);
-  printMatrix(results);
-  for (const f of MATRIX_FAULTS)
-    trace.line(`  ${SHORT[f].padEnd(12)} ${f}: ${MATRIX_FAULT_HELP[f]}`);
-  trace.line(
-    `  ✓ one report   ✗ a duplicate or a lost report   – the fault's moment does not exist in this variant`,
+  printMatrix(trace, results);
+  printLegend(trace);
+  printWrongUnder(trace, results);
+  trace.prose(
+    t(`Read it row by row. naive files again after any retry that follows work it already
+      did. key-after survives a lost response (the key was recorded) but not a retry that arrives
+      while the first request runs, nor a crash between its two commits. keyed claims the key
+      before the work, so only a holder that wakes after its lease beats it. fenced adds the
+      fencing token to the completing transaction and leaves one report in every cell.`),
+  );
+  trace.prose(
+    t("Step through any cell: npm run lesson 8 -- --step --variant <variant> --fault <fault>."),
   );
   const cell = (v: VariantName, f: MatrixFault): CellResult =>
     results.find((r) => r.variant === v && r.fault === f)!;
-  const wrong = (v: VariantName): MatrixFault[] =>
-    MATRIX_FAULTS.filter((f) => cell(v, f).verdict !== "ok");
-  for (const v of variants) {
-    const bad = wrong(v);
-    trace.line(
-      `  ${v.padEnd(10)} ${bad.length === 0 ? "one report in every cell" : `wrong under ${bad.join(", ")}`}`,
-    );
-  }
-  trace.prose(`Read it row by row. naive files again after any retry that follows work it already did. key-after
-    survives a lost response (the key was recorded) but not a retry that arrives while the first request runs,
-    nor a crash between its two commits. keyed claims the key before the work, so only a holder that wakes after
-    its lease beats it. fenced adds the fencing token to the completing transaction and leaves one report in
-    every cell. Step through any cell: npm run lesson 8 -- --step --variant <variant> --fault <fault>.`);
 
-  // ## The client's half
-  // The server's fix needs the client's half: the same key on every attempt of one logical call.
-  // Here the fenced tracker meets the lost response under each retrying policy.
-  trace.section("The client's half: fenced × lose-response under each retry policy");
+  // The three policies that retry, run at once: each cell has its own tracker and file.
+  trace.section(t("The client's half: fenced × lose-response under each retry policy"));
   const policies: PolicyName[] = ["blind-retry", "fresh-key", "same-key"];
   const byPolicy = await Promise.all(
     policies.map((policy) => runCell("fenced", "lose-response", { ...cellOptions, policy })),
   );
   trace.table(
-    ["policy", "the agent's attempts", "reports", "verdict"],
-    byPolicy.map((r) => [r.policy, r.calls[0]!.join(" → "), String(r.reports), verdictText(r)]),
+    [t("policy"), t("the agent's attempts"), t("reports"), t("verdict")],
+    byPolicy.map((r) => [r.policy, callText(r.calls[0]!), String(r.reports), verdictText(r)]),
   );
   const [blind, fresh, same] = byPolicy as [CellResult, CellResult, CellResult];
-  trace.prose(`blind-retry sends no key, and the fenced tracker refuses a POST without one before it does anything: the
-    first refusal was lost like any answer, the retry got its ${blind.calls[0]!.at(-1)}; ${blind.reports} reports, and an error to show for it. fresh-key
-    sends a key, a new one each attempt, so the retry is a new operation: ${fresh.reports} reports. same-key: ${same.reports}, and the
-    second answer is the first one replayed.`);
-
-  // ## In one breath
-  trace.section("The answer, in one breath");
-  trace.prose(`"A timeout does not mean it failed; it means I do not know. So before resending I ask whether the
-    request has a side effect. If it has, the client makes one idempotency key per logical operation and sends
-    the same key on every retry, and the server records the key and does the work in one transaction: the same
-    key gets the stored answer replayed, the same key with a different body gets 422, a key still in progress
-    gets 409. Because a claim can be taken over when its lease runs out, every claim carries a fencing token
-    and the completing write checks it. Side effects outside my database go through an outbox row written in
-    that transaction, delivered with a key the receiver deduplicates. The retries wait with exponential backoff
-    and large jitter, full jitter when many clients fail together, and only one layer retries. And I test it:
-    inject a lost response after the commit, a crash between two commits and two requests with one key on the
-    server, assert that the database holds exactly one report, and watch that assertion fail on the wrong
-    implementation first."`);
-  trace.prose(`Every clause is a cell above or a lesson before: the replay (lose-response), 409 (concurrent), the
-    fence (pause-past-lease), the outbox (lesson 07), the jitter (lesson 02), one layer (lesson 03).`);
-
-  // ## The common wrong answers, each against a run
-  trace.section("Common wrong answers, and the run that disproves each");
-
-  // 1. Exponential backoff prevents the thundering herd. The simulator of lesson 02 (synthetic: the
-  //    AWS blog's model), run here for one herd of 50 clients, 20 runs each.
-  const herd = (strategy: "exponential" | "full") =>
-    simulatePoint({ strategy, clients: 50, runs: 20, seed });
-  const expo = herd("exponential");
-  const full = herd("full");
-  trace.line(`  1. "Exponential backoff prevents the thundering herd."`);
-  trace.prose(`Lesson 02's herd, run again here (the AWS blog's model, simulated, 50 clients that fail together, mean
-    of 20 runs): exponential backoff without jitter needs ${Math.round(expo.calls)} write calls, full jitter ${Math.round(full.calls)}. Without
-    jitter the clients that failed together sleep the same time and collide again, wave after wave.`);
-
-  // 2. A fresh UUID per request: the cell above, fresh-key.
-  trace.line(`  2. "Send a fresh UUID as the idempotency key on every request."`);
-  trace.prose(`Cell fenced × lose-response with fresh-key, above: ${fresh.reports} reports from the correct tracker. The key names one
-    logical operation; a new key per attempt makes every retry a new operation (lesson 04, case 1b).`);
-
-  // 3. A standard? No cell can show a document's status; lesson 04 §6 reads it.
-  trace.line(`  3. "Idempotency-Key is an HTTP standard."`);
-  trace.prose(`It is an IETF draft, draft-ietf-httpapi-idempotency-key-header-07 of 15 October 2025, expired on 18 April
-    2026: not an RFC. Vendors differ (the draft quotes the key as a Structured Field String, Stripe shows it bare);
-    lesson 04, section 6, sends both forms to the tracker.`);
-
-  // 4. Insert first, then record the key: the key-after row, printed in full.
-  const after = cell("key-after", "crash-between-commits");
-  trace.line(`  4. "Insert the data first, then record the key."`);
   trace.prose(
-    `Cell key-after × crash-between-commits: ${after.reports} reports. Its trace, as it ran:`,
+    t(
+      `blind-retry sends no key, and the fenced tracker refuses a POST without one before
+      it does anything: the first refusal was lost like any answer, the retry got its {refused};
+      {blind, plural, one {# report} other {# reports}}, and an error to show for it. fresh-key
+      sends a key, a new one each attempt, so the retry is a new operation: {fresh, plural, one {#
+      report} other {# reports}}. same-key: {same}, and the second answer is the first one
+      replayed.`,
+      {
+        refused: blind.calls[0]!.at(-1),
+        blind: blind.reports,
+        fresh: fresh.reports,
+        same: same.reports,
+      },
+    ),
+  );
+
+  trace.section(t("The answer, in one breath"));
+  trace.prose(
+    t(`"A timeout does not mean it failed; it means I do not know. So before resending I ask
+      whether the request has a side effect. If it has, the client makes one idempotency key per
+      logical operation and sends the same key on every retry, and the server records the key and
+      does the work in one transaction: the same key gets the stored answer replayed, the same key
+      with a different body gets 422, a key still in progress gets 409. Because a claim can be
+      taken over when its lease runs out, every claim carries a fencing token and the completing
+      write checks it. Side effects outside my database go through an outbox row written in that
+      transaction, delivered with a key the receiver deduplicates. The retries wait with
+      exponential backoff and large jitter, full jitter when many clients fail together, and only
+      one layer retries. And I test it: inject a lost response after the commit, a crash between
+      two commits and two requests with one key on the server, assert that the database holds
+      exactly one report, and watch that assertion fail on the wrong implementation first."`),
+  );
+  trace.prose(
+    t(`Every clause is a cell above or a lesson before: the replay (lose-response), 409
+      (concurrent), the fence (pause-past-lease), the outbox (lesson 07), the jitter (lesson 02),
+      one layer (lesson 03).`),
+  );
+
+  trace.section(t("Common wrong answers, and the run that disproves each"));
+  // Lesson 02's simulator (synthetic: the AWS blog's model), one herd of 50 clients, 20 runs each.
+  const herd = (strategy: "exponential" | "full") =>
+    String(Math.round(simulatePoint({ strategy, clients: 50, runs: 20, seed }).calls));
+  trace.line(`  ${t('1. "Exponential backoff prevents the thundering herd."')}`);
+  trace.prose(
+    t(
+      `Lesson 02's herd, run again here (the AWS blog's model, simulated, 50 clients that
+      fail together, mean of 20 runs): exponential backoff without jitter needs {expo} write
+      calls, full jitter {full}. Without jitter the clients that failed together sleep the same
+      time and collide again, wave after wave.`,
+      { expo: herd("exponential"), full: herd("full") },
+    ),
+  );
+
+  trace.line(`  ${t('2. "Send a fresh UUID as the idempotency key on every request."')}`);
+  trace.prose(
+    t(
+      `Cell fenced × lose-response with fresh-key, above: {n, plural, one {# report} other
+      {# reports}} from the correct tracker. The key names one logical operation; a new key per
+      attempt makes every retry a new operation (lesson 04, case 1b).`,
+      { n: fresh.reports },
+    ),
+  );
+
+  // No cell can show a document's status: this one is said, with its dates (facts.md).
+  trace.line(`  ${t('3. "Idempotency-Key is an HTTP standard."')}`);
+  trace.prose(
+    t(`It is an IETF draft, draft-ietf-httpapi-idempotency-key-header-07 of 2025-10-15,
+      expired on 2026-04-18: not an RFC. Vendors differ (the draft quotes the key as a Structured
+      Field String, Stripe shows it bare); lesson 04, section 6, sends both forms to the tracker.`),
+  );
+
+  const after = cell("key-after", "crash-between-commits");
+  trace.line(`  ${t('4. "Insert the data first, then record the key."')}`);
+  trace.prose(
+    t(
+      `Cell key-after × crash-between-commits: {n, plural, one {# report} other {#
+      reports}}. Its trace, as it ran:`,
+      { n: after.reports },
+    ),
   );
   for (const line of after.events) trace.line(line);
-  trace.prose(`The report was committed, the key was not; the restarted tracker did not know the key and filed again.
-    keyed and fenced commit the report and the key together: ${cell("keyed", "crash-between-commits").reports} and ${cell("fenced", "crash-between-commits").reports}.`);
+  trace.prose(
+    t(
+      `The report was committed, the key was not; the restarted tracker did not know the
+      key and filed again. keyed and fenced commit the report and the key together: {keyed} and
+      {fenced}.`,
+      {
+        keyed: cell("keyed", "crash-between-commits").reports,
+        fenced: cell("fenced", "crash-between-commits").reports,
+      },
+    ),
+  );
 
-  // 5. One transaction is enough (the follow-up about kill -9 and leases).
-  const paused = cell("keyed", "pause-past-lease");
-  trace.line(`  5. "Record the key and the report in one transaction, and nothing can duplicate."`);
-  trace.prose(`Cell keyed × pause-past-lease: ${paused.reports} reports, every one of them written in one perfect transaction. The holder
-    was paused, not dead; its lease ran out, a retry took the key over and filed, and the holder woke and filed
-    too. One transaction keeps one request whole; it cannot stop two requests from each writing. fenced ×
-    pause-past-lease: ${cell("fenced", "pause-past-lease").reports}. And the lease itself is needed: keyed × crash-after-claim, ${cell("keyed", "crash-after-claim").reports}, is a dead holder's
-    key taken over once its lease ran out (lesson 05).`);
+  trace.line(
+    `  ${t('5. "Record the key and the report in one transaction, and nothing can duplicate."')}`,
+  );
+  trace.prose(
+    t(
+      `Cell keyed × pause-past-lease: {paused, plural, one {# report} other {# reports}},
+      every one of them written in one perfect transaction. The holder was paused, not dead; its
+      lease ran out, a retry took the key over and filed, and the holder woke and filed too. One
+      transaction keeps one request whole; it cannot stop two requests from each writing. fenced ×
+      pause-past-lease: {fenced}. And the lease itself is needed: keyed × crash-after-claim,
+      {dead}, is a dead holder's key taken over once its lease ran out (lesson 05).`,
+      {
+        paused: cell("keyed", "pause-past-lease").reports,
+        fenced: cell("fenced", "pause-past-lease").reports,
+        dead: cell("keyed", "crash-after-claim").reports,
+      },
+    ),
+  );
 
-  trace.section("The follow-up questions, and where they were answered");
+  trace.section(t("The follow-up questions, and where they were answered"));
   trace.table(
-    ["question", "answered in"],
+    [t("question"), t("answered in")],
     [
-      ["the side effect is not in your database", "lesson 07: the outbox, a key passed downstream"],
       [
-        "the process is killed after claiming the key",
-        "lesson 05; cells × crash-after-claim and × pause-past-lease",
+        t("the side effect is not in your database"),
+        t("lesson 07: the outbox, a key passed downstream"),
       ],
-      ["should 429 be retried?", "lesson 03: which 429, and Retry-After"],
       [
-        "the model submitted again by itself",
-        "lesson 06: business keys, honest tool results, a judge",
+        t("the process is killed after claiming the key"),
+        t("lesson 05; cells × crash-after-claim and × pause-past-lease"),
       ],
-      ["what does my HTTP client do on its own?", "lesson 09"],
+      [t("should 429 be retried?"), t("lesson 03: which 429, and Retry-After")],
+      [
+        t("the model submitted again by itself"),
+        t("lesson 06: business keys, honest tool results, a judge"),
+      ],
+      [t("what does my HTTP client do on its own?"), t("lesson 09")],
     ],
   );
-  trace.prose(`Exercise 08a: write your own fault-injection test and see it fail on naive and pass on fenced (npm run
-    check 8). (This run took ${Math.round(performance.now() - started)} ms, ${results.length + byPolicy.length} cells, tracker processes included.)`);
-}
-
-/** Column labels short enough for one line; the legend under the matrix names each fault in full. */
-const SHORT: Record<StepFault, string> = {
-  none: "no fault",
-  "drop-request": "dropped",
-  "lose-response": "lost answer",
-  slow: "slow",
-  concurrent: "2 at once",
-  "crash-between-commits": "kill: commit",
-  "crash-after-claim": "kill: claim",
-  "pause-past-lease": "paused",
-};
-
-function printMatrix(results: CellResult[]): void {
-  const policies = new Set(results.map((r) => r.policy));
-  const variants = matrixVariants().filter((v) => results.some((r) => r.variant === v));
-  const faults = STEP_FAULTS.filter((f) => results.some((r) => r.fault === f));
-  trace.table(
-    ["variant", "policy", ...faults.map((f) => SHORT[f])],
-    variants.map((v) => [
-      v,
-      policies.size === 1 ? results[0]!.policy : policyFor(v),
-      ...faults.map((f) => {
-        const r = results.find((x) => x.variant === v && x.fault === f);
-        return r ? cellText(r) : "";
-      }),
-    ]),
+  trace.prose(
+    t(
+      `Exercise 08a: write your own fault-injection test and see it fail on naive and pass
+      on fenced (npm run check 8). (This run took {ms} ms, {cells} cells, tracker processes
+      included.)`,
+      {
+        ms: String(Math.round(performance.now() - started)),
+        cells: results.length + byPolicy.length,
+      },
+    ),
   );
-}
-
-function cellText(r: CellResult): string {
-  if (!r.fired) return trace.style("gray", `${r.reports} –`);
-  return r.verdict === "ok"
-    ? trace.style("green", `${r.reports} ✓`)
-    : trace.style(["red", "bold"], `${r.reports} ✗`);
-}
-
-function verdictText(r: CellResult): string {
-  if (r.verdict === "ok") return "one report";
-  return r.verdict === "duplicate" ? `DUPLICATE (${r.reports - 1} extra)` : "LOST: nothing filed";
 }
 
 trace.title(heading);
 try {
   if (only.variant !== undefined || only.fault !== undefined || only.policy !== undefined || step)
-    await traced(only.variant, only.fault, only.policy);
+    await traceCells(trace, only, { ...cellOptions, stepped: step });
   else await wholeMatrix();
 } finally {
   scratch.remove();

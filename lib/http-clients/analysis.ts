@@ -4,6 +4,7 @@
  * which changing headers were sent. The lesson's table is made only of these.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import { t } from "../core/i18n.ts";
 import { median } from "../core/stats.ts";
 import type { LoggedAttempt } from "./server.ts";
 
@@ -175,7 +176,7 @@ export function reportsAtKeyedTracker(log: readonly LoggedAttempt[]): number | u
 /** "3", or "≥12 (stopped)" when the lesson had to stop a client that would not. */
 export function attemptsCell(obs: Observation): string {
   return obs.stopped === "cap" || obs.stopped === "budget"
-    ? `≥${obs.log.length} (stopped)`
+    ? t("≥{n} (stopped)", { n: String(obs.log.length) })
     : String(obs.log.length);
 }
 
@@ -197,20 +198,23 @@ export function gapsCell(runs: readonly (readonly LoggedAttempt[])[]): string {
 export function jitterCell(runs: readonly (readonly LoggedAttempt[])[]): string {
   const j = jitter(runs);
   if (!j) return "–";
-  return `${j.jitters ? "yes" : "no"} ±${Math.round(j.spreadMs / 2)} ms`;
+  const spread = String(Math.round(j.spreadMs / 2));
+  return j.jitters ? t("yes ±{spread} ms", { spread }) : t("no ±{spread} ms", { spread });
 }
 
 /** A Retry-After verdict in a few words; `long` for the one-hour case, where "ignored" means it fell back on its own backoff. */
 export function retryAfterCell(v: RetryAfterVerdict, long = false): string {
   switch (v.kind) {
     case "honoured":
-      return long ? `waited ${ms(v.waitedMs)}` : `✓ ${ms(v.waitedMs)}`;
+      return long ? t("waited {time}", { time: ms(v.waitedMs) }) : `✓ ${ms(v.waitedMs)}`;
     case "ignored":
-      return long ? `own backoff ${ms(v.waitedMs)}` : `✗ after ${ms(v.waitedMs)}`;
+      return long
+        ? t("own backoff {time}", { time: ms(v.waitedMs) })
+        : t("✗ after {time}", { time: ms(v.waitedMs) });
     case "not-retried":
-      return "not retried";
+      return t("not retried");
     case "waiting":
-      return `waiting at ${ms(v.windowMs)}`;
+      return t("waiting at {time}", { time: ms(v.windowMs) });
   }
 }
 
@@ -218,17 +222,19 @@ export function keyCell(log: readonly LoggedAttempt[]): string {
   const k = keyUse(log);
   switch (k.kind) {
     case "none":
-      return "none";
+      return t("none");
     case "same":
-      return `${k.header}, same on all ${k.values.length}`;
-    default:
-      return `${k.header}, ${k.kind}`;
+      return t("{header}, same on all {n}", { header: k.header, n: k.values.length });
+    case "changes":
+      return t("{header}, changes", { header: k.header });
+    case "not on every attempt":
+      return t("{header}, not on every attempt", { header: k.header });
   }
 }
 
 export function changingCell(log: readonly LoggedAttempt[]): string {
   const changing = changingHeaders(log);
-  if (log.length < 2) return "– (no retry)";
-  if (changing.length === 0) return "none";
+  if (log.length < 2) return t("– (no retry)");
+  if (changing.length === 0) return t("none");
   return changing.map((c) => `${c.name}: ${c.values.join(",")}`).join("; ");
 }

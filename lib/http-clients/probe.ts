@@ -3,10 +3,12 @@
  * `send()`. Every option a probe sets that is not the library's default is listed in `config`, so
  * the lesson can print it: the point is to measure the defaults.
  */
+
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { t } from "../core/i18n.ts";
 import { listenOnLoopback } from "../core/listen.ts";
 
 export interface ProbeRequest {
@@ -94,10 +96,10 @@ export function fromSource(
   try {
     text = readFileSync(join(packageDir(pkg), file), "utf8");
   } catch {
-    return { text: "? (file not found)", source };
+    return { text: t("? (file not found)"), source };
   }
   const m = pattern.exec(text);
-  return m ? { text: describe(m), source } : { text: "? (not found in source)", source };
+  return m ? { text: describe(m), source } : { text: t("? (not found in source)"), source };
 }
 
 /** Milliseconds as a short duration: "10 min", "300 s", "150 ms". */
@@ -137,8 +139,9 @@ export async function fetchOrThrow(req: ProbeRequest): Promise<Response> {
 }
 
 /** The lines of config every generic wrapper adds around fetch. */
-export const FETCH_WRAPPER_CONFIG =
-  "wraps Node's fetch in a function that throws on a non-2xx answer (fetch resolves on a 503)";
+export const FETCH_WRAPPER_CONFIG = t(
+  "wraps Node's fetch in a function that throws on a non-2xx answer (fetch resolves on a 503)",
+);
 
 /** A symbol-keyed property of an object, found by the symbol's description. */
 function bySymbol(o: object, description: string): unknown {
@@ -181,22 +184,28 @@ export async function nodeFetchHeadersTimeoutMs(): Promise<number | undefined> {
  * installed undici package, and the source says so.
  */
 export async function fetchDefaultTimeout(): Promise<Sourced> {
-  const builtIn = `Node ${process.versions.node}'s built-in undici ${process.versions.undici}`;
+  const versions = { node: process.versions.node, undici: process.versions.undici };
   const ms = await nodeFetchHeadersTimeoutMs();
   if (ms !== undefined) {
     return {
-      text: `${duration(ms)} for headers (undici Agent)`,
-      source: `read at run time from the connection ${builtIn} opened for fetch (headersTimeout; undici documents 300e3 ms as its default)`,
+      text: t("{time} for headers (undici Agent)", { time: duration(ms) }),
+      source: t(
+        "read at run time from the connection Node {node}'s built-in undici {undici} opened for fetch (headersTimeout; undici documents 300e3 ms as its default)",
+        versions,
+      ),
     };
   }
   const found = fromSource(
     "undici",
     "lib/dispatcher/client.js",
     /this\[kHeadersTimeout\] = headersTimeout != null \? headersTimeout : ([\de]+)/,
-    (m) => `${duration(Number(m[1]))} for headers (undici Agent)`,
+    (m) => t("{time} for headers (undici Agent)", { time: duration(Number(m[1])) }),
   );
   return {
     text: found.text,
-    source: `${found.source}, the installed undici ${packageVersion("undici")}, not ${builtIn}, whose value could not be read`,
+    source: t(
+      "{source}, the installed undici {version}, not Node {node}'s built-in undici {undici}, whose value could not be read",
+      { source: found.source, version: packageVersion("undici"), ...versions },
+    ),
   };
 }

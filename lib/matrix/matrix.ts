@@ -25,6 +25,7 @@ import {
   type PolicyName,
 } from "../client/client.ts";
 import { attemptEndText, attemptOk, attemptStartText } from "../client/narrate.ts";
+import { t } from "../core/i18n.ts";
 import { seeded, uuid } from "../core/random.ts";
 import { Trace } from "../core/trace.ts";
 import { type NotifyConfig, notifyEffects, notifyPlugin } from "../outbox/notify-effects.ts";
@@ -70,15 +71,23 @@ export function isStepFault(s: string): s is StepFault {
   return (STEP_FAULTS as readonly string[]).includes(s);
 }
 
-export const MATRIX_FAULT_HELP: Record<MatrixFault, string> = {
-  "lose-response": "committed, then the answer is lost; the agent times out and retries",
-  slow: "the handler stalls past the agent's timeout; the retry runs beside it",
-  concurrent: "two calls for one report at once, with one key (none for naive)",
-  "crash-between-commits":
-    "the tracker process is killed (SIGKILL) right after the report's commit",
-  "crash-after-claim": "the tracker process is killed right after claiming the key",
-  "pause-past-lease": "the holder stops until another request has taken its key over, then goes on",
-};
+/** What each fault does, in a line: the legend under the matrix. */
+export function matrixFaultHelp(fault: MatrixFault): string {
+  switch (fault) {
+    case "lose-response":
+      return t("committed, then the answer is lost; the agent times out and retries");
+    case "slow":
+      return t("the handler stalls past the agent's timeout; the retry runs beside it");
+    case "concurrent":
+      return t("two calls for one report at once, with one key (none for naive)");
+    case "crash-between-commits":
+      return t("the tracker process is killed (SIGKILL) right after the report's commit");
+    case "crash-after-claim":
+      return t("the tracker process is killed right after claiming the key");
+    case "pause-past-lease":
+      return t("the holder stops until another request has taken its key over, then goes on");
+  }
+}
 
 /**
  * What runCell can run: the matrix's faults, and `crash-before-commit` (lesson 07: the process is
@@ -194,7 +203,9 @@ export async function runCell(
     });
   const policy = options.policy ?? policyFor(variant);
   if (options.trace && options.heading !== false)
-    trace.section(options.heading ?? `${variant} × ${fault} (the agent: ${policy})`);
+    trace.section(
+      options.heading ?? t("{variant} × {fault} (the agent: {policy})", { variant, fault, policy }),
+    );
   let seq = 0;
   const cell: Cell = {
     variant,
@@ -286,7 +297,8 @@ function serverStep(
 ): void {
   const step = classify(e, cell.variant);
   // A restarted process's lines say so.
-  if (process && process.generation > 1) step.text = `#${e.requestNo} [restarted] ${e.text}`;
+  if (process && process.generation > 1)
+    step.text = t("#{request} [restarted] {text}", { request: e.requestNo, text: e.text });
   cell.emit({ ...step, ...(process ?? {}) });
 }
 
@@ -309,7 +321,10 @@ function pacer(cell: Cell, clock: PacedClock, setClock?: (ms: number) => Promise
       lessonStep(
         cell,
         "clock",
-        `the tracker's clock: ${before} → ${now} ms (what the agent waited)`,
+        t("the tracker's clock: {before} → {now} ms (what the agent waited)", {
+          before: String(before),
+          now: String(now),
+        }),
         undefined,
         { from: before, to: now },
       );
@@ -392,8 +407,8 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
           },
         });
         if (await gateOrDone(faults.reached(2, "answered"), agent))
-          letGo("#2 has its answer: the lesson lets #1 go on");
-        else letGo("the agent is done: the lesson lets #1 go on");
+          letGo(t("#2 has its answer: the lesson lets #1 go on"));
+        else letGo(t("the agent is done: the lesson lets #1 go on"));
         results.push(await agent);
         break;
       }
@@ -419,8 +434,8 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
           2,
         );
         if (await gateOrDone(faults.reached(2, "answered"), second))
-          letGo("#2 has its answer: the lesson lets #1 go on");
-        else letGo("the second call is done: the lesson lets #1 go on");
+          letGo(t("#2 has its answer: the lesson lets #1 go on"));
+        else letGo(t("the second call is done: the lesson lets #1 go on"));
         results.push(await first, await second);
         break;
       }
@@ -438,7 +453,7 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
           lessonStep(
             cell,
             "release",
-            "the agent is done, and nothing took #1's key over: the lesson lets #1 go on",
+            t("the agent is done, and nothing took #1's key over: the lesson lets #1 go on"),
             "warn",
           );
           faults.release(1);
@@ -488,7 +503,10 @@ async function crashCell(cell: Cell): Promise<Ran> {
   lessonStep(
     cell,
     "process-start",
-    `tracker process started (${cell.variant}), lease ${cell.leaseMs} ms`,
+    t("tracker process started ({variant}), lease {ms} ms", {
+      variant: cell.variant,
+      ms: String(cell.leaseMs),
+    }),
     undefined,
     { generation: 1, pid: tracker.current.pid },
   );
@@ -508,7 +526,13 @@ async function crashCell(cell: Cell): Promise<Ran> {
     lessonStep(
       cell,
       "restart",
-      `the process is gone (${exit.signal ?? `exit code ${exit.code}`}); a new one listens on the same file and port`,
+      exit.signal
+        ? t("the process is gone ({signal}); a new one listens on the same file and port", {
+            signal: exit.signal,
+          })
+        : t("the process is gone (exit code {code}); a new one listens on the same file and port", {
+            code: String(exit.code),
+          }),
       "warn",
       {
         generation: tracker.generation,

@@ -1,6 +1,8 @@
 // cockatiel: a retry policy must be built; retry(handleAll, {}) is the minimal one. Its defaults
 // (cockatiel dist/Policy.js `retry`): maxAttempts Infinity, ConstantBackoff(0): retry at once, for ever.
+
 import { handleAll, retry } from "cockatiel";
+import { t } from "../../core/i18n.ts";
 import { FETCH_WRAPPER_CONFIG, fetchDefaultTimeout, fetchOrThrow, type Probe } from "../probe.ts";
 
 export const cockatielProbe: Probe = {
@@ -8,11 +10,13 @@ export const cockatielProbe: Probe = {
   packages: ["cockatiel"],
   config: [
     FETCH_WRAPPER_CONFIG,
-    "retry(handleAll, {}): a policy is needed to retry at all; no maxAttempts, no backoff given",
+    t("retry(handleAll, {}): a policy is needed to retry at all; no maxAttempts, no backoff given"),
   ],
-  timeoutOption: "signal: AbortSignal.timeout(ms) on each fetch",
+  timeoutOption: t("signal: AbortSignal.timeout(ms) on each fetch"),
   defaultTimeout: fetchDefaultTimeout,
-  safe: "always set `maxAttempts` and a `backoff` (new ExponentialBackoff() has decorrelated jitter); retry only errors a POST with a key survives",
+  safe: t(
+    "always set `maxAttempts` and a `backoff` (new ExponentialBackoff() has decorrelated jitter); retry only errors a POST with a key survives",
+  ),
   async send(req) {
     const policy = retry(handleAll, {});
     await policy.execute(() => fetchOrThrow(req), req.signal);

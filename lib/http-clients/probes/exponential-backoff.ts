@@ -1,6 +1,8 @@
 // exponential-backoff retries any function: 10 attempts, 100 ms doubling, no jitter, no cap by
 // default (exponential-backoff dist/options.js). It knows nothing of HTTP.
+
 import { backOff } from "exponential-backoff";
+import { t } from "../../core/i18n.ts";
 import { FETCH_WRAPPER_CONFIG, fetchDefaultTimeout, fetchOrThrow, type Probe } from "../probe.ts";
 
 /** Shortened from the default 100 ms so ten attempts take about 1 s instead of 51 s. */
@@ -11,11 +13,16 @@ export const exponentialBackoffProbe: Probe = {
   packages: ["exponential-backoff"],
   config: [
     FETCH_WRAPPER_CONFIG,
-    `startingDelay: ${EB_STARTING_DELAY} (default 100 ms): the first backoff, shortened`,
+    t("startingDelay: {value} (default {ms} ms): the first backoff, shortened", {
+      value: EB_STARTING_DELAY,
+      ms: 100,
+    }),
   ],
-  timeoutOption: "signal: AbortSignal.timeout(ms) on each fetch",
+  timeoutOption: t("signal: AbortSignal.timeout(ms) on each fetch"),
   defaultTimeout: fetchDefaultTimeout,
-  safe: 'give a `retry(error)` that refuses a POST without a key; `jitter: "full"` (the default is none)',
+  safe: t(
+    'give a `retry(error)` that refuses a POST without a key; `jitter: "full"` (the default is none)',
+  ),
   async send(req) {
     await backOff(() => fetchOrThrow(req), { startingDelay: EB_STARTING_DELAY });
   },

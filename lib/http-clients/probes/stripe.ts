@@ -4,7 +4,9 @@
 // CHANGELOG 17.0.0: "max retries: `1` -> `2`"), though its README still says 1; and every POST gets
 // its own key, `stripe-node-retry-<uuid>`, made once per call and sent again on each retry (stripe
 // esm/RequestSender.js, `_defaultIdempotencyKey` and `_shouldRetry`).
+
 import Stripe from "stripe";
+import { t } from "../../core/i18n.ts";
 import { duration, fromSource, type Probe, type ProbeRequest, type Sourced } from "../probe.ts";
 
 /**
@@ -85,17 +87,20 @@ export const stripeProbe: Probe = {
   name: "stripe",
   packages: ["stripe"],
   config: [
-    'new Stripe("sk_test_dummy", { host: "127.0.0.1", port, protocol: "http" }): Stripe\'s own options, pointed at the run',
-    "stripe.rawRequest(method, path, params) for the requests (a v1 path: the body is form-encoded, as Stripe's API takes it)",
+    t(
+      'new Stripe("sk_test_dummy", { host: "127.0.0.1", port, protocol: "http" }): Stripe\'s own options, pointed at the run',
+    ),
+    t(
+      "stripe.rawRequest(method, path, params) for the requests (a v1 path: the body is form-encoded, as Stripe's API takes it)",
+    ),
   ],
   timeoutOption: "new Stripe(key, { timeout: ms })",
-  safe: "it keys every POST itself and keeps the key on its retries: safe against a server that honours keys, as Stripe's does; to retry a call yourself later, pass `{ idempotencyKey }` made once per logical operation",
+  safe: t(
+    "it keys every POST itself and keeps the key on its retries: safe against a server that honours keys, as Stripe's does; to retry a call yourself later, pass `{ idempotencyKey }` made once per logical operation",
+  ),
   defaultTimeout: () =>
-    fromSource(
-      "stripe",
-      "esm/stripe.core.js",
-      /const DEFAULT_TIMEOUT = (\d+);/,
-      (m) => `${duration(Number(m[1]))} per attempt`,
+    fromSource("stripe", "esm/stripe.core.js", /const DEFAULT_TIMEOUT = (\d+);/, (m) =>
+      t("{time} per attempt", { time: duration(Number(m[1])) }),
     ),
   send: stripeSend,
 };
