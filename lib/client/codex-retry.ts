@@ -70,7 +70,8 @@ export const COURSE_CODEX: CodexRules = {
     const asked = o.kind === "response" ? readRetryAfter(o.headers, now) : undefined;
     const status = o.kind === "response" ? o.status : 0;
     if (asked && (status === 429 || status >= 500)) {
-      return { retry: true, delayMs: Math.max(0, asked.ms), why: `Retry-After: ${asked.raw}` };
+      const delayMs = Math.max(0, asked.ms);
+      return { retry: true, delayMs, why: `Retry-After: ${asked.raw}`, honoured: true };
     }
     if (status === 429) return { retry: false, why: "429 without Retry-After: not retried" };
     return { retry: false, why: "no Retry-After: left to the sampling layer" };
@@ -82,7 +83,7 @@ export const COURSE_CODEX: CodexRules = {
       return { retry: false, why: `${o.kind === "response" ? o.status : o.kind}: not retried` };
     const asked = o.kind === "response" ? readRetryAfter(o.headers, now) : undefined;
     return asked && asked.ms > 0
-      ? { retry: true, delayMs: asked.ms, why: `Retry-After: ${asked.raw}` }
+      ? { retry: true, delayMs: asked.ms, why: `Retry-After: ${asked.raw}`, honoured: true }
       : backoff(k, random);
   },
 };

@@ -84,13 +84,12 @@ export function sdkVerdict(
     random,
     nowMs,
   );
+  if (d.source !== "backoff")
+    return { retry: true, delayMs: d.ms, why: `server asked (${d.source})`, honoured: true };
   return {
     retry: true,
     delayMs: d.ms,
-    why:
-      d.source === "backoff"
-        ? `backoff${d.ignored ? `; ${d.ignored}, ignored` : ""}`
-        : `server asked (${d.source})`,
+    why: `backoff${d.ignored ? `; ${d.ignored}, ignored` : ""}`,
   };
 }
 

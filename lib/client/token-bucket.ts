@@ -70,6 +70,12 @@ export function retryKindOf(outcome: Outcome): RetryKind {
   return TRANSIENT_STATUSES.includes(outcome.status) ? "transient" : "other";
 }
 
+/** What a full bucket charges for a retry after an answer with this HTTP status. */
+export function retryCostAfter(status: number, params: Readonly<QuotaParams> = AWS_STANDARD_QUOTA) {
+  const outcome: Outcome = { kind: "response", status, headers: {}, body: undefined };
+  return new RetryQuota(params).acquire(retryKindOf(outcome));
+}
+
 /** A shared retry budget. One per client, shared by all its calls. */
 export class RetryQuota {
   readonly params: Readonly<QuotaParams>;

@@ -150,10 +150,56 @@ export function bucketCounts(
   return counts;
 }
 
+/**
+ * Of the buckets up to the last one that holds a time, how many hold none: the silences between the
+ * waves of a herd without jitter.
+ */
+export function silentBuckets(
+  timesMs: readonly number[],
+  untilMs: number,
+  buckets: number,
+): { silent: number; active: number } {
+  const counts = bucketCounts(timesMs, untilMs, buckets);
+  const active = counts.findLastIndex((c) => c > 0) + 1;
+  return { silent: counts.slice(0, active).filter((c) => c === 0).length, active };
+}
+
 export interface TimeSeries {
   name: string;
   /** When each write reached the server, ms (from any number of runs). */
   timesMs: readonly number[];
+}
+
+/**
+ * Several series of times counted in `buckets` buckets over [0, `untilMs`), one sparkline each, all
+ * on one scale: `name │ ▁▂█ │` rows (names padded to one width), and the time axis under them.
+ */
+export function timeSparklines(
+  series: readonly TimeSeries[],
+  untilMs: number,
+  buckets: number,
+): { rows: string[]; axis: string; counts: number[][]; peak: number } {
+  const counts = series.map((s) => bucketCounts(s.timesMs, untilMs, buckets));
+  const peak = Math.max(0, ...counts.flat());
+  const nameWidth = Math.max(0, ...series.map((s) => displayWidth(s.name)));
+  const rows = series.map(
+    (s, i) => `${padEnd(s.name, nameWidth)} │${sparkline(counts[i]!, peak)}│`,
+  );
+  const axis = `${" ".repeat(nameWidth)}  0${padStart(`${formatNumber(untilMs)} ms`, buckets - 1)}`;
+  return { rows, axis, counts, peak };
+}
+
+/**
+ * `timeSparklines` in buckets of `bucketMs`, the axis running to the first whole bucket after the
+ * last time.
+ */
+export function bucketSparklines(
+  series: readonly TimeSeries[],
+  bucketMs: number,
+): ReturnType<typeof timeSparklines> {
+  const last = Math.max(0, ...series.flatMap((s) => s.timesMs.map((t) => t + 1)));
+  const untilMs = Math.ceil(last / bucketMs) * bucketMs;
+  return timeSparklines(series, untilMs, untilMs / bucketMs);
 }
 
 export interface HistogramOptions {

@@ -8,9 +8,10 @@ import { parseArgs } from "node:util";
 import { type BackoffParams, HERD_PARAMS } from "../client/backoff.ts";
 import { UsageError } from "../core/cli.ts";
 import { terminalWidth, wrapKeepingSpaces } from "../core/text.ts";
-import { formatNumber, sweepBars, sweepChart, sweepTable, writeTimeHistogram } from "./charts.ts";
+import { formatNumber, sweepBars, writeTimeHistogram } from "./charts.ts";
 import { herdCsv } from "./csv.ts";
 import { simulateManyParallel } from "./parallel.ts";
+import { sweepBlocks } from "./report.ts";
 import {
   HERD_LATENCY,
   HERD_STRATEGIES,
@@ -220,20 +221,7 @@ function report(
     `Thundering herd: ${options.strategies.length} strategies × ${options.clients.length} client counts, ` +
       `${options.runs} runs each, seed ${options.seed} (${formatNumber(elapsedMs)} ms)`,
   );
-  out.push(
-    "",
-    "Write calls per run (mean): the work the server does",
-    sweepTable(rows, "calls", 1),
-  );
-  out.push(
-    "",
-    "Completion time (mean, ms): until the last client has written",
-    sweepTable(rows, "completionMs"),
-  );
-  if (options.clients.length > 1) {
-    out.push("", "Calls vs clients", sweepChart(rows, "calls"));
-    out.push("", "Completion time vs clients", sweepChart(rows, "completionMs", " ms"));
-  }
+  for (const block of sweepBlocks(rows)) out.push("", block.title, block.body);
   out.push("", `Calls at ${largest} clients`, sweepBars(rows, "calls", largest));
   out.push(
     "",

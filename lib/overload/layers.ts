@@ -8,6 +8,7 @@
  * changes when the retries arrive, not how many.
  */
 import { httpCall, type Outcome } from "../client/client.ts";
+import { statusText } from "../client/narrate.ts";
 import { retryLoop } from "../client/retry-loop.ts";
 import { type CountingServer, type Reply, startCountingServer } from "./counting-server.ts";
 
@@ -84,4 +85,25 @@ export async function startLayerStack(options: LayerStackOptions): Promise<Layer
       for (const s of servers) await s.close();
     },
   };
+}
+
+/**
+ * One user call down a fresh stack of `triesPerLayer` layers in front of an overloaded database:
+ * what came back to the caller, and what each hop received (top layer first, database last).
+ */
+export async function oneCallThrough(
+  triesPerLayer: readonly number[],
+): Promise<{ outcome: Outcome; received: number[] }> {
+  const stack = await startLayerStack({ triesPerLayer });
+  try {
+    const outcome = await httpCall({ method: "POST", url: stack.url, body: {}, timeoutMs: 30_000 });
+    return { outcome, received: stack.hops.map((h) => h.received) };
+  } finally {
+    await stack.close();
+  }
+}
+
+/** The caller's side of `oneCallThrough`: "one call to layer 1 (tries per layer: 3, 3, 3) ← 503". */
+export function oneCallText(triesPerLayer: readonly number[], outcome: Outcome): string {
+  return `one call to layer 1 (tries per layer: ${triesPerLayer.join(", ")}) ← ${statusText(outcome)}`;
 }

@@ -82,6 +82,27 @@ export async function runLiveHerd(options: LiveHerdOptions): Promise<LiveHerdRes
 }
 
 /**
+ * The same herd under each strategy in turn, each from the same seed, after a first round that is
+ * not counted: a fresh process spends its first milliseconds loading and compiling the HTTP code,
+ * which would smear the first wave of whichever strategy ran first. `onRun` sees each run as it ends.
+ */
+export async function liveHerdRace(
+  strategies: readonly StrategyName[],
+  options: Omit<LiveHerdOptions, "strategy" | "random"> & { seed: number },
+  onRun?: (row: LiveHerdRow) => void,
+): Promise<{ result: LiveHerdResult; row: LiveHerdRow }[]> {
+  const { seed, ...live } = options;
+  await runLiveHerd({ ...live, strategy: strategies.at(-1)!, random: seeded(seed) });
+  const runs: { result: LiveHerdResult; row: LiveHerdRow }[] = [];
+  for (const strategy of strategies) {
+    const result = await runLiveHerd({ ...live, strategy, random: seeded(seed) });
+    runs.push({ result, row: liveHerdRow(result) });
+    onRun?.(runs.at(-1)!.row);
+  }
+  return runs;
+}
+
+/**
  * For each request the server served, in order, how many others it turned away (503) while it was
  * busy with that one. The lists partition the 503s: every refusal happened during exactly one service.
  */
@@ -100,6 +121,52 @@ export interface LiveHerdCounts {
   /** 503 answers: requests the busy server turned away. */
   refused: number;
   requests: number;
+}
+
+/** What one live run came to, counted from the server's arrivals and the agents' attempts. */
+export interface LiveHerdRow extends LiveHerdCounts {
+  strategy: StrategyName;
+  /** Agents served in the end. */
+  served: number;
+  /** Per request served, in order: how many others it turned away (`refusedPerService`). */
+  perService: number[];
+  /** The most attempts one agent made. */
+  maxAttempts: number;
+  doneMs: number;
+}
+
+export function liveHerdRow(r: LiveHerdResult): LiveHerdRow {
+  return {
+    strategy: r.strategy,
+    requests: r.arrivals.length,
+    served: r.agents.filter((a) => a.served).length,
+    refused: r.arrivals.filter((a) => a.status === 503).length,
+    perService: refusedPerService(r.arrivals),
+    maxAttempts: Math.max(...r.agents.map((a) => a.attempts)),
+    doneMs: r.doneMs,
+  };
+}
+
+/** The runs side by side: requests, 503s, the most attempts of one agent, when all were served. */
+export function liveHerdTable(rows: readonly LiveHerdRow[]): {
+  header: string[];
+  rows: string[][];
+} {
+  return {
+    header: ["strategy", "requests", "503s", "most attempts by one agent", "all served after"],
+    rows: rows.map((r) => [
+      r.strategy,
+      String(r.requests),
+      String(r.refused),
+      String(r.maxAttempts),
+      `${Math.round(r.doneMs).toLocaleString("en-US")} ms`,
+    ]),
+  };
+}
+
+/** The server's summary of a run: "full: 31 requests for 10 agents; 10 served, 21 answered 503". */
+export function liveHerdLine(row: LiveHerdRow, agents: number): string {
+  return `${row.strategy}: ${row.requests} requests for ${agents} agents; ${row.served} served, ${row.refused} answered 503`;
 }
 
 /**

@@ -129,3 +129,69 @@ export async function playOutage(options: OutageOptions): Promise<RoundStats[]> 
   }
   return rounds;
 }
+
+/** Requests that reached the backend over `rounds`. */
+export function totalArrivals(rounds: readonly RoundStats[]): number {
+  return rounds.reduce((a, r) => a + r.arrivals, 0);
+}
+
+/** Two plays of one outage, round by round: without a budget, then with one (and its tokens). */
+export function outageRoundsTable(
+  noBudget: readonly RoundStats[],
+  budget: readonly RoundStats[],
+): { header: string[]; rows: string[][] } {
+  const yes = (served: boolean): string => (served ? "yes" : "no");
+  return {
+    header: [
+      "round",
+      "cause",
+      "no budget: requests",
+      "served?",
+      "budget: requests",
+      "served?",
+      "tokens left",
+    ],
+    rows: noBudget.map((r, i) => {
+      const b = budget[i]!;
+      return [
+        String(r.round),
+        r.causePresent ? "present" : "fixed",
+        String(r.arrivals),
+        yes(r.served),
+        String(b.arrivals),
+        yes(b.served),
+        String(b.tokensLeft ?? "–"),
+      ];
+    }),
+  };
+}
+
+/** The two plays summed: requests during the outage and after the fix, and the calls that worked after it. */
+export function outageTotalsTable(
+  noBudget: readonly RoundStats[],
+  budget: readonly RoundStats[],
+): { header: string[]; rows: string[][] } {
+  const during = (rounds: readonly RoundStats[]) => rounds.filter((r) => r.causePresent);
+  const after = (rounds: readonly RoundStats[]) => rounds.filter((r) => !r.causePresent);
+  const rate = (rounds: readonly RoundStats[]): string => {
+    const ok = after(rounds).reduce((a, r) => a + r.callsOk, 0);
+    const all = after(rounds).reduce((a, r) => a + r.calls, 0);
+    return `${ok}/${all} (${Math.round((100 * ok) / all)} %)`;
+  };
+  return {
+    header: ["measured at the backend", "without a budget", "with the token bucket"],
+    rows: [
+      [
+        "requests during the outage",
+        String(totalArrivals(during(noBudget))),
+        String(totalArrivals(during(budget))),
+      ],
+      [
+        "requests after the fix",
+        String(totalArrivals(after(noBudget))),
+        String(totalArrivals(after(budget))),
+      ],
+      ["calls ok after the fix", rate(noBudget), rate(budget)],
+    ],
+  };
+}
