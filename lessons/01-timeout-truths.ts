@@ -15,7 +15,7 @@
  * ends up with a different number of reports. Then the same accident with PUT instead of POST.
  */
 import { fileReport, httpCall, type Outcome } from "../lib/client/client.ts";
-import { agentLog } from "../lib/client/narrate.ts";
+import { agentLog, statusText } from "../lib/client/narrate.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
 import { t } from "../lib/core/i18n.ts";
 import { seeded } from "../lib/core/random.ts";
@@ -128,7 +128,9 @@ trace.count(truth3.reports, 1);
 trace.section(t("What the agent saw on its first attempt"));
 const firsts = [truth1, truth2, truth3].map((c) => c.firstAttempt);
 const kinds = firsts.map((o) =>
-  o.kind === "timeout" ? t("timeout (no answer within {ms} ms)", { ms: TIMEOUT_MS }) : o.kind,
+  o.kind === "timeout"
+    ? t("timeout (no answer within {ms} ms)", { ms: TIMEOUT_MS })
+    : statusText(o),
 );
 trace.table(
   [t("case"), t("first attempt's outcome")],
@@ -179,7 +181,7 @@ async function sendTwice(method: "PUT" | "POST", path: string): Promise<number> 
         "agent",
         t("attempt {attempt} ← {outcome}", {
           attempt,
-          outcome: o.kind === "response" ? o.status : o.kind,
+          outcome: statusText(o),
         }),
         o.kind === "response" ? "ok" : "bad",
       );

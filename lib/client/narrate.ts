@@ -4,6 +4,7 @@
  * (an SDK's requests and waits, Codex's two layers).
  */
 
+import { t } from "../core/i18n.ts";
 import type { Trace } from "../core/trace.ts";
 import { type Attempt, describeOutcome, type FileReportOptions, type Outcome } from "./client.ts";
 import type { CodexCallOptions } from "./codex-retry.ts";
@@ -26,12 +27,14 @@ export function attemptStartText(
   key: string | undefined,
   what = "POST /reports",
 ): string {
-  return `attempt ${n} → ${what}${key ? ` (Idempotency-Key ${key.slice(0, 8)}…)` : ""}`;
+  return key
+    ? t("attempt {n} → {what} (Idempotency-Key {key}…)", { n, what, key: key.slice(0, 8) })
+    : t("attempt {n} → {what}", { n, what });
 }
 
 /** The trace's words for an attempt's outcome: "attempt 1 ← no response within 150 ms (timeout)". */
 export function attemptEndText(attempt: Attempt): string {
-  return `attempt ${attempt.n} ← ${describeOutcome(attempt.outcome)}`;
+  return t("attempt {n} ← {outcome}", { n: attempt.n, outcome: describeOutcome(attempt.outcome) });
 }
 
 /** A 2xx answer (the trace marks it green). */
@@ -62,7 +65,8 @@ export function agentLogAfter(
 
 /** An outcome in a word: the status ("503"), or what happened instead ("timeout", "error"). */
 export function statusText(o: Outcome): string {
-  return o.kind === "response" ? String(o.status) : o.kind;
+  if (o.kind === "response") return String(o.status);
+  return o.kind === "timeout" ? t("timeout") : t("error");
 }
 
 /**
@@ -83,8 +87,17 @@ export function sdkRequestText(
   outcome: Outcome,
 ): string {
   const key = headers["idempotency-key"];
-  const sent = key === undefined ? "no Idempotency-Key" : `Idempotency-Key ${key}`;
-  return `SDK request ${n}: POST /v1/messages (x-stainless-retry-count: ${headers["x-stainless-retry-count"]}, ${sent}) ← ${statusText(outcome)}`;
+  const values = {
+    n,
+    count: `x-stainless-retry-count: ${headers["x-stainless-retry-count"]}`,
+    status: statusText(outcome),
+  };
+  return key === undefined
+    ? t("SDK request {n}: POST /v1/messages ({count}, no Idempotency-Key) ← {status}", values)
+    : t("SDK request {n}: POST /v1/messages ({count}, Idempotency-Key {key}) ← {status}", {
+        ...values,
+        key: String(key),
+      });
 }
 
 /**
@@ -104,9 +117,13 @@ export function sdkLog(
   onWait: (n: number, verdict: Extract<Verdict, { retry: true }>) => void;
 } {
   return {
-    onAttempt: (n) => trace.event("harness", `attempt ${n}: call the SDK`),
+    onAttempt: (n) => trace.event("harness", t("attempt {n}: call the SDK", { n })),
     onRequest: (n, headers, o) => trace.event("agent", sdkRequestText(n, headers, o), "bad"),
-    onWait: (_n, v) => trace.event("agent", `SDK waits ${scaledWait(v.delayMs, scale)} (${v.why})`),
+    onWait: (_n, v) =>
+      trace.event(
+        "agent",
+        t("SDK waits {wait} ({why})", { wait: scaledWait(v.delayMs, scale), why: v.why }),
+      ),
   };
 }
 
@@ -128,18 +145,27 @@ export function codexLog(
     },
     onWait: (layer, _s, _n, v) => {
       if (v.honoured) honoured++;
-      const wait = `${scaledWait(v.delayMs, scale)} (${v.why})`;
-      if (layer === "http") httpWaits.push(wait);
-      else trace.event("harness", `sampling layer waits ${wait} and starts over`);
+      const wait = scaledWait(v.delayMs, scale);
+      if (layer === "http") httpWaits.push(t("{wait} ({why})", { wait, why: v.why }));
+      else
+        trace.event(
+          "harness",
+          t("sampling layer waits {wait} ({why}) and starts over", { wait, why: v.why }),
+        );
     },
     onStop: (layer, s, why) => {
       if (layer !== "http") return;
-      const waits = httpWaits.length ? `; HTTP layer waited ${httpWaits.join(", ")}` : "";
-      trace.event(
-        "agent",
-        `sampling attempt ${s}: ${requests} HTTP request(s)${waits}; HTTP layer stops: ${why}`,
-        "bad",
-      );
+      const text =
+        httpWaits.length === 0
+          ? t(
+              "sampling attempt {s}: {requests, plural, one {# HTTP request} other {# HTTP requests}}; HTTP layer stops: {why}",
+              { s, requests, why },
+            )
+          : t(
+              "sampling attempt {s}: {requests, plural, one {# HTTP request} other {# HTTP requests}}; HTTP layer waited {waits}; HTTP layer stops: {why}",
+              { s, requests, why, waits: httpWaits.join(t(", ")) },
+            );
+      trace.event("agent", text, "bad");
       httpWaits.length = 0;
       requests = 0;
     },

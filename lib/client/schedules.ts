@@ -2,6 +2,7 @@
  * Backoff schedules as tables, retry by retry: for each rule the range a wait can fall in
  * (`delayBounds`) and one client's seeded draw, for lesson 02. All in ms.
  */
+import { t } from "../core/i18n.ts";
 import type { Random } from "../core/random.ts";
 import {
   anthropicSdkDelayMs,
@@ -32,15 +33,15 @@ export interface ScheduleTable {
  * first retry as n = 1, so the first exponential wait is 2 × base) and the two real clients'.
  */
 export function formulaTable(): ScheduleTable {
-  const aws = "AWS blog ¹";
+  const aws = t("AWS blog ¹");
   return {
-    header: ["strategy", "wait before retry n", "source"],
+    header: [t("strategy"), t("wait before retry n"), t("source")],
     rows: [
-      ["exponential", "v_n = min(cap, base × 2^n), no jitter", aws],
+      ["exponential", t("v_n = min(cap, base × 2^n), no jitter"), aws],
       ["full", "uniform(0, v_n)", aws],
       ["equal", "v_n/2 + uniform(0, v_n/2)", aws],
       ["decorrelated", "s_n = min(cap, uniform(base, 3 × s_(n−1))), s_0 = base", aws],
-      ["codex", "200 ms × 2^(n−1) × uniform[0.9, 1.1), no cap", "openai/codex ²"],
+      ["codex", t("200 ms × 2^(n−1) × uniform[0.9, 1.1), no cap"), "openai/codex ²"],
       [
         "anthropic-sdk",
         "min(0.5 s × 2^k, 8 s) × (1 − 0.25 r), k = n − 1",
@@ -80,6 +81,11 @@ export interface ClientScheduleTable extends ScheduleTable {
   /** Codex's and the SDK's bounds for retries 1 to `retries`. */
   codex: DelayBounds[];
   sdk: DelayBounds[];
+  /**
+   * For a sentence: Codex's span around its nominal wait and its 4th retry's range, the SDK's span
+   * and its 4th retry's nominal wait, and Codex's last retry's range (it has no cap).
+   */
+  facts: Record<"codexSpan" | "low" | "high" | "sdkSpan" | "nominal" | "last", string>;
 }
 
 /**
@@ -94,9 +100,17 @@ export function clientScheduleTable(random: Random, retries = 8): ClientSchedule
   const codex = n.map((r) => delayBounds("codex", r, HERD_PARAMS));
   const sdk = n.map((r) => delayBounds("anthropic-sdk", r, HERD_PARAMS));
   return {
-    header: ["retry", "codex range", "codex draw", "sdk k", "sdk nominal", "sdk range", "sdk draw"],
+    header: [
+      t("retry"),
+      t("codex range"),
+      t("codex draw"),
+      "sdk k",
+      t("sdk nominal"),
+      t("sdk range"),
+      t("sdk draw"),
+    ],
     rows: n.map((r, i) => [
-      `retry ${r}`,
+      t("retry {n}", { n: r }),
       rangeMs(codex[i]!.lowMs, codex[i]!.highMs),
       scheduleMs(codexDraws[i]!),
       String(i),
@@ -106,6 +120,14 @@ export function clientScheduleTable(random: Random, retries = 8): ClientSchedule
     ]),
     codex,
     sdk,
+    facts: {
+      codexSpan: jitterSpan(codex[3]!),
+      low: scheduleMs(codex[3]!.lowMs),
+      high: scheduleMs(codex[3]!.highMs),
+      sdkSpan: jitterSpan(sdk[3]!),
+      nominal: scheduleMs(sdk[3]!.nominalMs!),
+      last: rangeMs(codex.at(-1)!.lowMs, codex.at(-1)!.highMs),
+    },
   };
 }
 
@@ -114,5 +136,8 @@ export function jitterSpan(b: DelayBounds): string {
   const signed = (x: number): string =>
     `${x > 0 ? "+" : x < 0 ? "−" : ""}${Math.round(Math.abs(x)).toLocaleString("en-US")} %`;
   const nominal = b.nominalMs ?? 0;
-  return `${signed((100 * (b.lowMs - nominal)) / nominal)} to ${signed((100 * (b.highMs - nominal)) / nominal)}`;
+  return t("{low} to {high}", {
+    low: signed((100 * (b.lowMs - nominal)) / nominal),
+    high: signed((100 * (b.highMs - nominal)) / nominal),
+  });
 }

@@ -12,6 +12,7 @@ import {
   exponentialMs,
   fullJitterMs,
 } from "../client/backoff.ts";
+import { t } from "../core/i18n.ts";
 import type { Random } from "../core/random.ts";
 import { displayWidth, padEnd } from "../core/text.ts";
 import { formatNumber, timeSparklines } from "./charts.ts";
@@ -35,14 +36,14 @@ const V200: BackoffParams = { baseMs: 100, capMs: 20_000 };
 export function firstRetryCrowd(random: Random, clients = 100): CrowdRow[] {
   const draw = (f: () => number): number[] => Array.from({ length: clients }, f);
   return [
-    { name: "no jitter", nominalMs: 200, waits: draw(() => exponentialMs(1, V200)) },
+    { name: t("no jitter"), nominalMs: 200, waits: draw(() => exponentialMs(1, V200)) },
     { name: "codex ±10 %", nominalMs: 200, waits: draw(() => codexBackoffMs(1, random)) },
     {
       name: "anthropic-sdk −25 %",
       nominalMs: 500,
       waits: draw(() => anthropicSdkDelayMs(0, random)),
     },
-    { name: "full jitter", nominalMs: 200, waits: draw(() => fullJitterMs(1, V200, random)) },
+    { name: t("full jitter"), nominalMs: 200, waits: draw(() => fullJitterMs(1, V200, random)) },
   ];
 }
 
@@ -53,6 +54,11 @@ export interface CrowdChart {
   spreadMs: number[];
   /** Per row: the most retries in one bucket. */
   busiest: number[];
+  /**
+   * What the rows of `firstRetryCrowd` show, for a sentence: the spike without jitter, Codex's and
+   * the SDK's spread, the busiest bucket of Codex and of full jitter.
+   */
+  facts: Record<"all" | "codexSpread" | "codexBusiest" | "sdkSpread" | "fullBusiest", string>;
 }
 
 /** A wait for people: whole ms from 100 up, one decimal below. */
@@ -71,19 +77,34 @@ export function crowdChart(
   const chart = timeSparklines(series, windowMs, windowMs / bucketMs);
   const spreadMs = crowd.map((c) => Math.max(...c.waits) - Math.min(...c.waits));
   const busiest = chart.counts.map((c) => Math.max(...c));
-  const notes = crowd.map(
-    (c, i) =>
-      `all ${c.waits.length} within ${ms(spreadMs[i]!)} ms (${formatNumber((100 * spreadMs[i]!) / c.nominalMs)} % of ${c.nominalMs}); busiest ${bucketMs} ms: ${busiest[i]}`,
+  const notes = crowd.map((c, i) =>
+    t("all {clients} within {spread} ms ({share} % of {nominal}); busiest {bucket} ms: {most}", {
+      clients: c.waits.length,
+      spread: ms(spreadMs[i]!),
+      share: formatNumber((100 * spreadMs[i]!) / c.nominalMs),
+      nominal: c.nominalMs,
+      bucket: bucketMs,
+      most: busiest[i],
+    }),
   );
   const beside = chart.rows.every((r, i) => displayWidth(`  ${r} ${notes[i]}`) <= width);
   const lines = chart.rows.map((r, i) => `  ${r}${beside ? ` ${notes[i]}` : ""}`);
   const nameWidth = Math.max(...crowd.map((c) => displayWidth(c.name)));
   const under = " ".repeat(nameWidth + 4);
   lines.push(`  ${chart.axis}`);
-  lines.push(
-    `${under}(first retries of ${crowd[0]?.waits.length ?? 0} clients that failed together, per ${bucketMs} ms bucket; one scale for all rows)`,
+  const caption = t(
+    "(first retries of {clients} clients that failed together, per {bucket} ms bucket; one scale for all rows)",
+    { clients: crowd[0]?.waits.length ?? 0, bucket: bucketMs },
   );
+  lines.push(`${under}${caption}`);
   if (!beside)
     for (const [i, c] of crowd.entries()) lines.push(`  ${padEnd(c.name, nameWidth)}  ${notes[i]}`);
-  return { lines, spreadMs, busiest };
+  const facts = {
+    all: String(busiest[0]),
+    codexSpread: ms(spreadMs[1]!),
+    codexBusiest: String(busiest[1]),
+    sdkSpread: ms(spreadMs[2]!),
+    fullBusiest: String(busiest[3]),
+  };
+  return { lines, spreadMs, busiest, facts };
 }

@@ -5,7 +5,7 @@
  */
 import { niceStep } from "../charts/svg.ts";
 import type { BackoffParams } from "../client/backoff.ts";
-import type { SweepRow, TimeSeries } from "./charts.ts";
+import type { SweepRow, TimeSeries } from "./series.ts";
 import {
   type HerdStrategy,
   type LatencyParams,

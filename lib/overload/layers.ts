@@ -10,6 +10,7 @@
 import { httpCall, type Outcome } from "../client/client.ts";
 import { statusText } from "../client/narrate.ts";
 import { retryLoop } from "../client/retry-loop.ts";
+import { t } from "../core/i18n.ts";
 import { type CountingServer, type Reply, startCountingServer } from "./counting-server.ts";
 
 export interface Hop {
@@ -58,10 +59,10 @@ export async function startLayerStack(options: LayerStackOptions): Promise<Layer
           attempt: () => httpCall({ method: "POST", url: below, body: {}, timeoutMs }),
           decide: (o, n) =>
             o.kind === "response" && o.status < 300
-              ? { retry: false, why: "success" }
+              ? { retry: false, why: t("success") }
               : n < tries
-                ? { retry: true, delayMs: 0, why: "failed: try again at once" }
-                : { retry: false, why: `tries used up (${tries})` },
+                ? { retry: true, delayMs: 0, why: t("failed: try again at once") }
+                : { retry: false, why: t("tries used up ({max})", { max: tries }) },
         });
         return passUp(final);
       });
@@ -105,5 +106,8 @@ export async function oneCallThrough(
 
 /** The caller's side of `oneCallThrough`: "one call to layer 1 (tries per layer: 3, 3, 3) ← 503". */
 export function oneCallText(triesPerLayer: readonly number[], outcome: Outcome): string {
-  return `one call to layer 1 (tries per layer: ${triesPerLayer.join(", ")}) ← ${statusText(outcome)}`;
+  return t("one call to layer 1 (tries per layer: {tries}) ← {status}", {
+    tries: triesPerLayer.join(", "),
+    status: statusText(outcome),
+  });
 }

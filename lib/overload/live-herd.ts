@@ -12,6 +12,7 @@ import { type BackoffParams, makeBackoff, type StrategyName } from "../client/ba
 import { httpCall } from "../client/client.ts";
 import { retryLoop } from "../client/retry-loop.ts";
 import { nowMs } from "../core/clock.ts";
+import { t } from "../core/i18n.ts";
 import { type Random, seeded } from "../core/random.ts";
 import { type Arrival, startBusyServer } from "./busy-server.ts";
 
@@ -65,12 +66,14 @@ export async function runLiveHerd(options: LiveHerdOptions): Promise<LiveHerdRes
               timeoutMs: options.timeoutMs ?? 5000,
             }),
           decide: (o, n) => {
-            if (o.kind === "response" && o.status === 200) return { retry: false, why: "served" };
-            if (n >= options.maxAttempts) return { retry: false, why: "out of attempts" };
-            return { retry: true, delayMs: backoff.nextDelayMs(n), why: "busy" };
+            if (o.kind === "response" && o.status === 200)
+              return { retry: false, why: t("served") };
+            if (n >= options.maxAttempts) return { retry: false, why: t("out of attempts") };
+            return { retry: true, delayMs: backoff.nextDelayMs(n), why: t("busy") };
           },
         });
-        return { name, attempts: run.results.length, served: run.why === "served" };
+        const served = run.final.kind === "response" && run.final.status === 200;
+        return { name, attempts: run.results.length, served };
       }),
     );
     const doneMs = nowMs() - started;
@@ -153,7 +156,13 @@ export function liveHerdTable(rows: readonly LiveHerdRow[]): {
   rows: string[][];
 } {
   return {
-    header: ["strategy", "requests", "503s", "most attempts by one agent", "all served after"],
+    header: [
+      t("strategy"),
+      t("requests"),
+      t("503s"),
+      t("most attempts by one agent"),
+      t("all served after"),
+    ],
     rows: rows.map((r) => [
       r.strategy,
       String(r.requests),
@@ -164,9 +173,23 @@ export function liveHerdTable(rows: readonly LiveHerdRow[]): {
   };
 }
 
+/** What a clean run under exponential backoff turns away per request served: "9 · 8 · 7 · … · 0". */
+export function cleanWaves(agents: number): string {
+  return `${agents - 1} · ${agents - 2} · ${agents - 3} · … · 0`;
+}
+
 /** The server's summary of a run: "full: 31 requests for 10 agents; 10 served, 21 answered 503". */
 export function liveHerdLine(row: LiveHerdRow, agents: number): string {
-  return `${row.strategy}: ${row.requests} requests for ${agents} agents; ${row.served} served, ${row.refused} answered 503`;
+  return t(
+    "{strategy}: {requests} requests for {agents} agents; {served} served, {refused} answered 503",
+    {
+      strategy: row.strategy,
+      requests: row.requests,
+      agents,
+      served: row.served,
+      refused: row.refused,
+    },
+  );
 }
 
 /**
@@ -180,11 +203,18 @@ export function liveHerdReading(
   full: LiveHerdCounts,
   simulatorRuns: number,
 ): string {
-  const counts = `full jitter was turned away ${full.refused} times, exponential ${expo.refused} times.`;
-  if (full.refused < expo.refused) return `In this run ${counts}`;
-  return (
-    `This run did not show it: ${counts} Ten agents are a small sample, and when the event loop ` +
-    `delivers each request (late and bunched on a busy machine) weighs as much as the backoff; the ` +
-    `simulator above, averaged over ${simulatorRuns} runs a point, is the measure to trust.`
-  );
+  const values = { full: full.refused, expo: expo.refused };
+  if (full.refused < expo.refused)
+    return t(
+      "In this run full jitter was turned away {full} times, exponential {expo} times.",
+      values,
+    );
+  // One line, as the message's English is wrapped in the code.
+  return t(
+    `This run did not show it: full jitter was turned away {full} times, exponential {expo} times.
+    Ten agents are a small sample, and when the event loop delivers each request (late and bunched
+    on a busy machine) weighs as much as the backoff; the simulator above, averaged over {runs} runs
+    a point, is the measure to trust.`,
+    { ...values, runs: simulatorRuns },
+  ).replace(/\s+/g, " ");
 }

@@ -11,6 +11,7 @@
 
 import { standardCall } from "../client/standard-retry.ts";
 import type { RetryQuota } from "../client/token-bucket.ts";
+import { t } from "../core/i18n.ts";
 import type { Random } from "../core/random.ts";
 import { type CountingServer, startCountingServer } from "./counting-server.ts";
 
@@ -140,22 +141,22 @@ export function outageRoundsTable(
   noBudget: readonly RoundStats[],
   budget: readonly RoundStats[],
 ): { header: string[]; rows: string[][] } {
-  const yes = (served: boolean): string => (served ? "yes" : "no");
+  const yes = (served: boolean): string => (served ? t("yes") : t("no"));
   return {
     header: [
-      "round",
-      "cause",
-      "no budget: requests",
-      "served?",
-      "budget: requests",
-      "served?",
-      "tokens left",
+      t("round"),
+      t("cause"),
+      t("no budget: requests"),
+      t("served?"),
+      t("budget: requests"),
+      t("served?"),
+      t("tokens left"),
     ],
     rows: noBudget.map((r, i) => {
       const b = budget[i]!;
       return [
         String(r.round),
-        r.causePresent ? "present" : "fixed",
+        r.causePresent ? t("present") : t("fixed"),
         String(r.arrivals),
         yes(r.served),
         String(b.arrivals),
@@ -176,22 +177,22 @@ export function outageTotalsTable(
   const rate = (rounds: readonly RoundStats[]): string => {
     const ok = after(rounds).reduce((a, r) => a + r.callsOk, 0);
     const all = after(rounds).reduce((a, r) => a + r.calls, 0);
-    return `${ok}/${all} (${Math.round((100 * ok) / all)} %)`;
+    return t("{ok}/{all} ({share} %)", { ok, all, share: Math.round((100 * ok) / all) });
   };
   return {
-    header: ["measured at the backend", "without a budget", "with the token bucket"],
+    header: [t("measured at the backend"), t("without a budget"), t("with the token bucket")],
     rows: [
       [
-        "requests during the outage",
+        t("requests during the outage"),
         String(totalArrivals(during(noBudget))),
         String(totalArrivals(during(budget))),
       ],
       [
-        "requests after the fix",
+        t("requests after the fix"),
         String(totalArrivals(after(noBudget))),
         String(totalArrivals(after(budget))),
       ],
-      ["calls ok after the fix", rate(noBudget), rate(budget)],
+      [t("calls ok after the fix"), rate(noBudget), rate(budget)],
     ],
   };
 }

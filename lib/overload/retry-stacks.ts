@@ -16,6 +16,7 @@ import {
 import { scaledWait, statusText } from "../client/narrate.ts";
 import type { Verdict } from "../client/retry-loop.ts";
 import { type HarnessOptions, harnessOverSdk, sdkCall } from "../client/sdk-retry.ts";
+import { t } from "../core/i18n.ts";
 import type { Random } from "../core/random.ts";
 import { type Reply, startCountingServer } from "./counting-server.ts";
 
@@ -77,7 +78,41 @@ export async function harnessAgainst(
 
 /** The server's count: "received 12 POSTs for one logical call (4 harness attempts); 0 carried…". */
 export function stackCountText(c: StackCount): string {
-  return `received ${c.requests} POSTs for one logical call (${c.harnessAttempts} harness attempts); ${c.withKey} carried an Idempotency-Key`;
+  return t(
+    "received {requests} POSTs for one logical call ({harnessAttempts} harness attempts); {withKey} carried an Idempotency-Key",
+    { ...c },
+  );
+}
+
+/** One run of Codex's two layers, as the table of lesson 03 sets them side by side. */
+export interface CodexRun {
+  /** Whose rules: "course page", "upstream defaults". */
+  rules: string;
+  /** What the 503 answers carried: "Retry-After: 1", "no Retry-After". */
+  carry: string;
+  samplingAttempts: number;
+  honoured: number;
+  requests: number;
+}
+
+/** Codex's runs side by side: sampling attempts, Retry-After honoured, requests at the server. */
+export function codexRunsTable(runs: readonly CodexRun[]): { header: string[]; rows: string[][] } {
+  return {
+    header: [
+      t("Codex rules"),
+      t("503 answers carry"),
+      t("sampling attempts"),
+      t("Retry-After honoured"),
+      t("requests at the server"),
+    ],
+    rows: runs.map((r) => [
+      r.rules,
+      r.carry,
+      String(r.samplingAttempts),
+      String(r.honoured),
+      String(r.requests),
+    ]),
+  };
 }
 
 /** Codex's two layers under `rules` against a server that answers `reply` to everything. */
@@ -153,17 +188,23 @@ export function firstAnswerCase(
   scale: number,
 ): { line: string; ok: boolean; row: string[] } {
   const end = statusText(run.final);
-  const waited = run.waits.map(
-    (v) => `${scaledWait(v.delayMs, scale)} (${v.honoured ? "Retry-After" : v.why})`,
+  const waited = run.waits.map((v) =>
+    t("{wait} ({why})", {
+      wait: scaledWait(v.delayMs, scale),
+      why: v.honoured ? "Retry-After" : v.why,
+    }),
   );
   return {
-    line: `${label}: first answer ${describeReply(first)}; ${run.requests} request(s) in all ← ${end}`,
-    ok: end === "201",
+    line: t(
+      "{label}: first answer {first}; {requests, plural, one {# request} other {# requests}} in all ← {end}",
+      { label, first: describeReply(first), requests: run.requests, end },
+    ),
+    ok: run.final.kind === "response" && run.final.status === 201,
     row: [
       label,
-      policy === "codex" ? "Codex (course)" : "SDK-like",
+      policy === "codex" ? t("Codex (course)") : t("SDK-like"),
       String(run.requests),
-      waited.join(", ") || "none",
+      waited.join(t(", ")) || t("none"),
       end,
     ],
   };
@@ -174,8 +215,9 @@ export function describeReply(reply: Reply): string {
   const error = (reply.body as { error?: { type?: unknown } } | undefined)?.error?.type;
   if (typeof error === "string") return `${reply.status} ${error}`;
   const headers = Object.entries(reply.headers ?? {});
-  if (headers.length === 0) return `${reply.status}, no Retry-After`;
+  if (headers.length === 0) return t("{status}, no Retry-After", { status: String(reply.status) });
   const named = (name: string): string =>
     name === "retry-after" ? "Retry-After" : name === "x-should-retry" ? "x-should-retry" : name;
-  return `${reply.status}, ${headers.map(([k, v]) => `${named(k)}: ${v}`).join(", ")}`;
+  const carried = headers.map(([k, v]) => `${named(k)}: ${v}`).join(", ");
+  return t("{status}, {headers}", { status: String(reply.status), headers: carried });
 }
