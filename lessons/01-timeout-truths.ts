@@ -1,19 +1,21 @@
 /**
  * @title The three truths behind a timeout
- * @summary A timeout only says "no answer yet": the request may never have arrived, may be done, or may still be running.
+ * @summary A timeout only says "no answer yet": the request may never have arrived, may be done, or
+ *   may still be running.
  * @run npm run lesson 1
  * @exercise 01a
- * @resource RFC 9110 §9.2.2 Idempotent Methods: https://www.rfc-editor.org/rfc/rfc9110.html#section-9.2.2
+ * @resource RFC 9110 §9.2.2 Idempotent Methods:
+ *   https://www.rfc-editor.org/rfc/rfc9110.html#section-9.2.2
  * @resource RFC 9110 §9.2.1 Safe Methods and §18.2 Table 7 (POST: idempotent "no")
  * @resource Amazon Builders' Library, "Timeouts, retries, and backoff with jitter" (Marc Brooker)
  *
- * What you will see: a test agent files one bug report to a real `node:http` tracker over loopback,
- * backed by a real SQLite file. Three times the agent waits 150 ms and hears nothing, and three times
- * it retries blindly. Each time the server did something different, and the database ends up with a
- * different number of reports. Then the same accident with PUT instead of POST.
+ * What you will see: a test agent files one bug report to a real `node:http` tracker over
+ * loopback, backed by a real SQLite file. Three times the agent waits 150 ms and hears nothing, and
+ * three times it retries blindly. Each time the server did something different, and the database
+ * ends up with a different number of reports. Then the same accident with PUT instead of POST.
  */
 import { fileReport, httpCall, type Outcome } from "../lib/client/client.ts";
-import { agentLog } from "../lib/client/narrate.ts";
+import { agentLog, statusText } from "../lib/client/narrate.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
 import { t } from "../lib/core/i18n.ts";
 import { seeded } from "../lib/core/random.ts";
@@ -27,8 +29,8 @@ const random = seeded(seed);
 const scratch = scratchDir();
 
 // The agent's patience: a real client would wait seconds (the course's story says 2 s); here it is
-// scaled down so the chapter runs in about a second. The agent makes at most two attempts and does not
-// use any idempotency key: a *blind* retry.
+// scaled down so the chapter runs in about a second. At most two attempts, and no idempotency key:
+// a *blind* retry.
 const TIMEOUT_MS = 150;
 const report = {
   title: "Login button does nothing",
@@ -39,16 +41,16 @@ const report = {
 trace.title(heading);
 trace.prose(
   t(
-    `The agent files one bug report and waits {ms} ms. When no answer comes, it only knows
-  "no answer". It cannot see the server. Here are the three things that may have happened there, played
+    `The agent files one bug report and waits {ms} ms. When no answer comes, it only knows "no
+  answer". It cannot see the server. Here are the three things that may have happened there, played
   for real: a fault is injected on the server for request #1, and the agent retries once, blindly.`,
     { ms: TIMEOUT_MS },
   ),
 );
 
-// Each case gets a fresh tracker and a fresh SQLite file, a fault for request #1, and the same agent.
-// `faults` is how the lesson steers the server: request numbers count arrivals at the server (the
-// retry is #2), and every pause is a gate the lesson opens, never a sleep.
+// Each case gets a fresh tracker and a fresh SQLite file, a fault for request #1, and the same
+// agent. `faults` is how the lesson steers the server: request numbers count arrivals at the server
+// (the retry is #2), and every pause is a gate the lesson opens, never a sleep.
 interface CaseResult {
   firstAttempt: Outcome;
   reports: number;
@@ -84,9 +86,7 @@ async function runCase(
   }
 }
 
-// ## Truth 1: the request never arrived
-// The connection broke, or a proxy dropped the request before any handler ran. Nothing happened on
-// the server, so resending is harmless: one report.
+// A connection broken, or a proxy that dropped the request before any handler ran.
 trace.section(t("Truth 1 · the request never arrived"));
 const truth1 = await runCase("truth1", "drop-request");
 trace.knows(
@@ -95,9 +95,7 @@ trace.knows(
 );
 trace.count(truth1.reports, 1);
 
-// ## Truth 2: it was done, and the answer was lost
-// The handler inserted the report and committed; then the answer was lost on the way back (a reset
-// connection, a crashed proxy, a network partition). The blind retry files the report again.
+// A reset connection, a crashed proxy, a network partition: after the commit.
 trace.section(t("Truth 2 · it arrived, was done, and the answer was lost"));
 const truth2 = await runCase("truth2", "lose-response");
 trace.knows(
@@ -106,11 +104,9 @@ trace.knows(
 );
 trace.count(truth2.reports, 1);
 
-// ## Truth 3: it is still running
-// The handler is slow (a lock, a long query, a GC pause). The agent gives up waiting, but the server
-// has not: the retry arrives while the first request is still in progress, and the two run side by
-// side. The lesson holds request #1 at its gate until the agent has its answer from the retry, then
-// lets #1 finish: the agent believes it is done while the server is still working for it.
+// A lock, a long query, a GC pause. The lesson holds request #1 at its gate until the agent has its
+// answer from the retry, then lets #1 finish: the agent believes it is done while the server is
+// still working for it.
 trace.section(t("Truth 3 · it arrived and is still running"));
 const truth3 = await runCase("truth3", "slow", async (faults, call) => {
   await faults.reached(2, "arrived");
@@ -129,13 +125,12 @@ trace.knows(
 );
 trace.count(truth3.reports, 1);
 
-// ## From the agent's side, the three are one
-// Compare what the first attempt returned in each case. The agent cannot tell them apart: the same
-// outcome, after the same wait. That is the whole problem.
 trace.section(t("What the agent saw on its first attempt"));
 const firsts = [truth1, truth2, truth3].map((c) => c.firstAttempt);
 const kinds = firsts.map((o) =>
-  o.kind === "timeout" ? t("timeout (no answer within {ms} ms)", { ms: TIMEOUT_MS }) : o.kind,
+  o.kind === "timeout"
+    ? t("timeout (no answer within {ms} ms)", { ms: TIMEOUT_MS })
+    : statusText(o),
 );
 trace.table(
   [t("case"), t("first attempt's outcome")],
@@ -148,24 +143,22 @@ trace.prose(
     : t("The outcomes differ in this run, which should not happen: look at the trace above."),
 );
 
-// ## What RFC 9110 says
-// §9.2.2 defines an idempotent method and says when a client may retry on its own. We show the rule
-// live: the same lost answer, once for PUT /reports/7 (the client names the resource, so a repeat
-// replaces it) and once for POST /reports (the server creates a new resource each time).
+// The rule played live: the same lost answer, once for PUT /reports/7 (the client names the
+// resource, so a repeat replaces it) and once for POST /reports (a new resource each time).
 trace.section(t("RFC 9110 §9.2.2 · idempotent methods"));
 trace.prose(
   t(`"A request method is considered 'idempotent' if the intended effect on the server of multiple
   identical requests with that method is the same as the effect for a single such request."`),
 );
 trace.prose(
-  t(`"PUT, DELETE, and safe request methods are idempotent" (the safe ones, §9.2.1: GET, HEAD, OPTIONS,
-  TRACE). POST is not: §18.2, Table 7 lists it as idempotent "no".`),
+  t(`"PUT, DELETE, and safe request methods are idempotent" (the safe ones, §9.2.1: GET, HEAD,
+  OPTIONS, TRACE). POST is not: §18.2, Table 7 lists it as idempotent "no".`),
 );
 trace.prose(
-  t(`"A client SHOULD NOT automatically retry a request with a non-idempotent method unless it has some
-  means to know that the request semantics are actually idempotent, regardless of the method, or some means
-  to detect that the original request was never applied." That escape clause is where idempotency keys
-  come in (lesson 04).`),
+  t(`"A client SHOULD NOT automatically retry a request with a non-idempotent method unless it has
+  some means to know that the request semantics are actually idempotent, regardless of the method,
+  or some means to detect that the original request was never applied." That escape clause is where
+  idempotency keys come in (lesson 04).`),
 );
 
 async function sendTwice(method: "PUT" | "POST", path: string): Promise<number> {
@@ -188,7 +181,7 @@ async function sendTwice(method: "PUT" | "POST", path: string): Promise<number> 
         "agent",
         t("attempt {attempt} ← {outcome}", {
           attempt,
-          outcome: o.kind === "response" ? o.status : o.kind,
+          outcome: statusText(o),
         }),
         o.kind === "response" ? "ok" : "bad",
       );
@@ -206,7 +199,6 @@ trace.count(putRows, 1, t("rows after PUT twice"));
 const postRows = await sendTwice("POST", "/reports");
 trace.count(postRows, 1, t("rows after POST twice"));
 
-// ## The three truths, measured
 // Every number in this table was counted in the SQLite files above, in this run.
 trace.section(t("The three truths, as measured in this run"));
 trace.table(
@@ -220,8 +212,9 @@ trace.table(
   ],
 );
 trace.prose(
-  t(`A timeout is not a failure: it is "unknown". Before retrying, ask whether sending again makes another
-  side effect. Next: how long to wait before the retry (lesson 02). Exercise 01a: npm run check 1.`),
+  t(`A timeout is not a failure: it is "unknown". Before retrying, ask whether sending again makes
+  another side effect. Next: how long to wait before the retry (lesson 02). Exercise 01a: npm run
+  check 1.`),
 );
 
 scratch.remove();

@@ -6,6 +6,7 @@
  */
 import { request } from "node:http";
 import { sleep, timeoutSignal } from "../core/clock.ts";
+import { currentLang, type Lang, tIn } from "../core/i18n.ts";
 import { type Random, uuid } from "../core/random.ts";
 import { readRetryAfter } from "./retry-after.ts";
 
@@ -79,25 +80,29 @@ export function httpCall(call: HttpCall): Promise<Outcome> {
   });
 }
 
-/** Describes an outcome in a few words, for traces. */
-export function describeOutcome(o: Outcome): string {
+/**
+ * Describes an outcome in a few words, for traces: "201, report 3", "409: key in progress",
+ * "no response within 150 ms (timeout)". In the process's language, or in `lang` (words meant for a
+ * model, say, rather than for the person reading the trace).
+ */
+export function describeOutcome(o: Outcome, lang: Lang = currentLang()): string {
   switch (o.kind) {
     case "response": {
       const b = o.body as { id?: unknown; detail?: unknown } | undefined;
-      const extra =
+      const answer =
         b && typeof b.id === "number"
-          ? `, report ${b.id}`
+          ? tIn(lang, "{status}, report {id}", { status: String(o.status), id: String(b.id) })
           : b && typeof b.detail === "string"
-            ? `: ${b.detail}`
-            : "";
-      const replayed =
-        o.headers["idempotent-replayed"] === "true" ? " (Idempotent-Replayed: true)" : "";
-      return `${o.status}${extra}${replayed}`;
+            ? tIn(lang, "{status}: {detail}", { status: String(o.status), detail: b.detail })
+            : String(o.status);
+      return o.headers["idempotent-replayed"] === "true"
+        ? tIn(lang, "{answer} (Idempotent-Replayed: true)", { answer })
+        : answer;
     }
     case "timeout":
-      return `no response within ${o.limitMs} ms (timeout)`;
+      return tIn(lang, "no response within {ms} ms (timeout)", { ms: String(o.limitMs) });
     case "error":
-      return `network error ${o.code}`;
+      return tIn(lang, "network error {code}", { code: o.code });
   }
 }
 

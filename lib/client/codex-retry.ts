@@ -13,6 +13,7 @@
  * Both layers sleep Codex's backoff, 200 ms × 2^(n−1) × U[0.9, 1.1), unless a delay is honoured.
  */
 
+import { t } from "../core/i18n.ts";
 import type { Random } from "../core/random.ts";
 import { codexBackoffMs } from "./backoff.ts";
 import { httpCall, type Outcome } from "./client.ts";
@@ -49,19 +50,21 @@ const serverError = (o: Outcome): boolean => o.kind !== "response" || o.status >
 const backoff = (retriesSoFar: number, random: Random): Verdict => ({
   retry: true,
   delayMs: codexBackoffMs(retriesSoFar + 1, random),
-  why: "backoff",
+  why: t("backoff"),
 });
 
 /** Common first checks: success, a quota 429, retries used up. */
 function settled(o: Outcome, retriesSoFar: number, max: number): Verdict | undefined {
-  if (ok(o)) return { retry: false, why: "success" };
-  if (isQuota429(o)) return { retry: false, why: "quota used up: stop at once" };
-  if (retriesSoFar >= max) return { retry: false, why: `retries used up (${max})` };
+  if (ok(o)) return { retry: false, why: t("success") };
+  if (isQuota429(o)) return { retry: false, why: t("quota used up: stop at once") };
+  if (retriesSoFar >= max) return { retry: false, why: t("retries used up ({max})", { max }) };
   return undefined;
 }
 
 export const COURSE_CODEX: CodexRules = {
-  name: "the course's account",
+  get name() {
+    return t("the course's account");
+  },
   httpMaxRetries: 2,
   streamMaxRetries: 2,
   http: (o, k, _random, now) => {
@@ -70,25 +73,33 @@ export const COURSE_CODEX: CodexRules = {
     const asked = o.kind === "response" ? readRetryAfter(o.headers, now) : undefined;
     const status = o.kind === "response" ? o.status : 0;
     if (asked && (status === 429 || status >= 500)) {
-      return { retry: true, delayMs: Math.max(0, asked.ms), why: `Retry-After: ${asked.raw}` };
+      const delayMs = Math.max(0, asked.ms);
+      return { retry: true, delayMs, why: `Retry-After: ${asked.raw}`, honoured: true };
     }
-    if (status === 429) return { retry: false, why: "429 without Retry-After: not retried" };
-    return { retry: false, why: "no Retry-After: left to the sampling layer" };
+    if (status === 429) return { retry: false, why: t("429 without Retry-After: not retried") };
+    return { retry: false, why: t("no Retry-After: left to the sampling layer") };
   },
   stream: (o, k, random, now) => {
     const done = settled(o, k, 2);
     if (done) return done;
     if (!serverError(o))
-      return { retry: false, why: `${o.kind === "response" ? o.status : o.kind}: not retried` };
+      return {
+        retry: false,
+        why: t("{status}: not retried", {
+          status: o.kind === "response" ? String(o.status) : o.kind,
+        }),
+      };
     const asked = o.kind === "response" ? readRetryAfter(o.headers, now) : undefined;
     return asked && asked.ms > 0
-      ? { retry: true, delayMs: asked.ms, why: `Retry-After: ${asked.raw}` }
+      ? { retry: true, delayMs: asked.ms, why: `Retry-After: ${asked.raw}`, honoured: true }
       : backoff(k, random);
   },
 };
 
 export const UPSTREAM_CODEX: CodexRules = {
-  name: "upstream openai/codex",
+  get name() {
+    return t("upstream openai/codex");
+  },
   httpMaxRetries: 4,
   streamMaxRetries: 5,
   http: (o, k, random) =>
@@ -96,7 +107,7 @@ export const UPSTREAM_CODEX: CodexRules = {
     (serverError(o) ? backoff(k, random) : { retry: false, why: "retry_429: false" }),
   stream: (o, k, random) =>
     settled(o, k, 5) ??
-    (serverError(o) ? backoff(k, random) : { retry: false, why: "not retried here" }),
+    (serverError(o) ? backoff(k, random) : { retry: false, why: t("not retried here") }),
 };
 
 export interface CodexCallOptions {

@@ -9,8 +9,13 @@
  */
 import { sleep } from "../core/clock.ts";
 
-/** After an attempt: stop, or wait `delayMs` (real, unscaled) and go again. */
-export type Verdict = { retry: false; why: string } | { retry: true; delayMs: number; why: string };
+/**
+ * After an attempt: stop, or wait `delayMs` (real, unscaled) and go again. `why` is said to a person;
+ * `honoured` marks a wait the server asked for (Retry-After, retry-after-ms).
+ */
+export type Verdict =
+  | { retry: false; why: string }
+  | { retry: true; delayMs: number; why: string; honoured?: boolean };
 
 export interface LoopOptions<T> {
   /** Makes attempt `n` (1 for the first). */

@@ -14,6 +14,7 @@
  * Then the harness: a hand-written loop around the SDK call, so the two multiply.
  */
 
+import { t } from "../core/i18n.ts";
 import type { Random } from "../core/random.ts";
 import { anthropicSdkDelayMs } from "./backoff.ts";
 import { httpCall, isRetryable, type Outcome } from "./client.ts";
@@ -63,8 +64,11 @@ export function sdkRetryDelay(
     return { ms: asked.ms, source: asked.from };
   const backoff = { ms: anthropicSdkDelayMs(retriesSoFar, random), source: "backoff" as const };
   if (!asked) return backoff;
-  const why = asked.ms <= 0 ? "not in the future" : `over ${SDK_RETRY_AFTER_CEILING_MS / 1000} s`;
-  return { ...backoff, ignored: `${asked.from} ${why}` };
+  const ignored =
+    asked.ms <= 0
+      ? t("{header} not in the future", { header: asked.from })
+      : t("{header} over {s} s", { header: asked.from, s: SDK_RETRY_AFTER_CEILING_MS / 1000 });
+  return { ...backoff, ignored };
 }
 
 /** The SDK's verdict after a request that was retry number `retriesSoFar` (0 for the first request). */
@@ -75,23 +79,23 @@ export function sdkVerdict(
   random: Random,
   nowMs: number,
 ): Verdict {
-  if (outcome.kind === "response" && outcome.status < 300) return { retry: false, why: "success" };
-  if (!sdkShouldRetry(outcome)) return { retry: false, why: "not retryable" };
-  if (retriesSoFar >= maxRetries) return { retry: false, why: `retries used up (${maxRetries})` };
+  if (outcome.kind === "response" && outcome.status < 300)
+    return { retry: false, why: t("success") };
+  if (!sdkShouldRetry(outcome)) return { retry: false, why: t("not retryable") };
+  if (retriesSoFar >= maxRetries)
+    return { retry: false, why: t("retries used up ({max})", { max: maxRetries }) };
   const d = sdkRetryDelay(
     retriesSoFar,
     outcome.kind === "response" ? outcome.headers : {},
     random,
     nowMs,
   );
-  return {
-    retry: true,
-    delayMs: d.ms,
-    why:
-      d.source === "backoff"
-        ? `backoff${d.ignored ? `; ${d.ignored}, ignored` : ""}`
-        : `server asked (${d.source})`,
-  };
+  if (d.source !== "backoff") {
+    const why = t("server asked ({header})", { header: d.source });
+    return { retry: true, delayMs: d.ms, why, honoured: true };
+  }
+  const why = d.ignored ? t("backoff; {ignored}, ignored", { ignored: d.ignored }) : t("backoff");
+  return { retry: true, delayMs: d.ms, why };
 }
 
 export interface SdkCallOptions {
@@ -157,13 +161,16 @@ export function harnessOverSdk(
     },
     decide: (call, n) => {
       const ok = call.final.kind === "response" && call.final.status < 300;
-      if (ok) return { retry: false, why: "success" };
+      if (ok) return { retry: false, why: t("success") };
       if (n >= harness.attempts)
-        return { retry: false, why: `harness attempts used up (${harness.attempts})` };
+        return {
+          retry: false,
+          why: t("harness attempts used up ({max})", { max: harness.attempts }),
+        };
       return {
         retry: true,
         delayMs: harness.pauseMs,
-        why: "the SDK call failed: the harness tries again",
+        why: t("the SDK call failed: the harness tries again"),
       };
     },
     ...(sdk.timeScale !== undefined ? { timeScale: sdk.timeScale } : {}),

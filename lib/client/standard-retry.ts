@@ -4,6 +4,7 @@
  * a shared retry quota (lib/client/token-bucket.ts) that must pay for every retry.
  */
 
+import { t } from "../core/i18n.ts";
 import type { Random } from "../core/random.ts";
 import { fullJitterMs } from "./backoff.ts";
 import { httpCall, isRetryable, type Outcome } from "./client.ts";
@@ -49,13 +50,14 @@ export async function standardCall(options: StandardCallOptions): Promise<Standa
     decide: (outcome, n) => {
       if (outcome.kind === "response" && outcome.status < 300) {
         options.quota?.recordSuccess(lastRetryCost);
-        return { retry: false, why: "success" };
+        return { retry: false, why: t("success") };
       }
-      if (!isRetryable(outcome)) return { retry: false, why: "not retryable" };
-      if (n >= maxAttempts) return { retry: false, why: `attempts used up (${maxAttempts})` };
+      if (!isRetryable(outcome)) return { retry: false, why: t("not retryable") };
+      if (n >= maxAttempts)
+        return { retry: false, why: t("attempts used up ({max})", { max: maxAttempts }) };
       if (options.quota) {
         const cost = options.quota.acquire(retryKindOf(outcome));
-        if (cost === undefined) return { retry: false, why: "the retry quota is empty" };
+        if (cost === undefined) return { retry: false, why: t("the retry quota is empty") };
         lastRetryCost = cost;
       }
       const throttled = outcome.kind === "response" && outcome.status === 429;
@@ -63,7 +65,7 @@ export async function standardCall(options: StandardCallOptions): Promise<Standa
       return {
         retry: true,
         delayMs: fullJitterMs(n - 1, { baseMs, capMs: AWS_STANDARD_MAX_DELAY_MS }, options.random),
-        why: "full-jitter backoff",
+        why: t("full-jitter backoff"),
       };
     },
     ...(options.timeScale !== undefined ? { timeScale: options.timeScale } : {}),

@@ -54,6 +54,19 @@ export const AWS_RETRIES_2026 = Object.freeze({
   throttlingRetryCost: 5,
 });
 
+/** The 2026 defaults, for a sentence: base delays, and what a retry costs. */
+export function retries2026Facts(): Record<
+  "base" | "throttlingBase" | "cost" | "throttling",
+  string
+> {
+  return {
+    base: String(AWS_RETRIES_2026.baseDelayMs),
+    throttlingBase: String(AWS_RETRIES_2026.throttlingBaseDelayMs),
+    cost: String(AWS_RETRIES_2026.retryCost),
+    throttling: String(AWS_RETRIES_2026.throttlingRetryCost),
+  };
+}
+
 /**
  * What failed, as the JS SDK classifies it: `transient` (500, 502, 503, 504, a timeout, a reset
  * connection), `throttling` (429), or `other` (any other retryable answer).
@@ -68,6 +81,30 @@ export function retryKindOf(outcome: Outcome): RetryKind {
   if (outcome.kind !== "response") return "transient";
   if (outcome.status === 429) return "throttling";
   return TRANSIENT_STATUSES.includes(outcome.status) ? "transient" : "other";
+}
+
+/** What a full bucket charges for a retry after an answer with this HTTP status. */
+export function retryCostAfter(status: number, params: Readonly<QuotaParams> = AWS_STANDARD_QUOTA) {
+  const outcome: Outcome = { kind: "response", status, headers: {}, body: undefined };
+  return new RetryQuota(params).acquire(retryKindOf(outcome));
+}
+
+/**
+ * A bucket's rules, for a sentence: its capacity, what a retry costs after a transient error and
+ * after throttling (as the code charges them for a 503 and a 429), what a success without retry
+ * pays back, and so how many such successes pay for one retry once the bucket is drained.
+ */
+export function quotaFacts(params: Readonly<QuotaParams> = AWS_STANDARD_QUOTA) {
+  const [cost503, cost429] = [retryCostAfter(503, params) ?? 0, retryCostAfter(429, params) ?? 0];
+  return {
+    capacity: String(params.capacity),
+    transient: String(params.transientRetryCost),
+    throttling: String(params.retryCost),
+    cost503: String(cost503),
+    back: String(params.noRetryIncrement),
+    per503: String(cost503 / params.noRetryIncrement),
+    per429: String(cost429 / params.noRetryIncrement),
+  };
 }
 
 /** A shared retry budget. One per client, shared by all its calls. */

@@ -1,22 +1,38 @@
 /**
  * Plain-text tables and charts for the herd simulator's results: pure functions that return strings
  * (no colour, no terminal queries), built from Unicode block characters, so lessons can print them
- * anywhere. Widths are display widths (lib/core/text.ts), so a Chinese label lines up too.
+ * anywhere. Widths are display widths (lib/core/text.ts), so a Chinese label lines up too; their
+ * words are in the process's language (the numbers behind them: series.ts).
  */
+import { t } from "../core/i18n.ts";
 import { displayWidth, padEnd, padStart } from "../core/text.ts";
+import {
+  bucketCounts,
+  formatNumber,
+  type Series,
+  type SweepMetric,
+  type SweepRow,
+  sweepAxes,
+  sweepSeries,
+  sweepValue,
+  type TimeSeries,
+} from "./series.ts";
+
+export {
+  bucketCounts,
+  formatNumber,
+  type Series,
+  type SweepMetric,
+  type SweepRow,
+  silentBuckets,
+  sweepSeries,
+  type TimeSeries,
+} from "./series.ts";
 
 /** Eighth blocks for horizontal bars, 1/8 to 8/8 of a character cell. */
 const EIGHTHS = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"] as const;
 /** Heights for sparklines: a space for zero, then 1/8 to 8/8 of a cell. */
 const LEVELS = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] as const;
-
-/** A number for people: thousands grouped with commas, up to `decimals` decimals (exactly, if `fixed`). */
-export function formatNumber(value: number, decimals = 0, fixed = false): string {
-  return value.toLocaleString("en-US", {
-    maximumFractionDigits: decimals,
-    minimumFractionDigits: fixed ? decimals : 0,
-  });
-}
 
 /** A table with a header row; numbers (strings that look numeric) are right-aligned. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -84,12 +100,6 @@ export function sparkline(values: readonly number[], max = Math.max(0, ...values
     .join("");
 }
 
-export interface Series {
-  name: string;
-  /** y for each x of the chart's shared x values, in the same order. */
-  values: readonly number[];
-}
-
 export interface SeriesChartOptions {
   /** What the x values are, e.g. "clients". */
   xLabel: string;
@@ -128,32 +138,43 @@ export function seriesChart(series: readonly Series[], options: SeriesChartOptio
         : left + right.padStart(Math.max(right.length + 1, span - left.length));
   }
   lines.push(`${" ".repeat(nameWidth)}  ${axis}  ${options.xLabel}`);
+  const full = `${formatNumber(max)}${unit}`;
   lines.push(
-    `${" ".repeat(nameWidth)}  (one scale for all rows: a full block is ${formatNumber(max)}${unit})`,
+    `${" ".repeat(nameWidth)}  ${t("(one scale for all rows: a full block is {full})", { full })}`,
   );
   return lines.join("\n");
 }
 
-/** Counts of `timesMs` in `buckets` equal buckets over [0, untilMs); later times are left out. */
-export function bucketCounts(
-  timesMs: readonly number[],
+/**
+ * Several series of times counted in `buckets` buckets over [0, `untilMs`), one sparkline each, all
+ * on one scale: `name │ ▁▂█ │` rows (names padded to one width), and the time axis under them.
+ */
+export function timeSparklines(
+  series: readonly TimeSeries[],
   untilMs: number,
   buckets: number,
-): number[] {
-  const counts = new Array<number>(buckets).fill(0);
-  const width = untilMs / buckets;
-  for (const t of timesMs) {
-    if (t < 0 || t >= untilMs) continue;
-    const i = Math.min(buckets - 1, Math.floor(t / width));
-    counts[i]!++;
-  }
-  return counts;
+): { rows: string[]; axis: string; counts: number[][]; peak: number } {
+  const counts = series.map((s) => bucketCounts(s.timesMs, untilMs, buckets));
+  const peak = Math.max(0, ...counts.flat());
+  const nameWidth = Math.max(0, ...series.map((s) => displayWidth(s.name)));
+  const rows = series.map(
+    (s, i) => `${padEnd(s.name, nameWidth)} │${sparkline(counts[i]!, peak)}│`,
+  );
+  const axis = `${" ".repeat(nameWidth)}  0${padStart(`${formatNumber(untilMs)} ms`, buckets - 1)}`;
+  return { rows, axis, counts, peak };
 }
 
-export interface TimeSeries {
-  name: string;
-  /** When each write reached the server, ms (from any number of runs). */
-  timesMs: readonly number[];
+/**
+ * `timeSparklines` in buckets of `bucketMs`, the axis running to the first whole bucket after the
+ * last time.
+ */
+export function bucketSparklines(
+  series: readonly TimeSeries[],
+  bucketMs: number,
+): ReturnType<typeof timeSparklines> {
+  const last = Math.max(0, ...series.flatMap((s) => s.timesMs.map((t) => t + 1)));
+  const untilMs = Math.ceil(last / bucketMs) * bucketMs;
+  return timeSparklines(series, untilMs, untilMs / bucketMs);
 }
 
 export interface HistogramOptions {
@@ -193,42 +214,22 @@ export function writeTimeHistogram(
     const c = counts[i]!;
     const peak = Math.max(0, ...c);
     const line = sparkline(c.map(height), height(options.sharedScale === true ? sharedMax : peak));
-    return `${padEnd(s.name, nameWidth)} │${line}│ peak ${formatNumber(peak / runs)}`;
+    return `${padEnd(s.name, nameWidth)} │${line}│ ${t("peak {peak}", { peak: formatNumber(peak / runs) })}`;
   });
   const right = `${formatNumber(options.untilMs)} ms`;
   lines.push(`${" ".repeat(nameWidth)}  0${right.padStart(Math.max(right.length, buckets - 1))}`);
+  const ms = formatNumber(bucketMs);
   const notes = [
-    `writes per ${formatNumber(bucketMs)} ms bucket${runs > 1 ? ` over ${runs} runs; peak is per run` : ""}`,
-    options.sharedScale === true ? "one scale for all rows" : "each row scaled to its own peak",
+    runs > 1
+      ? t("writes per {ms} ms bucket over {runs} runs; peak is per run", { ms, runs })
+      : t("writes per {ms} ms bucket", { ms }),
+    options.sharedScale === true
+      ? t("one scale for all rows")
+      : t("each row scaled to its own peak"),
   ];
-  if (options.sqrt === true) notes.push("height by square root");
-  lines.push(`${" ".repeat(nameWidth)}  (${notes.join("; ")})`);
+  if (options.sqrt === true) notes.push(t("height by square root"));
+  lines.push(`${" ".repeat(nameWidth)}  ${t("({notes})", { notes: notes.join(t("; ")) })}`);
   return lines.join("\n");
-}
-
-/** One row of a sweep (what `simulateMany` returns). */
-export interface SweepRow {
-  strategy: string;
-  clients: number;
-  calls: number;
-  completionMs: number;
-}
-
-export type SweepMetric = "calls" | "completionMs";
-
-function sweepAxes(rows: readonly SweepRow[]): { strategies: string[]; clients: number[] } {
-  const strategies = [...new Set(rows.map((r) => r.strategy))];
-  const clients = [...new Set(rows.map((r) => r.clients))];
-  return { strategies, clients };
-}
-
-function lookup(
-  rows: readonly SweepRow[],
-  strategy: string,
-  clients: number,
-  metric: SweepMetric,
-): number | undefined {
-  return rows.find((r) => r.strategy === strategy && r.clients === clients)?.[metric];
 }
 
 /** A table of one metric: a row per client count, a column per strategy. */
@@ -237,31 +238,18 @@ export function sweepTable(rows: readonly SweepRow[], metric: SweepMetric, decim
   const body = clients.map((n) => [
     String(n),
     ...strategies.map((s) => {
-      const v = lookup(rows, s, n, metric);
+      const v = sweepValue(rows, s, n, metric);
       return v === undefined ? "" : formatNumber(v, decimals, true);
     }),
   ]);
-  return table(["clients", ...strategies], body);
-}
-
-/** One metric of a sweep as series: a series per strategy, a value per client count (0 if missing). */
-export function sweepSeries(
-  rows: readonly SweepRow[],
-  metric: SweepMetric,
-): { clients: number[]; series: Series[] } {
-  const { strategies, clients } = sweepAxes(rows);
-  const series = strategies.map((name) => ({
-    name,
-    values: clients.map((n) => lookup(rows, name, n, metric) ?? 0),
-  }));
-  return { clients, series };
+  return table([t("clients"), ...strategies], body);
 }
 
 /** `seriesChart` of one metric: a line per strategy across the client counts. */
 export function sweepChart(rows: readonly SweepRow[], metric: SweepMetric, unit = ""): string {
   const { clients, series } = sweepSeries(rows, metric);
   return seriesChart(series, {
-    xLabel: "clients",
+    xLabel: t("clients"),
     xs: clients,
     unit,
     cellsPerPoint: clients.length <= 10 ? 3 : 1,

@@ -4,13 +4,14 @@
  * with `--csv` one CSV row per point.
  */
 
-import { parseArgs } from "node:util";
 import { type BackoffParams, HERD_PARAMS } from "../client/backoff.ts";
-import { UsageError } from "../core/cli.ts";
+import { parseCommand, runMain, UsageError } from "../core/cli.ts";
+import { t } from "../core/i18n.ts";
 import { terminalWidth, wrapKeepingSpaces } from "../core/text.ts";
-import { formatNumber, sweepBars, sweepChart, sweepTable, writeTimeHistogram } from "./charts.ts";
+import { formatNumber, sweepBars, writeTimeHistogram } from "./charts.ts";
 import { herdCsv } from "./csv.ts";
 import { simulateManyParallel } from "./parallel.ts";
+import { sweepBlocks } from "./report.ts";
 import {
   HERD_LATENCY,
   HERD_STRATEGIES,
@@ -29,33 +30,58 @@ const DEFAULT_SEED = 1;
 const MAX_CLIENTS = 1000;
 const MAX_RUNS = 100_000;
 
-const HELP = `Usage: npm run herd -- [options]
+const OPTIONS = {
+  clients: { type: "string" },
+  runs: { type: "string" },
+  seed: { type: "string" },
+  strategies: { type: "string" },
+  base: { type: "string" },
+  cap: { type: "string" },
+  "latency-mean": { type: "string" },
+  "latency-sd": { type: "string" },
+  threads: { type: "string" },
+  csv: { type: "boolean" },
+  svg: { type: "string" },
+} as const;
 
-The thundering-herd simulator (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015):
-N clients read a version and write it back; a write whose version moved fails, and the client
-backs off and tries again. Prints the mean write calls and completion time per strategy.
-
-Options:
-  --clients <list>      client counts, comma-separated (default ${DEFAULT_CLIENTS.join(",")};
-                        the blog's sweep is 10,20,...,190)
-  --runs <n>            runs per point, averaged (default ${DEFAULT_RUNS})
-  --seed <int>          seed; the same seed prints the same numbers (default ${DEFAULT_SEED})
-  --strategies <list>   comma-separated (default all): ${HERD_STRATEGIES.slice(0, 3).join(", ")},
-                        ${HERD_STRATEGIES.slice(3).join(", ")}
-  --base <ms>            backoff base, ms (default ${HERD_PARAMS.baseMs}, as in the original)
-  --cap <ms>             backoff cap, ms (default ${HERD_PARAMS.capMs})
-  --latency-mean <ms>    one-way network latency's mean, ms (default ${HERD_LATENCY.meanMs})
-  --latency-sd <ms>      its standard deviation, ms (default ${HERD_LATENCY.sdMs}); a hop takes
-                         |Normal(mean, sd)| ms
-  --threads <n>         threads to use (default: one per core)
-  --csv                 print CSV: strategy,clients,calls,completion_ms
-  --svg <dir>           also write the charts as SVG files into <dir> (created if
-                        missing): herd-calls.svg, herd-completion.svg,
-                        herd-write-times.svg
-  --help                this text
-`;
-
-/** Bad command-line input: printed as one line, exit code 2. */
+/** The command line and its help, in the process's language. */
+function commandSpec() {
+  return {
+    usage: "npm run herd -- [options]",
+    description: t(`The thundering-herd simulator (AWS Architecture Blog, "Exponential Backoff And
+Jitter", 2015): N clients read a version and write it back; a write whose version moved fails, and
+the client backs off and tries again. Prints the mean write calls and completion time per strategy.`),
+    options: OPTIONS,
+    optionHelp: {
+      clients: t(
+        "client counts, comma-separated (default {clients}; the blog's sweep is 10,20,...,190)",
+        { clients: DEFAULT_CLIENTS.join(",") },
+      ),
+      runs: t("runs per point, averaged (default {runs})", { runs: DEFAULT_RUNS }),
+      seed: t("seed; the same seed prints the same numbers (default {seed})", {
+        seed: DEFAULT_SEED,
+      }),
+      strategies: t("comma-separated (default all): {strategies}", {
+        strategies: HERD_STRATEGIES.join(", "),
+      }),
+      base: t("backoff base, ms (default {ms}, as in the original)", { ms: HERD_PARAMS.baseMs }),
+      cap: t("backoff cap, ms (default {ms})", { ms: HERD_PARAMS.capMs }),
+      "latency-mean": t("one-way network latency's mean, ms (default {ms})", {
+        ms: HERD_LATENCY.meanMs,
+      }),
+      "latency-sd": t(
+        "its standard deviation, ms (default {ms}); a hop takes |Normal(mean, sd)| ms",
+        { ms: HERD_LATENCY.sdMs },
+      ),
+      threads: t("threads to use (default: one per core)"),
+      csv: t("print CSV: strategy,clients,calls,completion_ms"),
+      svg: t(
+        `also write the charts as SVG files into this folder (created if missing):
+        herd-calls.svg, herd-completion.svg, herd-write-times.svg`,
+      ),
+    },
+  };
+}
 
 interface Options {
   clients: number[];
@@ -67,50 +93,23 @@ interface Options {
   threads: number | undefined;
   csv: boolean;
   svg: string | undefined;
-  help: boolean;
 }
 
 function positiveInteger(flag: string, text: string, max: number): number {
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
     throw new UsageError(
-      `${flag} must be an integer from 1 to ${formatNumber(max)}, got '${text}'`,
+      t('{flag} must be an integer from 1 to {max}, got "{text}"', {
+        flag,
+        max: formatNumber(max),
+        text,
+      }),
     );
   }
   return Number(text);
 }
 
 function parseOptions(argv: string[]): Options {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        clients: { type: "string" },
-        runs: { type: "string" },
-        seed: { type: "string" },
-        strategies: { type: "string" },
-        threads: { type: "string" },
-        base: { type: "string" },
-        cap: { type: "string" },
-        "latency-mean": { type: "string" },
-        "latency-sd": { type: "string" },
-        csv: { type: "boolean" },
-        svg: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    const first = (error instanceof Error ? error.message : String(error))
-      .split("\n")[0]!
-      .replace(/\.$/, "");
-    const message = first.charAt(0).toLowerCase() + first.slice(1);
-    throw new UsageError(
-      `${message} (valid: --clients, --runs, --seed, --strategies, --base, --cap, --latency-mean, --latency-sd, --threads, --csv, --svg, --help)`,
-    );
-  }
-
+  const { values } = parseCommand(commandSpec(), argv);
   const clients =
     values.clients === undefined
       ? DEFAULT_CLIENTS
@@ -118,8 +117,10 @@ function parseOptions(argv: string[]): Options {
           const text = part.trim();
           if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_CLIENTS) {
             throw new UsageError(
-              `--clients must be a comma-separated list of integers from 1 to ${MAX_CLIENTS} ` +
-                `(e.g. 10,50,100), got '${values.clients}'`,
+              t(
+                '--clients must be a comma-separated list of integers from 1 to {max} (e.g. 10,50,100), got "{value}"',
+                { max: MAX_CLIENTS, value: values.clients },
+              ),
             );
           }
           return Number(text);
@@ -132,7 +133,10 @@ function parseOptions(argv: string[]): Options {
           const name = part.trim();
           if (!isHerdStrategy(name)) {
             throw new UsageError(
-              `unknown strategy '${name}' (valid: ${HERD_STRATEGIES.join(", ")})`,
+              t('unknown strategy "{name}" (valid: {valid})', {
+                name,
+                valid: HERD_STRATEGIES.join(", "),
+              }),
             );
           }
           return name;
@@ -141,7 +145,7 @@ function parseOptions(argv: string[]): Options {
   let seed = DEFAULT_SEED;
   if (values.seed !== undefined) {
     if (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed))) {
-      throw new UsageError(`--seed must be an integer, got '${values.seed}'`);
+      throw new UsageError(t('--seed must be an integer, got "{value}"', { value: values.seed }));
     }
     seed = Number(values.seed);
   }
@@ -151,7 +155,12 @@ function parseOptions(argv: string[]): Options {
     capMs: msValue("--cap", values.cap, HERD_PARAMS.capMs, false),
   };
   if (params.capMs < params.baseMs)
-    throw new UsageError(`--cap must be at least --base (${params.baseMs}), got '${values.cap}'`);
+    throw new UsageError(
+      t('--cap must be at least --base ({base}), got "{cap}"', {
+        base: params.baseMs,
+        cap: values.cap,
+      }),
+    );
   const latency = {
     meanMs: msValue("--latency-mean", values["latency-mean"], HERD_LATENCY.meanMs, false),
     sdMs: msValue("--latency-sd", values["latency-sd"], HERD_LATENCY.sdMs, true),
@@ -169,7 +178,6 @@ function parseOptions(argv: string[]): Options {
       values.threads === undefined ? undefined : positiveInteger("--threads", values.threads, 256),
     csv: values.csv === true,
     svg: svgDir(values.svg),
-    help: values.help === true,
   };
 }
 
@@ -179,7 +187,9 @@ function msValue(flag: string, text: string | undefined, fallback: number, zero:
   const n = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || n > 1_000_000 || (zero ? n < 0 : n <= 0)) {
     throw new UsageError(
-      `${flag} must be a number of ms ${zero ? "from 0" : "above 0"} up to 1,000,000, got '${text}'`,
+      zero
+        ? t('{flag} must be a number of ms from 0 up to 1,000,000, got "{text}"', { flag, text })
+        : t('{flag} must be a number of ms above 0 up to 1,000,000, got "{text}"', { flag, text }),
     );
   }
   return n;
@@ -189,7 +199,7 @@ function msValue(flag: string, text: string | undefined, fallback: number, zero:
 function svgDir(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (value.trim() === "" || value.startsWith("-"))
-    throw new UsageError(`--svg takes a directory, got '${value}'`);
+    throw new UsageError(t('--svg takes a folder, got "{value}"', { value }));
   return value;
 }
 
@@ -217,34 +227,32 @@ function report(
   const out: string[] = [];
   const largest = Math.max(...options.clients);
   out.push(
-    `Thundering herd: ${options.strategies.length} strategies × ${options.clients.length} client counts, ` +
-      `${options.runs} runs each, seed ${options.seed} (${formatNumber(elapsedMs)} ms)`,
+    t(
+      "Thundering herd: {strategies} strategies × {counts} client counts, {runs} runs each, seed {seed} ({ms} ms)",
+      {
+        strategies: options.strategies.length,
+        counts: options.clients.length,
+        runs: options.runs,
+        seed: options.seed,
+        ms: formatNumber(elapsedMs),
+      },
+    ),
   );
+  for (const block of sweepBlocks(rows)) out.push("", block.title, block.body);
+  out.push("", t("Calls at {n} clients", { n: largest }), sweepBars(rows, "calls", largest));
   out.push(
     "",
-    "Write calls per run (mean): the work the server does",
-    sweepTable(rows, "calls", 1),
-  );
-  out.push(
-    "",
-    "Completion time (mean, ms): until the last client has written",
-    sweepTable(rows, "completionMs"),
-  );
-  if (options.clients.length > 1) {
-    out.push("", "Calls vs clients", sweepChart(rows, "calls"));
-    out.push("", "Completion time vs clients", sweepChart(rows, "completionMs", " ms"));
-  }
-  out.push("", `Calls at ${largest} clients`, sweepBars(rows, "calls", largest));
-  out.push(
-    "",
-    `Completion time at ${largest} clients`,
+    t("Completion time at {n} clients", { n: largest }),
     sweepBars(rows, "completionMs", largest, " ms"),
   );
 
   // When the writes reach the server: waves without jitter, a spread with it.
   out.push(
     "",
-    `When the write calls reach the server, ${writeTimes.clients} clients, first ${formatNumber(writeTimes.untilMs)} ms`,
+    t("When the write calls reach the server, {clients} clients, first {ms} ms", {
+      clients: writeTimes.clients,
+      ms: formatNumber(writeTimes.untilMs),
+    }),
     writeTimeHistogram(writeTimes.series, {
       untilMs: writeTimes.untilMs,
       buckets: writeTimes.buckets,
@@ -261,21 +269,8 @@ function report(
     .join("\n")}\n`;
 }
 
-async function main(argv: string[]): Promise<number> {
-  let options: Options;
-  try {
-    options = parseOptions(argv);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`error: ${error.message} (try --help)\n`);
-      return 2;
-    }
-    throw error;
-  }
-  if (options.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
+async function main(argv: string[]): Promise<void> {
+  const options = parseOptions(argv);
   const started = performance.now();
   const spec: SweepSpec = {
     strategies: options.strategies,
@@ -302,10 +297,9 @@ async function main(argv: string[]): Promise<number> {
   if (options.svg !== undefined) {
     const written = writeHerdSvgs(options.svg, rows, writeTimes ?? writeTimesFor(options, rows));
     // With --csv, stdout is the CSV alone; the list of files goes to stderr.
-    const note = `\nSVG files written:\n${written.map((p) => `  ${p}\n`).join("")}`;
+    const note = `\n${t("SVG files written:")}\n${written.map((p) => `  ${p}\n`).join("")}`;
     (options.csv ? process.stderr : process.stdout).write(note);
   }
-  return 0;
 }
 
-process.exitCode = await main(process.argv.slice(2));
+runMain(() => main(process.argv.slice(2)));

@@ -13,7 +13,7 @@ import {
   type SweepMetric,
   type SweepRow,
   sweepSeries,
-} from "./charts.ts";
+} from "./series.ts";
 import { HERD_STRATEGIES } from "./simulator.ts";
 import type { HerdWriteTimes } from "./write-times.ts";
 

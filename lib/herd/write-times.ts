@@ -5,7 +5,7 @@
  */
 import { niceStep } from "../charts/svg.ts";
 import type { BackoffParams } from "../client/backoff.ts";
-import type { SweepRow, TimeSeries } from "./charts.ts";
+import type { SweepRow, TimeSeries } from "./series.ts";
 import {
   type HerdStrategy,
   type LatencyParams,
@@ -36,6 +36,8 @@ export interface WriteTimesSpec {
   rows: readonly SweepRow[];
   /** Default 50. */
   buckets?: number;
+  /** Where the time axis ends, ms; default a round number past full jitter's completion. */
+  untilMs?: number;
   /** Backoff base and cap; default the original's. */
   params?: BackoffParams;
   /** One-way latency; default the original's. */
@@ -64,7 +66,8 @@ export function herdWriteTimes(spec: WriteTimesSpec): HerdWriteTimes {
     clients: spec.clients,
     runs: spec.runs,
     // A round number at or above it: 1, 2 or 5 times a power of ten.
-    untilMs: niceStep(Math.max(100, Number.isFinite(reference) ? reference : 100), 1),
+    untilMs:
+      spec.untilMs ?? niceStep(Math.max(100, Number.isFinite(reference) ? reference : 100), 1),
     buckets: spec.buckets ?? 50,
     series,
   };

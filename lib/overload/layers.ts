@@ -8,7 +8,9 @@
  * changes when the retries arrive, not how many.
  */
 import { httpCall, type Outcome } from "../client/client.ts";
+import { statusText } from "../client/narrate.ts";
 import { retryLoop } from "../client/retry-loop.ts";
+import { t } from "../core/i18n.ts";
 import { type CountingServer, type Reply, startCountingServer } from "./counting-server.ts";
 
 export interface Hop {
@@ -57,10 +59,10 @@ export async function startLayerStack(options: LayerStackOptions): Promise<Layer
           attempt: () => httpCall({ method: "POST", url: below, body: {}, timeoutMs }),
           decide: (o, n) =>
             o.kind === "response" && o.status < 300
-              ? { retry: false, why: "success" }
+              ? { retry: false, why: t("success") }
               : n < tries
-                ? { retry: true, delayMs: 0, why: "failed: try again at once" }
-                : { retry: false, why: `tries used up (${tries})` },
+                ? { retry: true, delayMs: 0, why: t("failed: try again at once") }
+                : { retry: false, why: t("tries used up ({max})", { max: tries }) },
         });
         return passUp(final);
       });
@@ -84,4 +86,28 @@ export async function startLayerStack(options: LayerStackOptions): Promise<Layer
       for (const s of servers) await s.close();
     },
   };
+}
+
+/**
+ * One user call down a fresh stack of `triesPerLayer` layers in front of an overloaded database:
+ * what came back to the caller, and what each hop received (top layer first, database last).
+ */
+export async function oneCallThrough(
+  triesPerLayer: readonly number[],
+): Promise<{ outcome: Outcome; received: number[] }> {
+  const stack = await startLayerStack({ triesPerLayer });
+  try {
+    const outcome = await httpCall({ method: "POST", url: stack.url, body: {}, timeoutMs: 30_000 });
+    return { outcome, received: stack.hops.map((h) => h.received) };
+  } finally {
+    await stack.close();
+  }
+}
+
+/** The caller's side of `oneCallThrough`: "one call to layer 1 (tries per layer: 3, 3, 3) ← 503". */
+export function oneCallText(triesPerLayer: readonly number[], outcome: Outcome): string {
+  return t("one call to layer 1 (tries per layer: {tries}) ← {status}", {
+    tries: triesPerLayer.join(", "),
+    status: statusText(outcome),
+  });
 }

@@ -12,6 +12,7 @@ import { type BackoffParams, makeBackoff, type StrategyName } from "../client/ba
 import { httpCall } from "../client/client.ts";
 import { retryLoop } from "../client/retry-loop.ts";
 import { nowMs } from "../core/clock.ts";
+import { t } from "../core/i18n.ts";
 import { type Random, seeded } from "../core/random.ts";
 import { type Arrival, startBusyServer } from "./busy-server.ts";
 
@@ -65,12 +66,14 @@ export async function runLiveHerd(options: LiveHerdOptions): Promise<LiveHerdRes
               timeoutMs: options.timeoutMs ?? 5000,
             }),
           decide: (o, n) => {
-            if (o.kind === "response" && o.status === 200) return { retry: false, why: "served" };
-            if (n >= options.maxAttempts) return { retry: false, why: "out of attempts" };
-            return { retry: true, delayMs: backoff.nextDelayMs(n), why: "busy" };
+            if (o.kind === "response" && o.status === 200)
+              return { retry: false, why: t("served") };
+            if (n >= options.maxAttempts) return { retry: false, why: t("out of attempts") };
+            return { retry: true, delayMs: backoff.nextDelayMs(n), why: t("busy") };
           },
         });
-        return { name, attempts: run.results.length, served: run.why === "served" };
+        const served = run.final.kind === "response" && run.final.status === 200;
+        return { name, attempts: run.results.length, served };
       }),
     );
     const doneMs = nowMs() - started;
@@ -79,6 +82,27 @@ export async function runLiveHerd(options: LiveHerdOptions): Promise<LiveHerdRes
   } finally {
     await server.close();
   }
+}
+
+/**
+ * The same herd under each strategy in turn, each from the same seed, after a first round that is
+ * not counted: a fresh process spends its first milliseconds loading and compiling the HTTP code,
+ * which would smear the first wave of whichever strategy ran first. `onRun` sees each run as it ends.
+ */
+export async function liveHerdRace(
+  strategies: readonly StrategyName[],
+  options: Omit<LiveHerdOptions, "strategy" | "random"> & { seed: number },
+  onRun?: (row: LiveHerdRow) => void,
+): Promise<{ result: LiveHerdResult; row: LiveHerdRow }[]> {
+  const { seed, ...live } = options;
+  await runLiveHerd({ ...live, strategy: strategies.at(-1)!, random: seeded(seed) });
+  const runs: { result: LiveHerdResult; row: LiveHerdRow }[] = [];
+  for (const strategy of strategies) {
+    const result = await runLiveHerd({ ...live, strategy, random: seeded(seed) });
+    runs.push({ result, row: liveHerdRow(result) });
+    onRun?.(runs.at(-1)!.row);
+  }
+  return runs;
 }
 
 /**
@@ -102,6 +126,72 @@ export interface LiveHerdCounts {
   requests: number;
 }
 
+/** What one live run came to, counted from the server's arrivals and the agents' attempts. */
+export interface LiveHerdRow extends LiveHerdCounts {
+  strategy: StrategyName;
+  /** Agents served in the end. */
+  served: number;
+  /** Per request served, in order: how many others it turned away (`refusedPerService`). */
+  perService: number[];
+  /** The most attempts one agent made. */
+  maxAttempts: number;
+  doneMs: number;
+}
+
+export function liveHerdRow(r: LiveHerdResult): LiveHerdRow {
+  return {
+    strategy: r.strategy,
+    requests: r.arrivals.length,
+    served: r.agents.filter((a) => a.served).length,
+    refused: r.arrivals.filter((a) => a.status === 503).length,
+    perService: refusedPerService(r.arrivals),
+    maxAttempts: Math.max(...r.agents.map((a) => a.attempts)),
+    doneMs: r.doneMs,
+  };
+}
+
+/** The runs side by side: requests, 503s, the most attempts of one agent, when all were served. */
+export function liveHerdTable(rows: readonly LiveHerdRow[]): {
+  header: string[];
+  rows: string[][];
+} {
+  return {
+    header: [
+      t("strategy"),
+      t("requests"),
+      t("503s"),
+      t("most attempts by one agent"),
+      t("all served after"),
+    ],
+    rows: rows.map((r) => [
+      r.strategy,
+      String(r.requests),
+      String(r.refused),
+      String(r.maxAttempts),
+      `${Math.round(r.doneMs).toLocaleString("en-US")} ms`,
+    ]),
+  };
+}
+
+/** What a clean run under exponential backoff turns away per request served: "9 · 8 · 7 · … · 0". */
+export function cleanWaves(agents: number): string {
+  return `${agents - 1} · ${agents - 2} · ${agents - 3} · … · 0`;
+}
+
+/** The server's summary of a run: "full: 31 requests for 10 agents; 10 served, 21 answered 503". */
+export function liveHerdLine(row: LiveHerdRow, agents: number): string {
+  return t(
+    "{strategy}: {requests} requests for {agents} agents; {served} served, {refused} answered 503",
+    {
+      strategy: row.strategy,
+      requests: row.requests,
+      agents,
+      served: row.served,
+      refused: row.refused,
+    },
+  );
+}
+
 /**
  * What one live run showed about full jitter against exponential backoff, in words that agree with
  * its counts. With ten agents, when the event loop delivers each request decides a lot (on a busy
@@ -113,11 +203,18 @@ export function liveHerdReading(
   full: LiveHerdCounts,
   simulatorRuns: number,
 ): string {
-  const counts = `full jitter was turned away ${full.refused} times, exponential ${expo.refused} times.`;
-  if (full.refused < expo.refused) return `In this run ${counts}`;
-  return (
-    `This run did not show it: ${counts} Ten agents are a small sample, and when the event loop ` +
-    `delivers each request (late and bunched on a busy machine) weighs as much as the backoff; the ` +
-    `simulator above, averaged over ${simulatorRuns} runs a point, is the measure to trust.`
-  );
+  const values = { full: full.refused, expo: expo.refused };
+  if (full.refused < expo.refused)
+    return t(
+      "In this run full jitter was turned away {full} times, exponential {expo} times.",
+      values,
+    );
+  // One line, as the message's English is wrapped in the code.
+  return t(
+    `This run did not show it: full jitter was turned away {full} times, exponential {expo} times.
+    Ten agents are a small sample, and when the event loop delivers each request (late and bunched
+    on a busy machine) weighs as much as the backoff; the simulator above, averaged over {runs} runs
+    a point, is the measure to trust.`,
+    { ...values, runs: simulatorRuns },
+  ).replace(/\s+/g, " ");
 }

@@ -11,6 +11,7 @@
 
 import { standardCall } from "../client/standard-retry.ts";
 import type { RetryQuota } from "../client/token-bucket.ts";
+import { t } from "../core/i18n.ts";
 import type { Random } from "../core/random.ts";
 import { type CountingServer, startCountingServer } from "./counting-server.ts";
 
@@ -128,4 +129,70 @@ export async function playOutage(options: OutageOptions): Promise<RoundStats[]> 
     await backend.close();
   }
   return rounds;
+}
+
+/** Requests that reached the backend over `rounds`. */
+export function totalArrivals(rounds: readonly RoundStats[]): number {
+  return rounds.reduce((a, r) => a + r.arrivals, 0);
+}
+
+/** Two plays of one outage, round by round: without a budget, then with one (and its tokens). */
+export function outageRoundsTable(
+  noBudget: readonly RoundStats[],
+  budget: readonly RoundStats[],
+): { header: string[]; rows: string[][] } {
+  const yes = (served: boolean): string => (served ? t("yes") : t("no"));
+  return {
+    header: [
+      t("round"),
+      t("cause"),
+      t("no budget: requests"),
+      t("served?"),
+      t("budget: requests"),
+      t("served?"),
+      t("tokens left"),
+    ],
+    rows: noBudget.map((r, i) => {
+      const b = budget[i]!;
+      return [
+        String(r.round),
+        r.causePresent ? t("present") : t("fixed"),
+        String(r.arrivals),
+        yes(r.served),
+        String(b.arrivals),
+        yes(b.served),
+        String(b.tokensLeft ?? "–"),
+      ];
+    }),
+  };
+}
+
+/** The two plays summed: requests during the outage and after the fix, and the calls that worked after it. */
+export function outageTotalsTable(
+  noBudget: readonly RoundStats[],
+  budget: readonly RoundStats[],
+): { header: string[]; rows: string[][] } {
+  const during = (rounds: readonly RoundStats[]) => rounds.filter((r) => r.causePresent);
+  const after = (rounds: readonly RoundStats[]) => rounds.filter((r) => !r.causePresent);
+  const rate = (rounds: readonly RoundStats[]): string => {
+    const ok = after(rounds).reduce((a, r) => a + r.callsOk, 0);
+    const all = after(rounds).reduce((a, r) => a + r.calls, 0);
+    return t("{ok}/{all} ({share} %)", { ok, all, share: Math.round((100 * ok) / all) });
+  };
+  return {
+    header: [t("measured at the backend"), t("without a budget"), t("with the token bucket")],
+    rows: [
+      [
+        t("requests during the outage"),
+        String(totalArrivals(during(noBudget))),
+        String(totalArrivals(during(budget))),
+      ],
+      [
+        t("requests after the fix"),
+        String(totalArrivals(after(noBudget))),
+        String(totalArrivals(after(budget))),
+      ],
+      [t("calls ok after the fix"), rate(noBudget), rate(budget)],
+    ],
+  };
 }
