@@ -156,24 +156,8 @@ for (const server of servers) {
   trace.line(`  ${trace.style("bold", server)}`);
   for (const { row, note } of notes) {
     trace.line(`    ${row.case}: ${verdictCell(row)}`);
-    if (note.kind === "explained") item("      ", note.text);
-    else if (note.kind === "changed")
-      item("      ", changedNote(note.expected, row.verdict, note.text));
-    else item("      ", unexplained());
+    item("      ", note);
   }
-}
-
-function changedNote(expected: string, found: string, text: string): string {
-  return (
-    `This explanation was written for "${expected}", and this run found "${found}": the ` +
-    `package may have changed. ${text}`
-  );
-}
-function unexplained(): string {
-  return (
-    "No explanation was written for this result: the package may have changed since this " +
-    "lesson."
-  );
 }
 
 // ## What follows

@@ -50,6 +50,8 @@ export interface RaceResult {
   answers: [string, string];
   /** The constraint design only: what instance 2 answered when it ran its transaction again after a 40001. */
   rerun?: string;
+  /** check-then-insert only: the rows each instance's SELECT of the key found, instance 1's first. */
+  found: number[];
   reports: number;
   keyRows: number;
 }
@@ -84,17 +86,24 @@ export async function claimRace(options: RaceOptions): Promise<RaceResult> {
     await b.query(begin);
     const isolation = (await Promise.all([a, b].map(readIsolation))) as [string, string];
     const [pa, pb] = await Promise.all([backendPid(a), backendPid(b)]);
-    const { answers, rerun } =
+    const { answers, rerun, found } =
       options.design === "constraint"
-        ? await withConstraint(a, b, pb, pa, claim, begin, options.say)
-        : { answers: await checkThenInsert(a, b, claim, options.say), rerun: undefined };
+        ? { ...(await withConstraint(a, b, pb, pa, claim, begin, options.say)), found: [] }
+        : { ...(await checkThenInsert(a, b, claim, options.say)), rerun: undefined };
     const reports = Number(
       (await setup.query<{ n: string }>("SELECT count(*) AS n FROM reports")).rows[0]!.n,
     );
     const keyRows = Number(
       (await setup.query<{ n: string }>("SELECT count(*) AS n FROM idempotency_keys")).rows[0]!.n,
     );
-    return { isolation, answers, ...(rerun !== undefined ? { rerun } : {}), reports, keyRows };
+    return {
+      isolation,
+      answers,
+      ...(rerun !== undefined ? { rerun } : {}),
+      found,
+      reports,
+      keyRows,
+    };
   } finally {
     await Promise.all([a.end(), b.end(), setup.end()].map((p) => p.catch(() => {})));
   }
@@ -230,7 +239,7 @@ async function checkThenInsert(
   b: pg.Client,
   claim: Claim,
   say: RaceOptions["say"],
-): Promise<[string, string]> {
+): Promise<{ answers: [string, string]; found: number[] }> {
   const select = "SELECT 1 FROM idempotency_keys WHERE caller = $1 AND key = $2";
   const insert = `INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at)
     VALUES ($1, $2, $3, 'in_progress', nextval('idempotency_fence'), $4, $5) RETURNING fence`;
@@ -242,13 +251,15 @@ async function checkThenInsert(
     claim.now + claim.ttlMs,
   ];
   const answers: string[] = [];
+  const found: number[] = [];
   // Both look before either writes: the gate is simply the order of the awaits.
   for (const [n, db] of [
     [1, a],
     [2, b],
   ] as const) {
-    const found = await db.query(select, [claim.caller, claim.key]);
-    say(n, `SELECT the key: ${found.rowCount} rows, the key looks free`);
+    const rows = (await db.query(select, [claim.caller, claim.key])).rowCount ?? 0;
+    found.push(rows);
+    say(n, `SELECT the key: ${rows} rows, the key looks free`);
   }
   for (const [n, db] of [
     [1, a],
@@ -274,5 +285,5 @@ async function checkThenInsert(
       answers.push(code);
     }
   }
-  return [answers[0]!, answers[1]!];
+  return { answers: [answers[0]!, answers[1]!], found };
 }

@@ -347,23 +347,20 @@ const EXPLANATIONS: Explanation[] = [
   },
 ];
 
-/** What the lesson prints under a cell: the explanation with its places, or why there is none. */
-export type CellNote =
-  | { kind: "explained"; text: string }
-  | { kind: "changed"; expected: Verdict; text: string }
-  | { kind: "unexplained" };
-
-/** The note for one cell, or undefined for a safe cell that needs none. */
-export function noteFor(
-  server: ServerName,
-  name: CaseName,
-  verdict: Verdict,
-): CellNote | undefined {
+/**
+ * What the lesson prints under a cell: the explanation with its places filled in; for a cell whose
+ * verdict is not the one its explanation was written for, a warning first; for a surprising cell
+ * with no explanation, a sentence that says so. Undefined for a safe cell that needs none.
+ */
+export function noteFor(server: ServerName, name: CaseName, verdict: Verdict): string | undefined {
   const e = EXPLANATIONS.find((x) => x.server === server && x.case === name);
-  if (!e) return verdict === "safe" ? undefined : { kind: "unexplained" };
+  if (!e)
+    return verdict === "safe"
+      ? undefined
+      : "No explanation was written for this result: the package may have changed since this lesson.";
   const at = Object.fromEntries(Object.entries(e.refs).map(([k, ref]) => [k, locate(ref)]));
-  if (e.verdict !== verdict) return { kind: "changed", expected: e.verdict, text: e.text(at) };
-  return { kind: "explained", text: e.text(at) };
+  if (e.verdict === verdict) return e.text(at);
+  return `This explanation was written for "${e.verdict}", and this run found "${verdict}": the package may have changed. ${e.text(at)}`;
 }
 
 /** Every place the explanations name, located now (for the test that they are all found). */

@@ -90,3 +90,23 @@ export function redact(url: string): string {
     return "(not a URL)";
   }
 }
+
+/**
+ * Runs `work` in a fresh schema named after `prefix` on the server at `url`, with one connection of
+ * its own; the connection is closed and the schema dropped afterwards, whatever `work` did.
+ */
+export async function withSchema<T>(
+  url: string,
+  prefix: string,
+  work: (url: string, db: pg.Client) => Promise<T>,
+): Promise<T> {
+  const schema = await createSchema(url, prefix);
+  const db = new pg.Client({ connectionString: schema.url });
+  try {
+    await db.connect();
+    return await work(schema.url, db);
+  } finally {
+    await db.end().catch(() => {});
+    await schema.drop();
+  }
+}
