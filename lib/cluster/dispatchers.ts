@@ -8,6 +8,7 @@
  * notifier received, and the outbox's rows afterwards.
  */
 import type pg from "pg";
+import { t } from "../core/i18n.ts";
 import type { Trace } from "../core/trace.ts";
 import { startNotifier } from "../outbox/notifier.ts";
 import { type PgDispatcher, startPgDispatcher } from "../outbox/postgres-dispatcher.ts";
@@ -18,7 +19,7 @@ import {
   toSendRows,
 } from "../outbox/postgres-outbox.ts";
 import { withSchema } from "../postgres/schema.ts";
-import { andList } from "./instance-story.ts";
+import { andList, clauses } from "./instance-story.ts";
 
 /** Reports filed, each with its outbox row, before the dispatchers start. */
 export const ROWS = 6;
@@ -57,7 +58,7 @@ export interface OutboxRun extends Drained {
  * dispatcher processes, locking their batches (FOR UPDATE SKIP LOCKED) or not (a plain SELECT);
  * runs `work`, then measures.
  */
-export function withOutbox<T extends Drained>(
+export function run<T extends Drained>(
   trace: Trace,
   serverUrl: string,
   lock: boolean,
@@ -70,13 +71,16 @@ export function withOutbox<T extends Drained>(
       rows.push((await fileWithOutboxRow(db, `Login button does nothing (${i})`)).rowId);
     trace.event(
       "database",
-      `${rows.length} reports filed, each with its outbox row in the same transaction: ${(await outboxStates(db)).toSend} rows to send`,
+      t(
+        "{reports} reports filed, each with its outbox row in the same transaction: {toSend} rows to send",
+        { reports: rows.length, toSend: (await outboxStates(db)).toSend },
+      ),
     );
     const notifier = await startNotifier({
       onEvent: (e) => trace.event("notifier", e.text, e.mark),
     });
-    const hear = (n: number) => (text: string, mark?: "ok" | "bad" | "warn") =>
-      trace.event("outbox", `[instance ${n}] ${text}`, mark);
+    const hear = (instance: number) => (text: string, mark?: "ok" | "bad" | "warn") =>
+      trace.event("outbox", t("[instance {instance}] {text}", { instance, text }), mark);
     const config = { url, notifierUrl: notifier.url, batch: BATCH, lock };
     const [d1, d2] = await Promise.all([
       startPgDispatcher(config, hear(1)),
@@ -106,7 +110,7 @@ export function withOutbox<T extends Drained>(
  * delivers and commits, one after the other, until both find nothing. A batch delivered is POSTed
  * whole.
  */
-export async function drainSideBySide({ dispatchers: [d1, d2] }: OutboxRig): Promise<Drained> {
+export async function sideBySide({ dispatchers: [d1, d2] }: OutboxRig): Promise<Drained> {
   const taken: Drained["taken"] = [[], []];
   for (;;) {
     const t1 = await d1.take();
@@ -137,28 +141,41 @@ export async function killOneMidBatch({
   const first = t1[0];
   if (first === undefined)
     throw new Error(
-      "instance 1's dispatcher took no row, so there was no batch to kill it in the middle of",
+      t("instance 1's dispatcher took no row, so there was no batch to kill it in the middle of"),
     );
   const committed = await d1.deliver(first);
   if (committed !== undefined)
     throw new Error(
-      `instance 1's dispatcher was to kill itself after row ${first} was accepted, but it committed ${committed} row(s) instead`,
+      t(
+        "instance 1's dispatcher was to kill itself after row {row} was accepted, but it committed {committed} row(s) instead",
+        { row: first, committed },
+      ),
     );
   const exit = await d1.exited;
   trace.event(
     "lesson",
-    `instance 1's dispatcher is gone (${exit.signal}); its connection closed with it`,
+    t("instance 1's dispatcher is gone ({signal}); its connection closed with it", {
+      signal: exit.signal ?? exit.code ?? "?",
+    }),
     "warn",
   );
   await backendGone(db, d1.backendPid);
   const { toSend, unlocked: back } = await toSendRows(db);
   const held = toSend.filter((row) => !back.includes(row));
-  const rows = back.join(", ") || "none";
+  const values = { rows: back.join(", "), held: held.join(", ") };
   trace.event(
     "database",
-    held.length > 0
-      ? `the server rolled back its transaction: row(s) ${rows} are to_send again, unlocked (${held.join(", ")} are to_send too, locked by instance 2's open batch)`
-      : `the server rolled back its transaction: row(s) ${rows} are to_send again, unlocked`,
+    back.length === 0
+      ? t("the server rolled back its transaction, and no row is to_send unlocked")
+      : held.length > 0
+        ? t(
+            "the server rolled back its transaction: row(s) {rows} are to_send again, unlocked ({held} are to_send too, locked by instance 2's open batch)",
+            values,
+          )
+        : t(
+            "the server rolled back its transaction: row(s) {rows} are to_send again, unlocked",
+            values,
+          ),
   );
   await d2.deliver();
   const later: number[] = [];
@@ -177,7 +194,8 @@ async function backendGone(db: pg.Client, pid: number): Promise<void> {
   const listed = async (): Promise<boolean> =>
     (await db.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount !== 0;
   while (await listed()) {
-    if (Date.now() > until) throw new Error(`the server still lists backend ${pid}`);
+    if (Date.now() > until)
+      throw new Error(t("the server still lists backend {pid} after 10 s", { pid }));
     await new Promise((r) => setTimeout(r, 2));
   }
 }
@@ -196,57 +214,131 @@ function postedTwice(run: Drained): number[] {
 
 /** 5a and 5b, who knows it: what each dispatcher's first batch held. */
 export function firstBatches(run: Drained, verb: "read" | "took"): string {
-  const [a, b] = [run.taken[0][0] ?? [], run.taken[1][0] ?? []];
-  return `instance 1 ${verb} rows ${a.join(", ")}, instance 2 rows ${b.join(", ")}`;
+  const values = {
+    first: (run.taken[0][0] ?? []).join(", "),
+    second: (run.taken[1][0] ?? []).join(", "),
+  };
+  return verb === "read"
+    ? t("instance 1 read rows {first}, instance 2 rows {second}", values)
+    : t("instance 1 took rows {first}, instance 2 rows {second}", values);
 }
 
 /** 5a: a plain SELECT locks nothing, so both dispatchers read and send the same rows. */
 export function unlockedStory(run: OutboxRun): string {
-  const twice = postedTwice(run);
-  const sent = run.posted.every((rows) => sameRows(rows, run.rows))
-    ? "every row sent by both"
-    : `rows sent twice: ${andList(twice) || "none"}`;
-  return `${run.posts} POSTs for ${ROWS} rows: ${sent}; the notifier replayed ${run.replays} by key, so ${run.delivered} notifications`;
+  const values = {
+    posts: run.posts,
+    rows: ROWS,
+    twice: andList(postedTwice(run)),
+    replays: run.replays,
+    delivered: run.delivered,
+  };
+  if (run.posted.every((rows) => sameRows(rows, run.rows)))
+    return t(
+      "{posts} POSTs for {rows} rows: every row sent by both; the notifier replayed {replays} by key, so {delivered} notifications",
+      values,
+    );
+  return postedTwice(run).length === 0
+    ? t(
+        "{posts} POSTs for {rows} rows: no row sent twice; the notifier replayed {replays} by key, so {delivered} notifications",
+        values,
+      )
+    : t(
+        "{posts} POSTs for {rows} rows: rows sent twice: {twice}; the notifier replayed {replays} by key, so {delivered} notifications",
+        values,
+      );
 }
 
 /** 5b: SKIP LOCKED, each row taken by one dispatcher. */
 export function lockedStory(run: OutboxRun): string {
   const all = run.taken.flat(2);
   const twice = [...new Set(all.filter((row, i) => all.indexOf(row) !== i))];
-  const taken =
-    twice.length === 0 ? "no row taken twice" : `row(s) ${twice.join(", ")} taken twice`;
-  return `${run.posts} POSTs to the notifier for ${ROWS} rows: ${taken}; ${run.states.sent} rows sent, ${run.states.toSend} to send`;
+  const values = {
+    posts: run.posts,
+    rows: ROWS,
+    twice: twice.join(", "),
+    sent: run.states.sent,
+    toSend: run.states.toSend,
+  };
+  return twice.length === 0
+    ? t(
+        "{posts} POSTs to the notifier for {rows} rows: no row taken twice; {sent} rows sent, {toSend} to send",
+        values,
+      )
+    : t(
+        "{posts} POSTs to the notifier for {rows} rows: row(s) {twice} taken twice; {sent} rows sent, {toSend} to send",
+        values,
+      );
 }
 
 /** 5c, who knows it: what instance 2 took, first its own batch, then the rest. */
 export function survivorTook(run: Drained): string {
   const [own = [], later = []] = run.taken[1];
-  return `instance 2 took rows ${own.join(", ")}, then ${later.join(", ")}`;
+  return t("instance 2 took rows {own}, then {later}", {
+    own: own.join(", "),
+    later: later.join(", "),
+  });
 }
 
 /** 5c: the killed dispatcher's batch came back, and the survivor sent it again, by key. */
 export function killedStory(run: OutboxRun & { back: number[] }): string {
   const later = run.taken[1][1] ?? [];
   const resent = run.posted[1].filter((row) => run.posted[0].includes(row));
-  const back = sameRows(run.back, run.taken[0][0] ?? [])
-    ? "instance 1's batch came back to the outbox when its process died"
-    : `row(s) ${run.back.join(", ") || "none"} came back to the outbox when instance 1's process died`;
-  const again = run.back.every((row) => later.includes(row))
-    ? "instance 2 sent it again"
-    : `instance 2 sent ${later.join(", ") || "nothing"} again`;
+  const values = {
+    back: run.back.join(", "),
+    later: later.join(", "),
+    resent: andList(resent),
+    replays: run.replays,
+    delivered: run.delivered,
+    rows: ROWS,
+  };
+  const back =
+    run.back.length > 0 && sameRows(run.back, run.taken[0][0] ?? [])
+      ? t("instance 1's batch came back to the outbox when its process died", values)
+      : t("row(s) {back} came back to the outbox when instance 1's process died", values);
+  const again =
+    run.back.length > 0 && run.back.every((row) => later.includes(row))
+      ? t("instance 2 sent it again", values)
+      : t("instance 2 sent {later} again", values);
   const replayed =
     resent.length === 0
-      ? `no row it had sent before: the notifier replayed ${run.replays}`
-      : `row ${andList(resent)} with the same key: the notifier replayed ${resent.length === 1 ? "it" : "them"} (${run.replays} ${run.replays === 1 ? "replay" : "replays"})`;
-  return `${back}; ${again}, ${replayed}, ${run.delivered} notifications for ${ROWS} rows`;
+      ? t(
+          "no row it had sent before: the notifier replayed {replays}, {delivered} notifications for {rows} rows",
+          values,
+        )
+      : t(
+          "row {resent} with the same key: the notifier replayed {replays, plural, one {it (# replay)} other {them (# replays)}}, {delivered} notifications for {rows} rows",
+          values,
+        );
+  return clauses([back, t("{again}, {replayed}", { again, replayed })]);
 }
+
+/** The labels of section 5's counts: POSTs the notifier got, notifications the maintainer got. */
+export const postsLabel = (): string => t("POSTs to the notifier ({rows} rows)", { rows: ROWS });
+export const receivedLabel = (): string =>
+  t("notifications the maintainer received ({rows} reports)", { rows: ROWS });
 
 /** The closing table's cells of section 5. */
 export const outboxCells = {
   unlocked: (run: OutboxRun): string =>
-    `${run.posts > ROWS ? "✗ " : ""}${run.posts} POSTs: ${postedTwice(run).length} sent twice, kept to ${run.delivered} notifications only by the notifier's key`,
+    t(
+      "{bad, select, yes {✗ } other {}}{posts} POSTs: {twice} sent twice, kept to {delivered} notifications only by the notifier's key",
+      {
+        bad: run.posts > ROWS ? "yes" : "no",
+        posts: run.posts,
+        twice: postedTwice(run).length,
+        delivered: run.delivered,
+      },
+    ),
   locked: (run: OutboxRun): string =>
-    `${run.delivered} notifications (${run.posts} POSTs, ${run.duplicates} duplicates)`,
+    t("{delivered} notifications ({posts} POSTs, {duplicates} duplicates)", {
+      delivered: run.delivered,
+      posts: run.posts,
+      duplicates: run.duplicates,
+    }),
   killed: (run: OutboxRun): string =>
-    `${run.delivered} notifications (${run.posts} POSTs, ${run.replays} replayed by key)`,
+    t("{delivered} notifications ({posts} POSTs, {replays} replayed by key)", {
+      delivered: run.delivered,
+      posts: run.posts,
+      replays: run.replays,
+    }),
 };

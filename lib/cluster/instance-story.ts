@@ -10,6 +10,7 @@
  * or lost its answer is read from the attempts and the routes.
  */
 import type { Attempt } from "../client/client.ts";
+import { currentLang, t } from "../core/i18n.ts";
 import type { ClusterRun, InstanceEvent } from "./trackers.ts";
 
 /** A claim of a key, as an instance told it: a new claim, or a take-over of one whose lease ran out. */
@@ -79,19 +80,27 @@ const refused409 = (a: Attempt): boolean =>
   a.outcome.kind === "response" && a.outcome.status === 409;
 const unanswered = (a: Attempt): boolean => a.outcome.kind !== "response";
 
-/** "1", "1 and 2", "1, 2 and 3". */
+/** "1", "1 and 2", "1, 2 and 3"; in Chinese "1、2 和 3". */
 export function andList(items: readonly (string | number)[]): string {
   const s = items.map(String);
-  return s.length <= 1 ? (s[0] ?? "") : `${s.slice(0, -1).join(", ")} and ${s.at(-1)}`;
+  if (s.length <= 1) return s[0] ?? "";
+  const zh = currentLang() === "zh";
+  return `${s.slice(0, -1).join(zh ? "、" : ", ")}${zh ? " 和 " : " and "}${s.at(-1)}`;
+}
+
+/** Clauses that each say one thing, joined into one line: "a; b" (in Chinese "a；b"). */
+export function clauses(parts: readonly string[]): string {
+  return parts.join(currentLang() === "zh" ? "；" : "; ");
 }
 
 /** The first report kept, by whom, and whether that instance's answer never reached the agent. */
 function firstFiling(run: ClusterRun): string {
   const first = filingsIn(run.events).find((f) => f.committed);
-  if (first === undefined) return "no instance filed the report";
+  if (first === undefined) return t("no instance filed the report");
+  const values = { instance: first.instance, report: first.report };
   return instancesWhere(run, unanswered).includes(first.instance)
-    ? `instance ${first.instance} filed report ${first.report} and lost its answer`
-    : `instance ${first.instance} filed report ${first.report}`;
+    ? t("instance {instance} filed report {report} and lost its answer", values)
+    : t("instance {instance} filed report {report}", values);
 }
 
 /** The reports kept after the first one: one clause each. */
@@ -99,57 +108,87 @@ function againFilings(run: ClusterRun, sharedKeys: boolean): string[] {
   const again = filingsIn(run.events)
     .filter((f) => f.committed)
     .slice(1);
-  if (again.length === 0) return ["no other instance filed it"];
-  return again.map((f) =>
+  if (again.length === 0) return [t("no other instance filed it")];
+  return again.map(({ instance }) =>
     sharedKeys
-      ? `instance ${f.instance} filed it again`
-      : `instance ${f.instance} found the key in no table it can see and filed it again`,
+      ? t("instance {instance} filed it again", { instance })
+      : t("instance {instance} found the key in no table it can see and filed it again", {
+          instance,
+        }),
   );
 }
 
 /** Section 1: keys in each instance's own file, and the reports each file holds. */
-export function ownFilesStory(run: ClusterRun, perInstance: readonly number[]): string {
-  const story = [firstFiling(run), ...againFilings(run, false)].join("; ");
-  return `${story} (reports per instance: ${perInstance.join(", ")})`;
+export function ownFiles(run: ClusterRun, perInstance: readonly number[]): string {
+  return t("{story} (reports per instance: {counts})", {
+    story: clauses([firstFiling(run), ...againFilings(run, false)]),
+    counts: perInstance.join(", "),
+  });
 }
 
 /** Section 2: keys in the shared PostgreSQL; who filed, and who answered from the key table. */
-export function sharedKeysStory(run: ClusterRun): string {
+export function sharedKeys(run: ClusterRun): string {
   const filers = new Set(filingsIn(run.events).map((f) => f.instance));
-  const replayers = instancesWhere(run, replayed).map((i) =>
-    filers.has(i)
-      ? `instance ${i} replayed the stored 201 from the shared key table`
-      : `instance ${i}, which did none of the work, replayed the stored 201 from the shared key table`,
+  const replayers = instancesWhere(run, replayed).map((instance) =>
+    filers.has(instance)
+      ? t("instance {instance} replayed the stored 201 from the shared key table", { instance })
+      : t(
+          "instance {instance}, which did none of the work, replayed the stored 201 from the shared key table",
+          { instance },
+        ),
   );
   const rest = replayers.length > 0 ? replayers : againFilings(run, true);
-  return [firstFiling(run), ...rest].join("; ");
+  return clauses([firstFiling(run), ...rest]);
 }
 
 /** Section 4: who took the key over, and what the holder did when it woke (`heldFence`: the key's). */
-export function pausedStory(run: ClusterRun & { heldFence: number }): string {
+export function paused(run: ClusterRun & { heldFence: number }): string {
   const { heldFence } = run;
   const claims = claimsIn(run.events);
   const filings = filingsIn(run.events);
   const first = claims.find((c) => c.takenFrom === undefined);
   const over = claims.find((c) => c.takenFrom !== undefined);
   if (first === undefined || over === undefined) {
-    const seen = claims.map((c) => `instance ${c.instance}, fence ${c.fence}`).join("; ");
-    return `claims seen: ${seen || "none"}; no take-over`;
+    const seen = claims.map((c) =>
+      t("instance {instance}, fence {fence}", { instance: c.instance, fence: c.fence }),
+    );
+    return seen.length === 0
+      ? t("no claim seen, and no take-over")
+      : t("claims seen: {claims}; no take-over", { claims: clauses(seen) });
   }
   const filed = filings.find((f) => f.instance === over.instance && f.committed);
   const overPart = filed
-    ? `instance ${over.instance} took the key over and filed report ${filed.report}`
-    : `instance ${over.instance} took the key over and filed nothing`;
+    ? t("instance {instance} took the key over and filed report {report}", {
+        instance: over.instance,
+        report: filed.report,
+      })
+    : t("instance {instance} took the key over and filed nothing", { instance: over.instance });
   const woke = filings.find((f) => f.instance === first.instance);
+  const values = {
+    instance: first.instance,
+    report: woke?.report ?? 0,
+    fence: first.fence,
+    held: heldFence,
+    drawn: over.fence,
+  };
   const wokePart =
     woke === undefined
-      ? `instance ${first.instance} woke and filed nothing`
+      ? t("instance {instance} woke and filed nothing", values)
       : woke.committed
-        ? `instance ${first.instance} woke, completed the key whoever held it, and filed a second, report ${woke.report}`
+        ? t(
+            "instance {instance} woke, completed the key whoever held it, and filed a second, report {report}",
+            values,
+          )
         : heldFence === over.fence
-          ? `instance ${first.instance} woke with fence ${first.fence} while the key held fence ${heldFence}: its UPDATE changed 0 rows, its transaction rolled back, report ${woke.report} included`
-          : `instance ${first.instance} woke with fence ${first.fence} while the key held fence ${heldFence} (the take-over drew ${over.fence}): its UPDATE changed 0 rows, its transaction rolled back, report ${woke.report} included`;
-  return `${overPart}; ${wokePart}`;
+          ? t(
+              "instance {instance} woke with fence {fence} while the key held fence {held}: its UPDATE changed 0 rows, its transaction rolled back, report {report} included",
+              values,
+            )
+          : t(
+              "instance {instance} woke with fence {fence} while the key held fence {held} (the take-over drew {drawn}): its UPDATE changed 0 rows, its transaction rolled back, report {report} included",
+              values,
+            );
+  return clauses([overPart, wokePart]);
 }
 
 /**
@@ -163,21 +202,36 @@ export function fenceGap(run: ClusterRun): string {
   const first = claims.find((c) => c.takenFrom === undefined);
   const over = claims.find((c) => c.takenFrom !== undefined);
   if (first === undefined || over === undefined)
-    return "No claim took the key over in this run, so there is no fence to explain.";
+    return t("No claim took the key over in this run, so there is no fence to explain.");
   const held = new Set(claims.map((c) => c.fence));
   const skipped = Array.from(
     { length: Math.max(over.fence - first.fence - 1, 0) },
     (_, i) => first.fence + 1 + i,
   ).filter((n) => !held.has(n));
-  if (skipped.length === 0)
-    return `Fence ${over.fence}: no number was used up between instance ${first.instance}'s claim and instance ${over.instance}'s take-over.`;
   const met = [...new Set([...instancesWhere(run, refused409), over.instance])].filter(
     (i) => i !== first.instance,
   );
-  const who = `${met.length === 1 ? "instance" : "instances"} ${andList(met)}`;
-  const usedUp =
-    met.length === skipped.length
-      ? `so the claims of ${who} that met instance ${first.instance}'s row used up ${andList(skipped)}`
-      : `so claims that inserted nothing used up ${andList(skipped)} (${who} met instance ${first.instance}'s row)`;
-  return `Fence ${over.fence}, not ${first.fence + 1}: the claim's nextval('idempotency_fence') runs even when ON CONFLICT DO NOTHING then inserts nothing, ${usedUp} before instance ${over.instance}'s take-over drew ${over.fence}. The gap is harmless: a fencing token only has to grow.`;
+  const values = {
+    fence: over.fence,
+    next: first.fence + 1,
+    holder: first.instance,
+    taker: over.instance,
+    count: met.length,
+    met: andList(met),
+    skipped: andList(skipped),
+  };
+  if (skipped.length === 0)
+    return t(
+      "Fence {fence}: no number was used up between instance {holder}'s claim and instance {taker}'s take-over.",
+      values,
+    );
+  return met.length === skipped.length
+    ? t(
+        "Fence {fence}, not {next}: the claim's nextval('idempotency_fence') runs even when ON CONFLICT DO NOTHING then inserts nothing, so the claims of {count, plural, one {instance} other {instances}} {met} that met instance {holder}'s row used up {skipped} before instance {taker}'s take-over drew {fence}. The gap is harmless: a fencing token only has to grow.",
+        values,
+      )
+    : t(
+        "Fence {fence}, not {next}: the claim's nextval('idempotency_fence') runs even when ON CONFLICT DO NOTHING then inserts nothing, so claims that inserted nothing used up {skipped} ({count, plural, one {instance} other {instances}} {met} met instance {holder}'s row) before instance {taker}'s take-over drew {fence}. The gap is harmless: a fencing token only has to grow.",
+        values,
+      );
 }

@@ -4,13 +4,14 @@
  * what the lesson then says of the race, built from what the connections got back: the answers, the
  * isolation level the server reported, the rows each SELECT found.
  */
+import { currentLang, t } from "../core/i18n.ts";
 import type { Trace } from "../core/trace.ts";
 import { withSchema } from "../postgres/schema.ts";
 import { type ClaimDesign, claimRace, type RaceResult } from "./claim-race.ts";
-import { andList } from "./instance-story.ts";
+import { andList, clauses } from "./instance-story.ts";
 
 /** Runs one race on the server at `serverUrl`, in a fresh schema, telling the trace each statement. */
-export function runRace(
+export function run(
   trace: Trace,
   serverUrl: string,
   design: ClaimDesign,
@@ -22,7 +23,11 @@ export function runRace(
       design,
       ...(isolation ? { isolation } : {}),
       say: (instance, text, mark) =>
-        trace.event("database", `[connection of instance ${instance}] ${text}`, mark),
+        trace.event(
+          "database",
+          t("[connection of instance {instance}] {text}", { instance, text }),
+          mark,
+        ),
     }),
   );
 }
@@ -30,7 +35,7 @@ export function runRace(
 /** The level both connections reported, or each one's if they differ, in capitals. */
 export function levelOf(r: RaceResult): string {
   const [a, b] = r.isolation;
-  return (a === b ? a : `${a} and ${b}`).toUpperCase();
+  return a === b ? a.toUpperCase() : t("{a} and {b}", { a: a.toUpperCase(), b: b.toUpperCase() });
 }
 
 const winners = (r: RaceResult): number => r.answers.filter((a) => a === "201").length;
@@ -39,10 +44,14 @@ export const oneWon = (r: RaceResult): boolean => winners(r) === 1 && r.keyRows 
 
 /** What each connection got: "instance 1: 201, instance 2: 40001, then on its rerun 409". */
 export function answersSeen(r: RaceResult): string {
-  const [a, b] = r.answers;
+  const [first, second] = r.answers;
   return r.rerun === undefined
-    ? `instance 1: ${a}, instance 2: ${b}`
-    : `instance 1: ${a}, instance 2: ${b}, then on its rerun ${r.rerun}`;
+    ? t("instance 1: {first}, instance 2: {second}", { first, second })
+    : t("instance 1: {first}, instance 2: {second}, then on its rerun {rerun}", {
+        first,
+        second,
+        rerun: r.rerun,
+      });
 }
 
 /**
@@ -50,41 +59,67 @@ export function answersSeen(r: RaceResult): string {
  * row back or 40001 and a rerun. `first` is 3a's race, when this one is 3d's.
  */
 export function constraintStory(r: RaceResult, first?: RaceResult): string {
-  const level = levelOf(r);
-  const [, answer] = r.answers;
+  const values = {
+    level: levelOf(r),
+    answer: r.answers[1],
+    rerun: r.rerun ?? "",
+    winners: winners(r),
+    keyRows: r.keyRows,
+  };
   if (!oneWon(r))
-    return `${winners(r)} claims won, ${r.keyRows} key rows for one key (isolation: ${level})`;
-  const loser =
-    r.rerun === undefined
-      ? `got no row back and answered ${answer}`
-      : `got ${answer} instead of an empty result, and its rerun answered ${r.rerun}`;
+    return t("{winners} claims won, {keyRows} key rows for one key (isolation: {level})", values);
   if (first === undefined)
-    return `exactly one claim won; the other waited for it, ${loser} (isolation: ${level})`;
-  const won = oneWon(first) ? "one claim won, as in 3a" : "one claim won";
-  return `${won}; the loser ${loser} (isolation: ${level})`;
+    return r.rerun === undefined
+      ? t(
+          "exactly one claim won; the other waited for it, got no row back and answered {answer} (isolation: {level})",
+          values,
+        )
+      : t(
+          "exactly one claim won; the other waited for it, got {answer} instead of an empty result, and its rerun answered {rerun} (isolation: {level})",
+          values,
+        );
+  const as3a = oneWon(first) ? "yes" : "no";
+  return r.rerun === undefined
+    ? t(
+        "{as3a, select, yes {one claim won, as in 3a} other {one claim won}}; the loser got no row back and answered {answer} (isolation: {level})",
+        { ...values, as3a },
+      )
+    : t(
+        "{as3a, select, yes {one claim won, as in 3a} other {one claim won}}; the loser got {answer} instead of an empty result, and its rerun answered {rerun} (isolation: {level})",
+        { ...values, as3a },
+      );
 }
 
 /** check-then-insert (3b, 3c): what the two SELECTs found, who claimed, at which level. */
 export function checkThenInsertStory(r: RaceResult): string {
-  return `${lookedAndClaimed(r)} (isolation: ${levelOf(r)})`;
-}
-
-function lookedAndClaimed(r: RaceResult): string {
   const sawNone = r.found.length === 2 && r.found.every((n) => n === 0);
-  const looked = sawNone
-    ? "both looked, both found nothing"
-    : `their SELECTs found ${andList(r.found)} rows`;
-  const refused = r.answers.flatMap((a, i) =>
-    a === "201"
-      ? []
-      : [
-          a === "40001"
-            ? `instance ${i + 1}'s claim was refused with ${a}, a serialization failure`
-            : `instance ${i + 1}'s claim was refused with ${a}`,
-        ],
+  const refused = r.answers.flatMap((code, i) =>
+    code === "201" ? [] : [{ instance: i + 1, code }],
   );
-  if (refused.length === 0) return `${looked}, both claimed: ${r.keyRows} key rows for one key`;
-  return `${looked}; ${refused.join(", ")}: it must be run again whole`;
+  const level = levelOf(r);
+  const only = refused.length === 1 ? refused[0] : undefined;
+  if (sawNone && refused.length === 0)
+    return t(
+      "both looked, both found nothing, both claimed: {keyRows} key rows for one key (isolation: {level})",
+      { keyRows: r.keyRows, level },
+    );
+  if (sawNone && only?.code === "40001")
+    return t(
+      "both looked, both found nothing; instance {instance}'s claim was refused with 40001, a serialization failure: it must be run again whole (isolation: {level})",
+      { instance: only.instance, level },
+    );
+  const found = t("their SELECTs found {found} rows", { found: andList(r.found) });
+  const answers = refused.map(({ instance, code }) =>
+    t("instance {instance}'s claim was refused with {code}", { instance, code }),
+  );
+  return t("{story} (isolation: {level})", {
+    story: clauses(
+      answers.length === 0
+        ? [found, t("both claimed: {keyRows} key rows for one key", { keyRows: r.keyRows })]
+        : [found, ...answers],
+    ),
+    level,
+  });
 }
 
 /**
@@ -95,42 +130,69 @@ function lookedAndClaimed(r: RaceResult): string {
 export function isolationParagraph(checkThenInsert: RaceResult, constraint: RaceResult): string {
   const level = levelOf(checkThenInsert);
   const found = checkThenInsert.found;
-  const saw =
-    found.length === 2 && found.every((n) => n === 0)
-      ? "both saw none"
-      : `they saw ${andList(found)} rows`;
+  const sawNone = found.length === 2 && found.every((n) => n === 0);
   const sentences = [
-    `Both ran at ${level}, the server's default, as read from the server on each connection (SHOW transaction_isolation).`,
+    t(
+      "Both ran at {level}, the server's default, as read from the server on each connection (SHOW transaction_isolation).",
+      { level },
+    ),
   ];
   if (winners(checkThenInsert) < 2)
     sentences.push(
-      "At this level the second claim was refused, as 3c shows at SERIALIZABLE on any server; at READ COMMITTED or REPEATABLE READ it goes in.",
+      t(
+        "At this level the second claim was refused, as 3c shows at SERIALIZABLE on any server; at READ COMMITTED or REPEATABLE READ it goes in.",
+      ),
     );
+  const saw = { none: sawNone ? "yes" : "no", found: andList(found) };
   if (level === "READ COMMITTED")
     sentences.push(
-      `Under it each statement sees what was committed when it began: both SELECTs began before either claim existed, so ${saw}.`,
+      t(
+        "Under it each statement sees what was committed when it began: both SELECTs began before either claim existed, so {none, select, yes {both saw none} other {they saw {found} rows}}.",
+        saw,
+      ),
     );
   if (level === "REPEATABLE READ")
     sentences.push(
-      `Under it each transaction sees what was committed when its first statement began: both SELECTs began before either claim existed, so ${saw}.`,
+      t(
+        "Under it each transaction sees what was committed when its first statement began: both SELECTs began before either claim existed, so {none, select, yes {both saw none} other {they saw {found} rows}}.",
+        saw,
+      ),
     );
   sentences.push(
     level === "REPEATABLE READ"
-      ? "REPEATABLE READ, the level this ran at, did not help: each transaction sees its own snapshot, and two INSERTs of new rows do not conflict."
-      : "REPEATABLE READ would not help: each transaction would see its own snapshot, and two INSERTs of new rows do not conflict.",
-    "What saved 3a was not the isolation level but the unique index on (caller, key): an INSERT of a key that another transaction has inserted waits for that transaction's outcome, and only one row gets in, at every level.",
+      ? t(
+          "REPEATABLE READ, the level this ran at, did not help: each transaction sees its own snapshot, and two INSERTs of new rows do not conflict.",
+        )
+      : t(
+          "REPEATABLE READ would not help: each transaction would see its own snapshot, and two INSERTs of new rows do not conflict.",
+        ),
+    t(
+      "What saved 3a was not the isolation level but the unique index on (caller, key): an INSERT of a key that another transaction has inserted waits for that transaction's outcome, and only one row gets in, at every level.",
+    ),
     constraint.rerun === undefined
-      ? "What the loser gets back depends on the level: at READ COMMITTED, ON CONFLICT DO NOTHING inserts nothing and returns no row (3a's 409); at REPEATABLE READ or SERIALIZABLE, when the winner committed after the loser's snapshot was taken, the loser's INSERT fails with SQLSTATE 40001 instead (3d)."
-      : `What the loser gets back depends on the level: at READ COMMITTED, ON CONFLICT DO NOTHING inserts nothing and returns no row; at REPEATABLE READ or SERIALIZABLE, when the winner committed after the loser's snapshot was taken, the loser's INSERT fails with SQLSTATE 40001 instead (3d, and 3a on this server: ${constraint.answers[1]}, then ${constraint.rerun}).`,
-    `The wait: PostgreSQL documentation, "Index Uniqueness Checks"; the 40001: PostgreSQL's source, nodeModifyTable.c, ExecCheckTupleVisible.`,
+      ? t(
+          "What the loser gets back depends on the level: at READ COMMITTED, ON CONFLICT DO NOTHING inserts nothing and returns no row (3a's 409); at REPEATABLE READ or SERIALIZABLE, when the winner committed after the loser's snapshot was taken, the loser's INSERT fails with SQLSTATE 40001 instead (3d).",
+        )
+      : t(
+          "What the loser gets back depends on the level: at READ COMMITTED, ON CONFLICT DO NOTHING inserts nothing and returns no row; at REPEATABLE READ or SERIALIZABLE, when the winner committed after the loser's snapshot was taken, the loser's INSERT fails with SQLSTATE 40001 instead (3d, and 3a on this server: {answer}, then {rerun}).",
+          { answer: constraint.answers[1], rerun: constraint.rerun },
+        ),
+    t(
+      'The wait: PostgreSQL documentation, "Index Uniqueness Checks"; the 40001: PostgreSQL\'s source, nodeModifyTable.c, ExecCheckTupleVisible.',
+    ),
   );
-  return sentences.join(" ");
+  return sentences.join(currentLang() === "zh" ? "" : " ");
 }
 
 /** A race's cell in the closing table: "1 (201 and 409)", "1 (201 and 40001, rerun → 409)". */
 export function raceCell(r: RaceResult): string {
-  const [a, b] = r.answers;
+  const [first, second] = r.answers;
   return r.rerun === undefined
-    ? `${r.reports} (${a} and ${b})`
-    : `${r.reports} (${a} and ${b}, rerun → ${r.rerun})`;
+    ? t("{reports} ({first} and {second})", { reports: r.reports, first, second })
+    : t("{reports} ({first} and {second}, rerun → {rerun})", {
+        reports: r.reports,
+        first,
+        second,
+        rerun: r.rerun,
+      });
 }

@@ -12,6 +12,7 @@
 
 import { type Attempt, type FileReportOptions, fileReport } from "../client/client.ts";
 import { agentLogAfter } from "../client/narrate.ts";
+import { t } from "../core/i18n.ts";
 import type { Trace } from "../core/trace.ts";
 import { type ChildTracker, startChildTracker } from "../tracker/child.ts";
 import type { FaultName } from "../tracker/faults.ts";
@@ -65,8 +66,6 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-const COUNT_WORDS = ["no", "one", "two", "three", "four", "five"];
-
 /** Starts the instances and the balancer in front of them. */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const { store, trace } = options;
@@ -85,7 +84,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         ...(clock ? { clockMs: clock.now() } : {}),
         onEvent: (e) => {
           events.push({ ...e, instance: i });
-          trace.event(e.actor, `[instance ${i}] #${e.requestNo} ${e.text}`, e.mark);
+          trace.event(
+            e.actor,
+            t("[instance {instance}] #{requestNo} {text}", {
+              instance: i,
+              requestNo: e.requestNo,
+              text: e.text,
+            }),
+            e.mark,
+          );
         },
       }),
     ),
@@ -94,17 +101,28 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     upstreams: instances.map((t) => t.url),
     onRoute: (r) => {
       routes.push(r.instance);
-      trace.event("network", `balancer: ${r.method} ${r.path} → instance ${r.instance}`);
+      trace.event(
+        "network",
+        t("balancer: {method} {path} → instance {instance}", {
+          method: r.method,
+          path: r.path,
+          instance: r.instance,
+        }),
+      );
     },
   });
-  const n = COUNT_WORDS[numbers.length] ?? String(numbers.length);
-  const where =
-    store.kind === "postgres"
-      ? `all ${n} over one schema of the shared PostgreSQL`
-      : "each over its own SQLite file";
+  const values = { count: numbers.length, variant };
   trace.event(
     "lesson",
-    `${n} tracker processes (${variant}), ${where}, each on its own port, behind the balancer`,
+    store.kind === "postgres"
+      ? t(
+          "{count, plural, =2 {two} =3 {three} other {#}} tracker processes ({variant}), all {count, plural, =2 {two} =3 {three} other {#}} over one schema of the shared PostgreSQL, each on its own port, behind the balancer",
+          values,
+        )
+      : t(
+          "{count, plural, =2 {two} =3 {three} other {#}} tracker processes ({variant}), each over its own SQLite file, each on its own port, behind the balancer",
+          values,
+        ),
   );
   const flush = async (): Promise<void> => {
     await Promise.all(instances.map((t) => t.flush()));
@@ -120,7 +138,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const held = instances[instance - 1]!;
       trace.event(
         "lesson",
-        `instance ${instance} wakes from its pause and carries on where it stopped`,
+        t("instance {instance} wakes from its pause and carries on where it stopped", { instance }),
         "warn",
       );
       await held.release(requestNo);
@@ -175,7 +193,7 @@ export async function agentCall(cluster: Cluster, options: AgentCallOptions): Pr
       if (now !== before)
         options.trace.event(
           "lesson",
-          `every instance's clock: ${before} → ${now} ms (what the agent waited)`,
+          t("every instance's clock: {before} → {now} ms (what the agent waited)", { before, now }),
         );
     },
   });
@@ -184,7 +202,11 @@ export async function agentCall(cluster: Cluster, options: AgentCallOptions): Pr
 }
 
 /** What one attempt got, short: "timeout", "409", "201 replayed". */
-export const outcomeText = (a: Attempt): string =>
-  a.outcome.kind === "response"
-    ? `${a.outcome.status}${a.outcome.headers["idempotent-replayed"] === "true" ? " replayed" : ""}`
-    : a.outcome.kind;
+export function outcomeText(a: Attempt): string {
+  const o = a.outcome;
+  if (o.kind === "timeout") return t("timeout");
+  if (o.kind === "error") return t("connection error ({code})", { code: o.code });
+  return o.headers["idempotent-replayed"] === "true"
+    ? t("{status} replayed", { status: o.status })
+    : String(o.status);
+}

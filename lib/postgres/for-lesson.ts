@@ -4,6 +4,8 @@
  * it. A server that cannot be started or reached ends the lesson at once, with one line saying why,
  * rather than half-way through.
  */
+import { t } from "../core/i18n.ts";
+import { unavailableText } from "./messages.ts";
 import { createSchema } from "./schema.ts";
 import { type PostgresServer, PostgresUnavailable, startPostgres } from "./server.ts";
 
@@ -22,7 +24,7 @@ export async function postgresForLesson(cleanUp: () => void): Promise<LessonPost
     await (await createSchema(server.url, "lesson_probe")).drop();
   } catch (err) {
     if (!(err instanceof PostgresUnavailable)) throw err;
-    process.stderr.write(`error: ${err.message}\n`);
+    process.stderr.write(`${t("error: {message}", { message: unavailableText(err) })}\n`);
     await server?.stop();
     cleanUp();
     process.exit(1);
@@ -34,6 +36,8 @@ export async function postgresForLesson(cleanUp: () => void): Promise<LessonPost
 /** The trace's line for the server the lesson runs on. */
 export function startedLine(server: LessonPostgres): string {
   return server.external
-    ? "PostgreSQL: the server DATABASE_URL names"
-    : `PostgreSQL started on 127.0.0.1 in ${server.startedInMs} ms (a fresh cluster in a scratch folder)`;
+    ? t("PostgreSQL: the server DATABASE_URL names")
+    : t("PostgreSQL started on 127.0.0.1 in {ms} ms (a fresh cluster in a scratch folder)", {
+        ms: server.startedInMs,
+      });
 }

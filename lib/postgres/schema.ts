@@ -56,9 +56,12 @@ export async function createSchema(url: string, prefix: string): Promise<Schema>
     await client.connect();
     await client.query(`CREATE SCHEMA ${name}`);
   } catch (e) {
-    throw new PostgresUnavailable(
-      `cannot create a schema on ${redact(url)}: ${(e as Error).message}`,
-    );
+    const where = redact(url);
+    const why = (e as Error).message;
+    throw new PostgresUnavailable(`cannot create a schema on ${where}: ${why}`, "no-schema", {
+      where,
+      why,
+    });
   } finally {
     await client.end().catch(() => {});
   }
