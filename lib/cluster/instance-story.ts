@@ -4,10 +4,11 @@
  * told (their events). Each sentence is built from those, so that it says what this run did, not
  * what the lesson expected it to do.
  *
- * The claims (with their fences) and the reports filed are read from the instances' events: the
- * PostgreSQL store's "claimed as in_progress, fence N" and "TAKEN OVER …, fence N (was M)", and the
- * database's "INSERT report N … · COMMIT" or "… · ROLLBACK". Which instance replayed, met a held key
- * or lost its answer is read from the attempts and the routes.
+ * The claims (with their fences) and the reports filed are read from the instances' events: from
+ * what an event says as data (its `what`, `report`, `fence`, `was`) where the tracker gives it, else
+ * from its English words (the PostgreSQL store's "claimed as in_progress, fence N" and "TAKEN OVER
+ * …, fence N (was M)", the database's "INSERT report N … · COMMIT" or "… · ROLLBACK"). Which
+ * instance replayed, met a held key or lost its answer is read from the attempts and the routes.
  */
 import type { Attempt } from "../client/client.ts";
 import { currentLang, t } from "../core/i18n.ts";
@@ -22,21 +23,33 @@ export interface ClaimSeen {
   takenFrom?: number;
 }
 
+/**
+ * What a tracker event says as data, where the tracker gives it beside its sentence: the words may be
+ * translated, the data is not.
+ */
+interface EventData {
+  what?: string;
+  report?: number;
+  fence?: number;
+  was?: number;
+}
+
 /** The claims in `events`, in order. */
 export function claimsIn(events: readonly InstanceEvent[]): ClaimSeen[] {
   const claims: ClaimSeen[] = [];
   for (const e of events) {
+    const { what, fence, was } = e as InstanceEvent & EventData;
+    const at = { instance: e.instance, requestNo: e.requestNo };
+    if (what !== undefined) {
+      if (what === "take-over" && fence !== undefined && was !== undefined)
+        claims.push({ ...at, fence, takenFrom: was });
+      else if (what === "claim" && fence !== undefined) claims.push({ ...at, fence });
+      continue;
+    }
     const over = /TAKEN OVER \(lease ran out\), fence (\d+) \(was (\d+)\)/.exec(e.text);
     const fresh = /claimed as in_progress, fence (\d+)/.exec(e.text);
-    if (over)
-      claims.push({
-        instance: e.instance,
-        requestNo: e.requestNo,
-        fence: Number(over[1]),
-        takenFrom: Number(over[2]),
-      });
-    else if (fresh)
-      claims.push({ instance: e.instance, requestNo: e.requestNo, fence: Number(fresh[1]) });
+    if (over) claims.push({ ...at, fence: Number(over[1]), takenFrom: Number(over[2]) });
+    else if (fresh) claims.push({ ...at, fence: Number(fresh[1]) });
   }
   return claims;
 }
@@ -54,14 +67,15 @@ export function filingsIn(events: readonly InstanceEvent[]): FilingSeen[] {
   const filings: FilingSeen[] = [];
   for (const e of events) {
     if (e.actor !== "database") continue;
+    const { what, report } = e as InstanceEvent & EventData;
+    const at = { instance: e.instance, requestNo: e.requestNo };
+    if (what !== undefined) {
+      if ((what === "insert" || what === "rollback") && report !== undefined)
+        filings.push({ ...at, report, committed: what === "insert" });
+      continue;
+    }
     const m = /INSERT report (\d+)\b.*· (COMMIT|ROLLBACK)/.exec(e.text);
-    if (m)
-      filings.push({
-        instance: e.instance,
-        requestNo: e.requestNo,
-        report: Number(m[1]),
-        committed: m[2] === "COMMIT",
-      });
+    if (m) filings.push({ ...at, report: Number(m[1]), committed: m[2] === "COMMIT" });
   }
   return filings;
 }
