@@ -25,7 +25,9 @@
  * loser, as above, gets 40001 too, and its rerun answers 409.
  */
 import pg from "pg";
+import { t } from "../core/i18n.ts";
 import { CLAIM_SQL, type Claim, createKeyTable, readKey } from "../postgres/claim.ts";
+import { serverMessage } from "../postgres/messages.ts";
 import { decideKey, type KeyRow } from "../protocol/key-decision.ts";
 
 export type ClaimDesign = "constraint" | "check-then-insert";
@@ -50,6 +52,8 @@ export interface RaceResult {
   answers: [string, string];
   /** The constraint design only: what instance 2 answered when it ran its transaction again after a 40001. */
   rerun?: string;
+  /** check-then-insert only: the rows each instance's SELECT of the key found, instance 1's first. */
+  found: number[];
   reports: number;
   keyRows: number;
 }
@@ -84,17 +88,24 @@ export async function claimRace(options: RaceOptions): Promise<RaceResult> {
     await b.query(begin);
     const isolation = (await Promise.all([a, b].map(readIsolation))) as [string, string];
     const [pa, pb] = await Promise.all([backendPid(a), backendPid(b)]);
-    const { answers, rerun } =
+    const { answers, rerun, found } =
       options.design === "constraint"
-        ? await withConstraint(a, b, pb, pa, claim, begin, options.say)
-        : { answers: await checkThenInsert(a, b, claim, options.say), rerun: undefined };
+        ? { ...(await withConstraint(a, b, pb, pa, claim, begin, options.say)), found: [] }
+        : { ...(await checkThenInsert(a, b, claim, options.say)), rerun: undefined };
     const reports = Number(
       (await setup.query<{ n: string }>("SELECT count(*) AS n FROM reports")).rows[0]!.n,
     );
     const keyRows = Number(
       (await setup.query<{ n: string }>("SELECT count(*) AS n FROM idempotency_keys")).rows[0]!.n,
     );
-    return { isolation, answers, ...(rerun !== undefined ? { rerun } : {}), reports, keyRows };
+    return {
+      isolation,
+      answers,
+      ...(rerun !== undefined ? { rerun } : {}),
+      found,
+      reports,
+      keyRows,
+    };
   } finally {
     await Promise.all([a.end(), b.end(), setup.end()].map((p) => p.catch(() => {})));
   }
@@ -120,7 +131,8 @@ async function blockedBy(watch: pg.Client, waiter: number, holder: number): Prom
       [waiter, holder],
     );
     if (rows[0]!.blocked) return;
-    if (Date.now() > until) throw new Error(`backend ${waiter} never waited for backend ${holder}`);
+    if (Date.now() > until)
+      throw new Error(t("backend {waiter} never waited for backend {holder}", { waiter, holder }));
     await new Promise((r) => setTimeout(r, 2));
   }
 }
@@ -161,7 +173,10 @@ async function withConstraint(
   const first = await a.query<{ fence: string }>(CLAIM_SQL, args);
   say(
     1,
-    `INSERT … ON CONFLICT (caller, key) DO NOTHING RETURNING fence: 1 row, fence ${first.rows[0]!.fence} (not committed yet)`,
+    t(
+      "INSERT … ON CONFLICT (caller, key) DO NOTHING RETURNING fence: 1 row, fence {fence} (not committed yet)",
+      { fence: first.rows[0]!.fence },
+    ),
   );
   // Instance 2's claim goes out now; the unique index makes it wait for instance 1's transaction.
   const second = b.query<{ fence: string }>(CLAIM_SQL, args).then(
@@ -176,16 +191,23 @@ async function withConstraint(
   });
   say(
     2,
-    "INSERT … ON CONFLICT (caller, key) DO NOTHING: waits, the unique index holds instance 1's uncommitted key",
+    t(
+      "INSERT … ON CONFLICT (caller, key) DO NOTHING: waits, the unique index holds instance 1's uncommitted key",
+    ),
     "warn",
   );
   await a.query("COMMIT");
-  say(1, "COMMIT: the claim is in; instance 1 does the work");
+  say(1, t("COMMIT: the claim is in; instance 1 does the work"));
   const lost = await second;
   let answer2: string;
   let rerun: string | undefined;
   if (lost.ok) {
-    say(2, `… instance 1 committed: the INSERT returns ${lost.rowCount} rows, nothing claimed`);
+    say(
+      2,
+      t("… instance 1 committed: the INSERT returns {rows} rows, nothing claimed", {
+        rows: lost.rowCount ?? 0,
+      }),
+    );
     answer2 = await readAndDecide(b, claim, say);
   } else {
     // At REPEATABLE READ or SERIALIZABLE: the row instance 1 committed is newer than this snapshot.
@@ -193,21 +215,30 @@ async function withConstraint(
     await b.query("ROLLBACK").catch(() => {});
     say(
       2,
-      `… instance 1 committed: ERROR ${answer2}: ${lost.err.message} · ROLLBACK, nothing stored; the client runs the whole transaction again`,
+      t(
+        "… instance 1 committed: ERROR {code}: {message} · ROLLBACK, nothing stored; the client runs the whole transaction again",
+        { code: answer2, message: serverMessage(lost.err.message) },
+      ),
       "warn",
     );
     await b.query(begin);
     const again = await b.query(CLAIM_SQL, args);
     say(
       2,
-      `rerun: ${begin} · INSERT … ON CONFLICT (caller, key) DO NOTHING: ${again.rowCount} rows, nothing claimed`,
+      t(
+        "rerun: {begin} · INSERT … ON CONFLICT (caller, key) DO NOTHING: {rows} rows, nothing claimed",
+        {
+          begin,
+          rows: again.rowCount ?? 0,
+        },
+      ),
     );
     rerun = await readAndDecide(b, claim, say);
   }
   // Instance 1's second transaction: the report and the completed key.
   await a.query("BEGIN");
   const id = await fileAndComplete(a, claim);
-  say(1, `INSERT report ${id} + key completed · COMMIT → 201`, "ok");
+  say(1, t("INSERT report {id} + key completed · COMMIT → 201", { id }), "ok");
   return { answers: ["201", answer2], rerun };
 }
 
@@ -219,7 +250,11 @@ async function readAndDecide(b: pg.Client, claim: Claim, say: RaceOptions["say"]
   const answer = decision.kind === "in-progress" ? "409" : decision.kind;
   say(
     2,
-    `SELECT the key: in_progress, fence ${row?.fence}, lease ends in ${decision.kind === "in-progress" ? decision.retryAfterMs : "?"} ms → ${answer}`,
+    t("SELECT the key: in_progress, fence {fence}, lease ends in {ms} ms → {answer}", {
+      fence: row?.fence ?? "?",
+      ms: decision.kind === "in-progress" ? decision.retryAfterMs : "?",
+      answer,
+    }),
     "warn",
   );
   return answer;
@@ -230,7 +265,7 @@ async function checkThenInsert(
   b: pg.Client,
   claim: Claim,
   say: RaceOptions["say"],
-): Promise<[string, string]> {
+): Promise<{ answers: [string, string]; found: number[] }> {
   const select = "SELECT 1 FROM idempotency_keys WHERE caller = $1 AND key = $2";
   const insert = `INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at)
     VALUES ($1, $2, $3, 'in_progress', nextval('idempotency_fence'), $4, $5) RETURNING fence`;
@@ -242,13 +277,15 @@ async function checkThenInsert(
     claim.now + claim.ttlMs,
   ];
   const answers: string[] = [];
+  const found: number[] = [];
   // Both look before either writes: the gate is simply the order of the awaits.
   for (const [n, db] of [
     [1, a],
     [2, b],
   ] as const) {
-    const found = await db.query(select, [claim.caller, claim.key]);
-    say(n, `SELECT the key: ${found.rowCount} rows, the key looks free`);
+    const rows = (await db.query(select, [claim.caller, claim.key])).rowCount ?? 0;
+    found.push(rows);
+    say(n, t("SELECT the key: {rows} rows, the key looks free", { rows }));
   }
   for (const [n, db] of [
     [1, a],
@@ -259,7 +296,10 @@ async function checkThenInsert(
       const id = await fileAndComplete(db, claim);
       say(
         n,
-        `INSERT the key (fence ${fence}), INSERT report ${id}, key completed · COMMIT → 201`,
+        t("INSERT the key (fence {fence}), INSERT report {id}, key completed · COMMIT → 201", {
+          fence,
+          id,
+        }),
         n === 1 ? "ok" : "bad",
       );
       answers.push("201");
@@ -268,11 +308,14 @@ async function checkThenInsert(
       await db.query("ROLLBACK").catch(() => {});
       say(
         n,
-        `ERROR ${code}: ${(err as Error).message} · ROLLBACK, nothing stored; the client must run the whole transaction again`,
+        t(
+          "ERROR {code}: {message} · ROLLBACK, nothing stored; the client must run the whole transaction again",
+          { code, message: serverMessage((err as Error).message) },
+        ),
         "warn",
       );
       answers.push(code);
     }
   }
-  return [answers[0]!, answers[1]!];
+  return { answers: [answers[0]!, answers[1]!], found };
 }

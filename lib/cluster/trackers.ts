@@ -6,16 +6,18 @@
  * its instance number (`[instance 2] #1 …`) and kept in `events`, so that a lesson can say what
  * happened from what the instances said, not from what it expected them to say.
  *
- * Also here: the agent's one logical call through the balancer (one key, reused on every attempt),
- * and readings of the events (who claimed a key with which fence, who filed which report).
+ * Also here: the agent's one logical call through the balancer (one key, reused on every attempt).
+ * What a lesson says of a run is read from it in instance-story.ts.
  */
 
 import { type Attempt, type FileReportOptions, fileReport } from "../client/client.ts";
 import { agentLogAfter } from "../client/narrate.ts";
+import { t } from "../core/i18n.ts";
 import type { Trace } from "../core/trace.ts";
 import { type ChildTracker, startChildTracker } from "../tracker/child.ts";
 import type { FaultName } from "../tracker/faults.ts";
 import type { TrackerEvent } from "../tracker/narrate.ts";
+import { type PacedClock, pacedClock } from "../tracker/paced-clock.ts";
 import type { VariantName } from "../tracker/variant.ts";
 import { type Balancer, startBalancer } from "./balancer.ts";
 
@@ -33,8 +35,11 @@ export interface ClusterOptions {
   /** Faults by instance (1-based), then by that instance's request number. */
   faults?: Record<number, Record<number, FaultName>>;
   leaseMs?: number;
-  /** A clock the lesson moves (ms), the same on every instance; absent: the real clock. */
-  clockMs?: number;
+  /**
+   * One clock for every instance, moved only by what the agent waited (lib/tracker/paced-clock.ts),
+   * so that a lease runs out when the story says, on every machine alike; absent: the real clock.
+   */
+  paced?: boolean;
 }
 
 /** One event an instance told, with the instance's number (1-based). */
@@ -47,12 +52,19 @@ export interface Cluster {
   instances: ChildTracker[];
   /** Every event the instances told, in the order the parent heard them. */
   events: InstanceEvent[];
+  /** The instance (1-based) each request through the balancer went to, in order. */
+  routes: number[];
+  /** The instances' shared clock, when started `paced`. */
+  clock?: PacedClock;
+  /**
+   * Wakes instance `instance`'s request `requestNo`, held at its pause, and waits until it has
+   * answered and told everything.
+   */
+  wake(instance: number, requestNo: number): Promise<void>;
   /** Resolves once every event each instance wrote so far has arrived. */
   flush(): Promise<void>;
   close(): Promise<void>;
 }
-
-const COUNT_WORDS = ["no", "one", "two", "three", "four", "five"];
 
 /** Starts the instances and the balancer in front of them. */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
@@ -60,6 +72,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const variant = options.variant ?? "keyed";
   const numbers = Array.from({ length: options.size ?? 3 }, (_, i) => i + 1);
   const events: InstanceEvent[] = [];
+  const routes: number[] = [];
+  const clock = options.paced ? pacedClock() : undefined;
   const instances = await Promise.all(
     numbers.map((i) =>
       startChildTracker({
@@ -67,34 +81,69 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         ...(store.kind === "postgres" ? { postgres: store.url } : { db: store.file(i) }),
         faults: options.faults?.[i] ?? {},
         ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
-        ...(options.clockMs !== undefined ? { clockMs: options.clockMs } : {}),
+        ...(clock ? { clockMs: clock.now() } : {}),
         onEvent: (e) => {
           events.push({ ...e, instance: i });
-          trace.event(e.actor, `[instance ${i}] #${e.requestNo} ${e.text}`, e.mark);
+          trace.event(
+            e.actor,
+            t("[instance {instance}] #{requestNo} {text}", {
+              instance: i,
+              requestNo: e.requestNo,
+              text: e.text,
+            }),
+            e.mark,
+          );
         },
       }),
     ),
   );
   const balancer = await startBalancer({
     upstreams: instances.map((t) => t.url),
-    onRoute: (r) =>
-      trace.event("network", `balancer: ${r.method} ${r.path} → instance ${r.instance}`),
+    onRoute: (r) => {
+      routes.push(r.instance);
+      trace.event(
+        "network",
+        t("balancer: {method} {path} → instance {instance}", {
+          method: r.method,
+          path: r.path,
+          instance: r.instance,
+        }),
+      );
+    },
   });
-  const n = COUNT_WORDS[numbers.length] ?? String(numbers.length);
-  const where =
-    store.kind === "postgres"
-      ? `all ${n} over one schema of the shared PostgreSQL`
-      : "each over its own SQLite file";
+  const values = { count: numbers.length, variant };
   trace.event(
     "lesson",
-    `${n} tracker processes (${variant}), ${where}, each on its own port, behind the balancer`,
+    store.kind === "postgres"
+      ? t(
+          "{count, plural, =2 {two} =3 {three} other {#}} tracker processes ({variant}), all {count, plural, =2 {two} =3 {three} other {#}} over one schema of the shared PostgreSQL, each on its own port, behind the balancer",
+          values,
+        )
+      : t(
+          "{count, plural, =2 {two} =3 {three} other {#}} tracker processes ({variant}), each over its own SQLite file, each on its own port, behind the balancer",
+          values,
+        ),
   );
+  const flush = async (): Promise<void> => {
+    await Promise.all(instances.map((t) => t.flush()));
+  };
   return {
     balancer,
     instances,
     events,
-    flush: async () => {
-      await Promise.all(instances.map((t) => t.flush()));
+    routes,
+    ...(clock ? { clock } : {}),
+    flush,
+    wake: async (instance, requestNo) => {
+      const held = instances[instance - 1]!;
+      trace.event(
+        "lesson",
+        t("instance {instance} wakes from its pause and carries on where it stopped", { instance }),
+        "warn",
+      );
+      await held.release(requestNo);
+      await held.reached(requestNo, "handled");
+      await flush();
     },
     close: async () => {
       await balancer.close();
@@ -109,12 +158,22 @@ export interface AgentCallOptions {
   timeoutMs: number;
   random: FileReportOptions["random"];
   maxAttempts: number;
-  /** Runs before each retry, once the last attempt's events are printed (a lesson moves its clock here). */
-  beforeRetry?: (last: Attempt, waitedMs: number) => Promise<void>;
 }
 
-/** The agent's one logical call through the balancer: one key, reused on every attempt. */
-export async function agentCall(cluster: Cluster, options: AgentCallOptions): Promise<Attempt[]> {
+/** What a call through the cluster left: the agent's attempts, the balancer's routes, the events. */
+export interface ClusterRun {
+  attempts: readonly Attempt[];
+  /** The instance each request through the balancer went to, in order (attempt n: routes[n - 1]). */
+  routes: readonly number[];
+  /** What the instances told (the cluster's own list: events told later are in it too). */
+  events: readonly InstanceEvent[];
+}
+
+/**
+ * The agent's one logical call through the balancer: one key, reused on every attempt. On a paced
+ * cluster, every instance's clock moves before each retry by what the agent waited.
+ */
+export async function agentCall(cluster: Cluster, options: AgentCallOptions): Promise<ClusterRun> {
   const agent = agentLogAfter(options.trace, cluster.flush);
   const result = await fileReport({
     url: cluster.balancer.url,
@@ -126,101 +185,28 @@ export async function agentCall(cluster: Cluster, options: AgentCallOptions): Pr
     onAttempt: agent.onAttempt,
     beforeRetry: async (_retry, last, waitedMs) => {
       await agent.settled();
-      await options.beforeRetry?.(last, waitedMs);
+      const clock = cluster.clock;
+      if (clock === undefined) return;
+      const before = clock.now();
+      const now = clock.advance(last, waitedMs);
+      await Promise.all(cluster.instances.map((t) => t.setClock(now)));
+      if (now !== before)
+        options.trace.event(
+          "lesson",
+          t("every instance's clock: {before} → {now} ms (what the agent waited)", { before, now }),
+        );
     },
   });
   await agent.settled();
-  return result.attempts;
+  return { attempts: result.attempts, routes: cluster.routes, events: cluster.events };
 }
 
 /** What one attempt got, short: "timeout", "409", "201 replayed". */
-export const outcomeText = (a: Attempt): string =>
-  a.outcome.kind === "response"
-    ? `${a.outcome.status}${a.outcome.headers["idempotent-replayed"] === "true" ? " replayed" : ""}`
-    : a.outcome.kind;
-
-/** A claim of a key, as an instance told it: a new claim, or a take-over of a claim whose lease ran out. */
-export interface ClaimSeen {
-  instance: number;
-  requestNo: number;
-  fence: number;
-  /** The fence of the claim it took over (absent: a new claim). */
-  takenFrom?: number;
-}
-
-/** The claims in `events`, in order (the PostgreSQL store's "claimed as in_progress, fence N" and "TAKEN OVER …, fence N (was M)"). */
-export function claimsIn(events: readonly InstanceEvent[]): ClaimSeen[] {
-  const claims: ClaimSeen[] = [];
-  for (const e of events) {
-    const over = /TAKEN OVER \(lease ran out\), fence (\d+) \(was (\d+)\)/.exec(e.text);
-    const fresh = /claimed as in_progress, fence (\d+)/.exec(e.text);
-    if (over)
-      claims.push({
-        instance: e.instance,
-        requestNo: e.requestNo,
-        fence: Number(over[1]),
-        takenFrom: Number(over[2]),
-      });
-    else if (fresh)
-      claims.push({ instance: e.instance, requestNo: e.requestNo, fence: Number(fresh[1]) });
-  }
-  return claims;
-}
-
-/** A report an instance inserted: kept (its transaction committed) or undone (rolled back). */
-export interface FilingSeen {
-  instance: number;
-  requestNo: number;
-  report: number;
-  committed: boolean;
-}
-
-/** The reports the instances inserted, in order, and whether each transaction committed. */
-export function filingsIn(events: readonly InstanceEvent[]): FilingSeen[] {
-  const filings: FilingSeen[] = [];
-  for (const e of events) {
-    if (e.actor !== "database") continue;
-    const m = /INSERT report (\d+)\b.*· (COMMIT|ROLLBACK)/.exec(e.text);
-    if (m)
-      filings.push({
-        instance: e.instance,
-        requestNo: e.requestNo,
-        report: Number(m[1]),
-        committed: m[2] === "COMMIT",
-      });
-  }
-  return filings;
-}
-
-/** The instances (in order, each once) whose requests found the key held by a claim still running (their 409s). */
-export function heldKeyMetBy(events: readonly InstanceEvent[]): number[] {
-  return [
-    ...new Set(
-      events.filter((e) => /\bis in progress \(lease ends in/.test(e.text)).map((e) => e.instance),
-    ),
-  ];
-}
-
-/** The instances (in order, each once) that answered from a key completed before (a replay). */
-export function replayedBy(events: readonly InstanceEvent[]): number[] {
-  return [
-    ...new Set(
-      events
-        .filter((e) => /completed before: replaying the stored/.test(e.text))
-        .map((e) => e.instance),
-    ),
-  ];
-}
-
-/** The instances (in order, each once) whose answer was lost on the way back (the lose-response fault). */
-export function lostAnswersOf(events: readonly InstanceEvent[]): number[] {
-  return [
-    ...new Set(events.filter((e) => /lost on the way back/.test(e.text)).map((e) => e.instance)),
-  ];
-}
-
-/** "1", "1 and 2", "1, 2 and 3". */
-export function andList(items: readonly (string | number)[]): string {
-  const s = items.map(String);
-  return s.length <= 1 ? (s[0] ?? "") : `${s.slice(0, -1).join(", ")} and ${s.at(-1)}`;
+export function outcomeText(a: Attempt): string {
+  const o = a.outcome;
+  if (o.kind === "timeout") return t("timeout");
+  if (o.kind === "error") return t("connection error ({code})", { code: o.code });
+  return o.headers["idempotent-replayed"] === "true"
+    ? t("{status} replayed", { status: o.status })
+    : String(o.status);
 }

@@ -2,8 +2,10 @@
  * A middleware server in a child process (child-entry.ts), started, waited for, and started again
  * on the same SQLite file and port once it has died: what a service manager does after a crash.
  */
+
 import { fileURLToPath } from "node:url";
 import { type ChildExit, spawnEntry } from "../core/child-pipe.ts";
+import { t } from "../core/i18n.ts";
 import type { MiddlewareChildConfig } from "./child-entry.ts";
 
 const ENTRY = fileURLToPath(new URL("./child-entry.ts", import.meta.url));
@@ -30,13 +32,23 @@ export async function startServerProcess(config: MiddlewareChildConfig): Promise
   const started = new Promise<{ url: string; port: number }>((resolve, reject) => {
     listening = resolve;
     failed = (message) =>
-      reject(new Error(`the ${config.server} process did not start: ${message}`));
+      reject(
+        new Error(
+          t("the {server} process did not start: {message}", { server: config.server, message }),
+        ),
+      );
   });
   const { child, exited } = spawnEntry<FromChild>(ENTRY, JSON.stringify(config), (m) => {
     if (m.type === "listening") listening?.(m);
     else failed?.(m.message);
   });
-  void exited.then((e) => failed?.(`it exited (${e.signal ?? `code ${e.code}`})`));
+  void exited.then((e) =>
+    failed?.(
+      e.signal
+        ? t("it exited ({signal})", { signal: e.signal })
+        : t("it exited (code {code})", { code: String(e.code) }),
+    ),
+  );
   let timer: NodeJS.Timeout | undefined;
   let address: { url: string; port: number };
   try {
@@ -46,7 +58,12 @@ export async function startServerProcess(config: MiddlewareChildConfig): Promise
         timer = setTimeout(
           () =>
             reject(
-              new Error(`the ${config.server} process did not start within ${START_TIMEOUT_MS} ms`),
+              new Error(
+                t("the {server} process did not start within {ms} ms", {
+                  server: config.server,
+                  ms: START_TIMEOUT_MS,
+                }),
+              ),
             ),
           START_TIMEOUT_MS,
         );

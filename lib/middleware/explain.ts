@@ -6,10 +6,12 @@
  * differs from the one its explanation was written for says so, instead of explaining the wrong
  * thing.
  */
+import { t } from "../core/i18n.ts";
 import type { CaseName, Verdict } from "../probe/verdict.ts";
 import { FUNCTION_TIMEOUT_MS } from "./powertools-server.ts";
 import type { ServerName } from "./servers.ts";
 import { locate, type SourceRef } from "./sources.ts";
+import { verdictName } from "./table.ts";
 
 interface Explanation {
   server: ServerName;
@@ -58,13 +60,10 @@ const EXPLANATIONS: Explanation[] = [
       },
     },
     text: (at) =>
-      `The middleware stores the key as "in progress" before the handler runs, and learns the ` +
-      `answer only by wrapping res.send (${at.hook}). The handler threw, and the error ` +
-      `handler answered with res.end, as Express's own does: res.send was never called, so ` +
-      `the key stayed in progress with no answer, and every retry got 409 (${at.conflict}). ` +
-      `The in-memory adapter never expires a key (${at.memory}): the key is stuck until the ` +
-      `process restarts. This is issue #32 of VilledeMontreal/express-idempotency, "Orphaned ` +
-      `'in progress' resources cause permanent 409".`,
+      t(
+        'The middleware stores the key as "in progress" before the handler runs, and learns the answer only by wrapping res.send ({hook}). The handler threw, and the error handler answered with res.end, as Express\'s own does: res.send was never called, so the key stayed in progress with no answer, and every retry got 409 ({conflict}). The in-memory adapter never expires a key ({memory}): the key is stuck until the process restarts. This is issue #32 of VilledeMontreal/express-idempotency, "Orphaned \'in progress\' resources cause permanent 409".',
+        at,
+      ),
   },
   {
     server: "express-idempotency",
@@ -78,9 +77,10 @@ const EXPLANATIONS: Explanation[] = [
       },
     },
     text: (at) =>
-      `The keys live in an array in the process's memory (${at.memory}); its README says this ` +
-      `default "is not recommended for production". The process died after the INSERT, the ` +
-      `restarted one knew no key, and the retry filed the report again.`,
+      t(
+        'The keys live in an array in the process\'s memory ({memory}); its README says this default "is not recommended for production". The process died after the INSERT, the restarted one knew no key, and the retry filed the report again.',
+        at,
+      ),
   },
   {
     server: "express-idempotency",
@@ -95,10 +95,10 @@ const EXPLANATIONS: Explanation[] = [
       },
     },
     text: (at) =>
-      `A key is looked up by its value alone (${at.find}), and the intent check compares the ` +
-      `URL, the method, the query and the body (${at.intent}), never who is asking. The ` +
-      `second caller sent the same key and the same report, and got the first caller's ` +
-      `stored answer, report id included.`,
+      t(
+        "A key is looked up by its value alone ({find}), and the intent check compares the URL, the method, the query and the body ({intent}), never who is asking. The second caller sent the same key and the same report, and got the first caller's stored answer, report id included.",
+        at,
+      ),
   },
   {
     server: "express-idempotency",
@@ -106,9 +106,10 @@ const EXPLANATIONS: Explanation[] = [
     verdict: "duplicate",
     refs: { key: service(/return req\.get\(this\._options\.idempotencyKeyHeader\)/) },
     text: (at) =>
-      `The key is the header's text as sent (${at.key}). The draft's form "k" (a Structured ` +
-      `Field string, quotes included) and Stripe's bare k are two different keys to it, so ` +
-      `the same operation ran twice.`,
+      t(
+        "The key is the header's text as sent ({key}). The draft's form \"k\" (a Structured Field string, quotes included) and Stripe's bare k are two different keys to it, so the same operation ran twice.",
+        at,
+      ),
   },
   {
     server: "node-idempotency",
@@ -119,10 +120,10 @@ const EXPLANATIONS: Explanation[] = [
       replay: core(/return data\.response;/),
     },
     text: (at) =>
-      `onResponse stores whatever answer it is given as the key's result (${at.complete}), and ` +
-      `our glue gives it the 500, as the README's "error: your_error" invites. Every retry ` +
-      `got the stored 500 back (${at.replay}) for the key's 24 hours, though nothing was ` +
-      `stored by the failed call.`,
+      t(
+        "onResponse stores whatever answer it is given as the key's result ({complete}), and our glue gives it the 500, as the README's \"error: your_error\" invites. Every retry got the stored 500 back ({replay}) for the key's 24 hours, though nothing was stored by the failed call.",
+        at,
+      ),
   },
   {
     server: "node-idempotency",
@@ -138,10 +139,10 @@ const EXPLANATIONS: Explanation[] = [
       },
     },
     text: (at) =>
-      `onRequest marks the key IN_PROGRESS with the cache's whole TTL (${at.claim}; 24 hours by ` +
-      `default, ${at.ttl}), not with a shorter lease. The handler threw, onResponse was ` +
-      `never called, and every retry was refused as outstanding (${at.outstanding}), ` +
-      `answered 409 by our glue: the key is stuck for a day, or until the process restarts.`,
+      t(
+        "onRequest marks the key IN_PROGRESS with the cache's whole TTL ({claim}; 24 hours by default, {ttl}), not with a shorter lease. The handler threw, onResponse was never called, and every retry was refused as outstanding ({outstanding}), answered 409 by our glue: the key is stuck for a day, or until the process restarts.",
+        at,
+      ),
   },
   {
     server: "node-idempotency",
@@ -155,9 +156,10 @@ const EXPLANATIONS: Explanation[] = [
       },
     },
     text: (at) =>
-      `The memory storage is a Map in the process (${at.memory}). After the restart the key was ` +
-      `unknown and the retry filed the report again. A store outside the process (its Redis ` +
-      `adapter, for one) would have kept the key.`,
+      t(
+        "The memory storage is a Map in the process ({memory}). After the restart the key was unknown and the retry filed the report again. A store outside the process (its Redis adapter, for one) would have kept the key.",
+        at,
+      ),
   },
   {
     server: "node-idempotency",
@@ -169,9 +171,10 @@ const EXPLANATIONS: Explanation[] = [
       ),
     },
     text: (at) =>
-      `The cache key is prefix, method, path and the key (${at.key}): no caller. The second ` +
-      `caller's request matched the first's fingerprint (same body) and got the first ` +
-      `caller's answer.`,
+      t(
+        "The cache key is prefix, method, path and the key ({key}): no caller. The second caller's request matched the first's fingerprint (same body) and got the first caller's answer.",
+        at,
+      ),
   },
   {
     server: "node-idempotency",
@@ -179,8 +182,10 @@ const EXPLANATIONS: Explanation[] = [
     verdict: "duplicate",
     refs: { key: core(/return key \? req\.headers\[key\] : undefined/) },
     text: (at) =>
-      `The key is the header's value as sent (${at.key}): "k" and k are two keys, and the ` +
-      `report was filed twice.`,
+      t(
+        'The key is the header\'s value as sent ({key}): "k" and k are two keys, and the report was filed twice.',
+        at,
+      ),
   },
   {
     server: "node-idempotency",
@@ -192,8 +197,10 @@ const EXPLANATIONS: Explanation[] = [
       ),
     },
     text: (at) =>
-      `Two rows, and safe: the path is part of the cache key (${at.key}), so the key on another ` +
-      `route is another operation, done once.`,
+      t(
+        "Two rows, and safe: the path is part of the cache key ({key}), so the key on another route is another operation, done once.",
+        at,
+      ),
   },
   {
     server: "powertools",
@@ -210,12 +217,10 @@ const EXPLANATIONS: Explanation[] = [
       ),
     },
     text: (at) =>
-      `The key is made from the Idempotency-Key header alone, and the payload is compared only ` +
-      `when payloadValidationJmesPath is set (${at.enabled}), which it is not by default. ` +
-      `The second report, another title under the same key, got the first report's stored ` +
-      `answer (${at.response}): 201 for a report that was never filed. With ` +
-      `payloadValidationJmesPath set to the body, it would be refused ` +
-      `(IdempotencyValidationError) instead.`,
+      t(
+        "The key is made from the Idempotency-Key header alone, and the payload is compared only when payloadValidationJmesPath is set ({enabled}), which it is not by default. The second report, another title under the same key, got the first report's stored answer ({response}): 201 for a report that was never filed. With payloadValidationJmesPath set to the body, it would be refused (IdempotencyValidationError) instead.",
+        at,
+      ),
   },
   {
     server: "powertools",
@@ -223,9 +228,10 @@ const EXPLANATIONS: Explanation[] = [
     verdict: "error",
     refs: { key: powertools("persistence/BasePersistenceLayer.js", /idempotencyKeyPrefix\}#/) },
     text: (at) =>
-      `The record's key is a prefix and a hash of what eventKeyJmesPath selects (${at.key}); ` +
-      `the prefix names the function, and one function serves both routes here. So the ` +
-      `request to /triage got the /reports answer, and nothing was filed for it.`,
+      t(
+        "The record's key is a prefix and a hash of what eventKeyJmesPath selects ({key}); the prefix names the function, and one function serves both routes here. So the request to /triage got the /reports answer, and nothing was filed for it.",
+        at,
+      ),
   },
   {
     server: "powertools",
@@ -239,9 +245,10 @@ const EXPLANATIONS: Explanation[] = [
       ),
     },
     text: (at) =>
-      `A handler that returns is a success to the package, whatever statusCode it returns ` +
-      `(${at.save}). The 500 was stored and replayed to every retry, for the record's hour ` +
-      `(${at.hour}).`,
+      t(
+        "A handler that returns is a success to the package, whatever statusCode it returns ({save}). The 500 was stored and replayed to every retry, for the record's hour ({hour}).",
+        at,
+      ),
   },
   {
     server: "powertools",
@@ -251,9 +258,10 @@ const EXPLANATIONS: Explanation[] = [
       remove: powertools("IdempotencyHandler.js", /await this\.#deleteInProgressRecord\(\);/),
     },
     text: (at) =>
-      `A handler that throws is a failure: the in-progress record is deleted (${at.remove}) and ` +
-      `the retry runs the handler again. Nothing was stored by the failed call, so that is ` +
-      `right here.`,
+      t(
+        "A handler that throws is a failure: the in-progress record is deleted ({remove}) and the retry runs the handler again. Nothing was stored by the failed call, so that is right here.",
+        at,
+      ),
   },
   {
     server: "powertools",
@@ -271,15 +279,10 @@ const EXPLANATIONS: Explanation[] = [
       millis: powertools("IdempotencyHandler.js", /new Date\(\)\.getUTCMilliseconds\(\)\) \{/),
     },
     text: (at) =>
-      `The record survived the crash as INPROGRESS, with an in-progress expiry at the claim ` +
-      `plus the invocation's remaining time (${at.expiry}), ${FUNCTION_TIMEOUT_MS / 1000} s ` +
-      `in our runtime. Until then the conditional put refuses every retry (${at.condition}); ` +
-      `the package's own check of that expiry compares it with new ` +
-      `Date().getUTCMilliseconds(), a number from 0 to 999 (${at.millis}), so it never ` +
-      `fires. After it, by the same condition, the next retry takes the record over and runs ` +
-      `the handler again: a second report, stuck first and then a duplicate. The in-progress ` +
-      `expiry was added for a Lambda that times out mid-work ` +
-      `(aws-powertools/powertools-lambda issue #53, "Idempotency and Lambda timeouts").`,
+      t(
+        "The record survived the crash as INPROGRESS, with an in-progress expiry at the claim plus the invocation's remaining time ({expiry}), {seconds} s in our runtime. Until then the conditional put refuses every retry ({condition}); the package's own check of that expiry compares it with new Date().getUTCMilliseconds(), a number from 0 to 999 ({millis}), so it never fires. After it, by the same condition, the next retry takes the record over and runs the handler again: a second report, stuck first and then a duplicate. The in-progress expiry was added for a Lambda that times out mid-work (aws-powertools/powertools-lambda issue #53, \"Idempotency and Lambda timeouts\").",
+        { ...at, seconds: FUNCTION_TIMEOUT_MS / 1000 },
+      ),
   },
   {
     server: "powertools",
@@ -287,9 +290,10 @@ const EXPLANATIONS: Explanation[] = [
     verdict: "leak",
     refs: { key: powertools("persistence/BasePersistenceLayer.js", /idempotencyKeyPrefix\}#/) },
     text: (at) =>
-      `The record's key hashes only what eventKeyJmesPath selects (${at.key}), here the header. ` +
-      `Selecting the caller too, [headers.authorization, headers."idempotency-key"], would ` +
-      `scope it.`,
+      t(
+        'The record\'s key hashes only what eventKeyJmesPath selects ({key}), here the header. Selecting the caller too, [headers.authorization, headers."idempotency-key"], would scope it.',
+        at,
+      ),
   },
   {
     server: "powertools",
@@ -297,8 +301,10 @@ const EXPLANATIONS: Explanation[] = [
     verdict: "duplicate",
     refs: { key: powertools("persistence/BasePersistenceLayer.js", /idempotencyKeyPrefix\}#/) },
     text: (at) =>
-      `The hash is of the header's text (${at.key}): "k" and k hash apart, and the report was ` +
-      `filed twice.`,
+      t(
+        'The hash is of the header\'s text ({key}): "k" and k hash apart, and the report was filed twice.',
+        at,
+      ),
   },
   {
     server: "powertools",
@@ -308,9 +314,10 @@ const EXPLANATIONS: Explanation[] = [
       busy: powertools("IdempotencyHandler.js", /throw new IdempotencyAlreadyInProgressError/),
     },
     text: (at) =>
-      `Safe, but the second request was told 500: the package throws ` +
-      `IdempotencyAlreadyInProgressError (${at.busy}), and a Lambda error reaches the client ` +
-      `as a 5xx unless the handler catches it and answers 409 itself.`,
+      t(
+        "Safe, but the second request was told 500: the package throws IdempotencyAlreadyInProgressError ({busy}), and a Lambda error reaches the client as a 5xx unless the handler catches it and answers 409 itself.",
+        at,
+      ),
   },
   {
     server: "fenced",
@@ -320,11 +327,10 @@ const EXPLANATIONS: Explanation[] = [
       saved: failureSaved,
     },
     text: (at) =>
-      `The reference is stuck too, on purpose: once the work began, a failure is the key's ` +
-      `result and is replayed, as Stripe's API v1 does (${at.saved}). A failure after a ` +
-      `partial effect is never run twice; the price is that the caller needs a new key to ` +
-      `try again. The tracker has one failure, its work throwing, so its two failure cells ` +
-      `are the same run.`,
+      t(
+        "The reference is stuck too, on purpose: once the work began, a failure is the key's result and is replayed, as Stripe's API v1 does ({saved}). A failure after a partial effect is never run twice; the price is that the caller needs a new key to try again. The tracker has one failure, its work throwing, so its two failure cells are the same run.",
+        at,
+      ),
   },
   {
     server: "fenced",
@@ -333,7 +339,7 @@ const EXPLANATIONS: Explanation[] = [
     refs: {
       saved: failureSaved,
     },
-    text: (at) => `The same rule as the 500 above (${at.saved}).`,
+    text: (at) => t("The same rule as the 500 above ({saved}).", at),
   },
   {
     server: "fenced",
@@ -341,29 +347,32 @@ const EXPLANATIONS: Explanation[] = [
     verdict: "safe",
     refs: { route: workbook("lib/protocol/fingerprint.ts", /createHash\("sha256"\)/) },
     text: (at) =>
-      `The tracker has no /triage route: 404, nothing stored. Its fingerprint covers the method ` +
-      `and the route (${at.route}), so the key on a second route of its own would be refused ` +
-      `with 422.`,
+      t(
+        "The tracker has no /triage route: 404, nothing stored. Its fingerprint covers the method and the route ({route}), so the key on a second route of its own would be refused with 422.",
+        at,
+      ),
   },
 ];
 
-/** What the lesson prints under a cell: the explanation with its places, or why there is none. */
-export type CellNote =
-  | { kind: "explained"; text: string }
-  | { kind: "changed"; expected: Verdict; text: string }
-  | { kind: "unexplained" };
-
-/** The note for one cell, or undefined for a safe cell that needs none. */
-export function noteFor(
-  server: ServerName,
-  name: CaseName,
-  verdict: Verdict,
-): CellNote | undefined {
+/**
+ * What the lesson prints under a cell: the explanation with its places filled in; for a cell whose
+ * verdict is not the one its explanation was written for, a warning first; for a surprising cell
+ * with no explanation, a sentence that says so. Undefined for a safe cell that needs none.
+ */
+export function noteFor(server: ServerName, name: CaseName, verdict: Verdict): string | undefined {
   const e = EXPLANATIONS.find((x) => x.server === server && x.case === name);
-  if (!e) return verdict === "safe" ? undefined : { kind: "unexplained" };
+  if (!e)
+    return verdict === "safe"
+      ? undefined
+      : t(
+          "No explanation was written for this result: the package may have changed since this lesson.",
+        );
   const at = Object.fromEntries(Object.entries(e.refs).map(([k, ref]) => [k, locate(ref)]));
-  if (e.verdict !== verdict) return { kind: "changed", expected: e.verdict, text: e.text(at) };
-  return { kind: "explained", text: e.text(at) };
+  if (e.verdict === verdict) return e.text(at);
+  return t(
+    'This explanation was written for "{expected}", and this run found "{found}": the package may have changed. {text}',
+    { expected: verdictName(e.verdict), found: verdictName(verdict), text: e.text(at) },
+  );
 }
 
 /** Every place the explanations name, located now (for the test that they are all found). */

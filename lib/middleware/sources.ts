@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { t } from "../core/i18n.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -26,15 +27,20 @@ export interface SourceRef {
 export function locate(ref: SourceRef): string {
   const path = join(ROOT, ref.pkg === "" ? "" : join("node_modules", ref.pkg), ref.file);
   const shown = ref.pkg === "" ? ref.file : `${ref.pkg} ${ref.file}`;
-  const why = ref.pkg === "" ? "the workbook's code has moved" : "the package has changed";
+  const ours = ref.pkg === "";
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch {
-    return `${shown} (file not found: ${why})`;
+    return ours
+      ? t("{shown} (file not found: the workbook's code has moved)", { shown })
+      : t("{shown} (file not found: the package has changed)", { shown });
   }
   const line = text.split("\n").findIndex((l) => ref.pattern.test(l));
-  return line < 0 ? `${shown} (line not found: ${why})` : `${shown}:${line + 1}`;
+  if (line >= 0) return `${shown}:${line + 1}`;
+  return ours
+    ? t("{shown} (line not found: the workbook's code has moved)", { shown })
+    : t("{shown} (line not found: the package has changed)", { shown });
 }
 
 /** The installed version of a package ("?" if it is not installed). */

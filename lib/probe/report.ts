@@ -3,9 +3,10 @@
  * could not run and why, and a closing count; or the same as JSON (`--json`). A check holds when
  * its verdict is safe.
  */
+import { t } from "../core/i18n.ts";
 import type { CaseRun } from "./checks.ts";
 import type { ProbeResult } from "./probe.ts";
-import { evidence, reading, SKIP_TEXT } from "./texts.ts";
+import { evidence, reading, skipText } from "./texts.ts";
 
 export type CheckState = "held" | "failed" | "not run";
 
@@ -27,12 +28,8 @@ export function tally(runs: readonly CaseRun[]): Tally {
 
 /** The header line. */
 export function probeHeading(url: string, seed: number): string {
-  return `probe: POST ${url}, keys from seed ${seed}`;
+  return t("probe: POST {url}, keys from seed {seed}", { url, seed: String(seed) });
 }
-
-/** Note added to the concurrent case's evidence when the probe could not hold the handler. */
-const UNCONTROLLED =
-  "sent together; whether they overlapped depends on how fast the service answers";
 
 /**
  * One check as lines: its mark and name with the evidence, then the reading (or why it did not
@@ -41,21 +38,27 @@ const UNCONTROLLED =
 export function checkLines(run: CaseRun): { mark: string; name: string; lines: string[] } {
   const state = stateOf(run);
   const mark = state === "held" ? "✓" : state === "failed" ? "✗" : "–";
-  if (!run.ran) return { mark, name: run.case, lines: [`not run: ${SKIP_TEXT[run.skip]}`] };
+  if (!run.ran)
+    return { mark, name: run.case, lines: [t("not run: {why}", { why: skipText(run.skip) })] };
+  // The concurrent case, when the probe could not hold the handler: say what the evidence is worth.
   const seen =
-    run.note === "uncontrolled-timing" ? `${evidence(run)} (${UNCONTROLLED})` : evidence(run);
+    run.note === "uncontrolled-timing"
+      ? t(
+          "{evidence} (sent together; whether they overlapped depends on how fast the service answers)",
+          { evidence: evidence(run) },
+        )
+      : evidence(run);
   return { mark, name: run.case, lines: [seen, reading(run.case, run.judged, run.facts.rows)] };
 }
 
 /** The closing line. Never "N passed, N failed" alone, which CI logs read as a test runner's. */
-export function closingLine(t: Tally): string {
-  return (
-    `checks: ${t.held} held, ${t.failed} failed, ${t.notRun} not ` +
-    `run${t.failed > 0 ? " (exit code 1)" : ""}`
-  );
+export function closingLine(tally: Tally): string {
+  return tally.failed > 0
+    ? t("checks: {held} held, {failed} failed, {notRun} not run (exit code 1)", { ...tally })
+    : t("checks: {held} held, {failed} failed, {notRun} not run", { ...tally });
 }
 
-/** The result as JSON. */
+/** The result as JSON, its readings in English whatever the language: the same on every machine. */
 export function probeJson(result: ProbeResult): string {
   const checks = result.runs.map((run) =>
     run.ran
@@ -66,9 +69,9 @@ export function probeJson(result: ProbeResult): string {
           verdict: run.judged.verdict,
           statuses: run.facts.attempts.map((a) => a.seen),
           rows: run.facts.rows,
-          reading: reading(run.case, run.judged, run.facts.rows),
+          reading: reading(run.case, run.judged, run.facts.rows, "en"),
         }
-      : { case: run.case, ran: false, reason: SKIP_TEXT[run.skip] },
+      : { case: run.case, ran: false, reason: skipText(run.skip, "en") },
   );
   return JSON.stringify({ url: result.url, seed: result.seed, checks, ...tally(result.runs) });
 }
