@@ -3,10 +3,11 @@
 // does (a report filed once, its retry replayed), and dies and starts again the same way. Started
 // quiet, it tells only of arrivals, and its parent keeps one count of them.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { bundleTrackerChild } from "../lib/chaos/bundle.ts";
+import { bundleForNode, bundleTrackerChild } from "../lib/chaos/bundle.ts";
 import { httpCall } from "../lib/client/client.ts";
 import { tempFolder } from "../lib/core/scratch.ts";
 import { startChildTracker } from "../lib/tracker/child.ts";
@@ -90,6 +91,25 @@ test("a quiet tracker process counts arrivals: request n has arrived once n have
     await assert.rejects(fourth, /exited before request 4 was arrived/);
   } finally {
     await tracker.kill();
+    folder.remove();
+  }
+});
+
+test("a bundled module speaks Chinese too: it finds the catalogues without import.meta", () => {
+  const folder = tempFolder("retry-workbook-bundle-test-");
+  try {
+    const i18n = new URL("../lib/core/i18n.ts", import.meta.url).pathname;
+    const entry = join(folder.dir, "entry.ts");
+    writeFileSync(
+      entry,
+      `import { t } from ${JSON.stringify(i18n)};\nconsole.log(t("(Enter for the next event)"));\n`,
+    );
+    const bundle = bundleForNode(entry, join(folder.dir, "entry.cjs"));
+    const env = { ...process.env, WORKBOOK_LANG: "zh", WORKBOOK_ROOT: "" };
+    const r = spawnSync(process.execPath, [bundle], { env, encoding: "utf8" });
+    assert.equal(r.stderr, "");
+    assert.equal(r.stdout.trim(), "（按 Enter 看下一步）");
+  } finally {
     folder.remove();
   }
 });

@@ -15,16 +15,26 @@ import { buildSync } from "esbuild";
 const ENTRY = fileURLToPath(new URL("../tracker/child-entry.ts", import.meta.url));
 /** The project's node_modules, where the bundle's packages are found although it lives in a temp folder. */
 const PACKAGES = fileURLToPath(new URL("../../node_modules", import.meta.url));
+/** The project's root. */
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Writes the bundle into `dir` (a folder the run removes) and returns its path. */
 export function bundleTrackerChild(dir: string): string {
-  const outfile = join(dir, "tracker-child.cjs");
+  return bundleForNode(ENTRY, join(dir, "tracker-child.cjs"));
+}
+
+/**
+ * Bundles the module `entry` and the project's modules it imports into one CommonJS file,
+ * `outfile`, that runs anywhere on this machine; returns `outfile`.
+ */
+export function bundleForNode(entry: string, outfile: string): string {
   // Only the project's own modules are joined; a package (pg, for a PostgreSQL store) is left to be
   // required from node_modules as usual, its optional native parts included.
   // The bundle lives in a temp folder: its require() looks in the project's node_modules first.
-  const banner = `module.paths.unshift(${JSON.stringify(PACKAGES)});`;
+  // It has no import.meta either: lib/core/i18n.ts finds the catalogues through WORKBOOK_ROOT.
+  const banner = `module.paths.unshift(${JSON.stringify(PACKAGES)}); process.env.WORKBOOK_ROOT ||= ${JSON.stringify(ROOT)};`;
   buildSync({
-    entryPoints: [ENTRY],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: "node",

@@ -22,10 +22,21 @@ export { currentLang, type Lang, setLang } from "./lang.ts";
 /** The values a message may hold. */
 export type MessageValues = Record<string, string | number | bigint | boolean | null | undefined>;
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/**
+ * The project's root, where the catalogues are: found from this module's URL; in a CommonJS bundle,
+ * which has no import.meta (the chaos run's tracker child), from WORKBOOK_ROOT, which the bundle sets.
+ */
+function projectRoot(): string {
+  const url = (import.meta as { url?: string }).url;
+  if (typeof url === "string") return fileURLToPath(new URL("../..", url));
+  const root = process.env.WORKBOOK_ROOT;
+  if (root === undefined || root === "")
+    throw new Error("bundled without WORKBOOK_ROOT: the catalogues cannot be found");
+  return root;
+}
 
 /** The catalogues of a language other than English, relative to the project's root. */
-export function catalogueFiles(lang: Exclude<Lang, "en">, root = ROOT): string[] {
+export function catalogueFiles(lang: Exclude<Lang, "en">, root = projectRoot()): string[] {
   const files: string[] = [];
   const lessons = join(root, "lessons", lang);
   if (existsSync(lessons))
@@ -73,8 +84,9 @@ function translations(lang: Exclude<Lang, "en">): Map<string, string> {
   let map = loaded.get(lang);
   if (!map) {
     map = new Map();
-    for (const file of catalogueFiles(lang))
-      for (const [id, text] of readCatalogue(join(ROOT, file))) map.set(id, text);
+    const root = projectRoot();
+    for (const file of catalogueFiles(lang, root))
+      for (const [id, text] of readCatalogue(join(root, file))) map.set(id, text);
     loaded.set(lang, map);
   }
   return map;
