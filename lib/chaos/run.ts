@@ -215,7 +215,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   // The tracker processes start from one bundle of their entry (lib/chaos/bundle.ts): a restart costs
   // a fifth of the CPU of one started from the TypeScript sources.
   const bundleFolder = tempFolder("retry-workbook-chaos-bundle-"); // removed on Ctrl-C too
-  const entry = bundleTrackerChild(bundleFolder.dir);
+  const entry = await bundleTrackerChild(bundleFolder.dir).catch(async (err: unknown) => {
+    bundleFolder.remove();
+    await database.close();
+    throw err;
+  });
   const fleet = await startFleet({
     variant: options.variant,
     ...database.where,
