@@ -8,6 +8,7 @@ import {
   type IdempotencyBench,
   type TargetResult,
 } from "../lib/bench/idempotency.ts";
+import { tableRow } from "./run-helpers.ts";
 
 test("measureFloor: both floors are measured, and two transactions cost more than one", () => {
   // CPU time on a shared machine is noisy (a GC pause, another process's cache): the best of three
@@ -40,18 +41,15 @@ test("floorReport: CPU per request beside floor + HTTP, the gap, and each goal m
           target.synchronous === "FULL" ? 999 : cpu[`${target.server}:${target.keys}`]!,
       }) as TargetResult,
   );
-  const text = floorReport({ results } as IdempotencyBench, {
-    operations: 1000,
-    insertMicros: 30,
-    claimCompleteMicros: 80,
-  });
+  const text = floorReport(
+    { results } as IdempotencyBench,
+    { operations: 1000, insertMicros: 30, claimCompleteMicros: 80 },
+    1000,
+  );
   const row = (label: string): string[] => {
-    const line = text.split("\n").find((l) => l.startsWith(label));
-    assert.ok(line, `no row ${label} in\n${text}`);
-    return line
-      .slice(label.length)
-      .trim()
-      .split(/\s{2,}/);
+    const cells = tableRow(text, label);
+    assert.ok(cells, `no row ${label} in\n${text}`);
+    return cells.slice(1);
   };
   assert.deepEqual(row("naive"), [
     "85 µs",

@@ -4,10 +4,10 @@
 // quiet, it tells only of arrivals, and its parent keeps one count of them.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { bundleForNode, bundleTrackerChild } from "../lib/chaos/bundle.ts";
+import { bundleEntry, bundleTrackerChild } from "../lib/chaos/bundle.ts";
 import { httpCall } from "../lib/client/client.ts";
 import { tempFolder } from "../lib/core/scratch.ts";
 import { startChildTracker } from "../lib/tracker/child.ts";
@@ -15,7 +15,7 @@ import { startChildTracker } from "../lib/tracker/child.ts";
 test("the bundled tracker child: one file that loads no .ts module, and serves a report and its replay", async () => {
   const folder = tempFolder("retry-workbook-bundle-test-");
   try {
-    const entry = bundleTrackerChild(folder.dir);
+    const entry = await bundleTrackerChild(folder.dir);
     assert.ok(entry.endsWith(".cjs"), entry);
     const text = readFileSync(entry, "utf8");
     assert.ok(
@@ -62,7 +62,7 @@ test("the bundled tracker child: one file that loads no .ts module, and serves a
 
 test("a quiet tracker process counts arrivals: request n has arrived once n have, nobody having waited for the others", async () => {
   const folder = tempFolder("retry-workbook-bundle-test-");
-  const entry = bundleTrackerChild(folder.dir);
+  const entry = await bundleTrackerChild(folder.dir);
   const tracker = await startChildTracker({
     variant: "fenced",
     db: join(folder.dir, "t.sqlite"),
@@ -95,20 +95,24 @@ test("a quiet tracker process counts arrivals: request n has arrived once n have
   }
 });
 
-test("a bundled module speaks Chinese too: it finds the catalogues without import.meta", () => {
+test("a bundled module that says its messages in Chinese finds the catalogues beside the sources", async () => {
+  // The tracker narrates through t(), and i18n.ts finds the catalogues from its own import.meta.url:
+  // in a CommonJS bundle in a temp folder that URL must still be the source file's.
   const folder = tempFolder("retry-workbook-bundle-test-");
   try {
-    const i18n = new URL("../lib/core/i18n.ts", import.meta.url).pathname;
-    const entry = join(folder.dir, "entry.ts");
-    writeFileSync(
-      entry,
-      `import { t } from ${JSON.stringify(i18n)};\nconsole.log(t("(Enter for the next event)"));\n`,
+    const entry = await bundleEntry(
+      join(import.meta.dirname, "fixtures", "i18n-entry.ts"),
+      join(folder.dir, "i18n-entry.cjs"),
     );
-    const bundle = bundleForNode(entry, join(folder.dir, "entry.cjs"));
-    const env = { ...process.env, WORKBOOK_LANG: "zh", WORKBOOK_ROOT: "" };
-    const r = spawnSync(process.execPath, [bundle], { env, encoding: "utf8" });
-    assert.equal(r.stderr, "");
-    assert.equal(r.stdout.trim(), "（按 Enter 看下一步）");
+    const run = (lang: string) =>
+      spawnSync(process.execPath, [entry], {
+        encoding: "utf8",
+        env: { ...process.env, WORKBOOK_LANG: lang },
+      });
+    const zh = run("zh");
+    assert.equal(zh.status, 0, zh.stderr);
+    assert.equal(zh.stdout, "正在估算");
+    assert.equal(run("en").stdout, "estimating");
   } finally {
     folder.remove();
   }

@@ -295,7 +295,7 @@ describe("the formulas' captions", () => {
   test("exponential's example waits are computed from the base and cap: 10, 20, 40 at the default 5 ms, others elsewhere", () => {
     assert.deepEqual(formulaCaption("exponential", DEFAULTS), {
       en: "the same wait for everyone who failed together: 10, 20, 40 … ms",
-      zh: "同时失败的客户端等一样久：10、20、40……毫秒",
+      zh: "同时失败的客户端等一样久：10、20、40…… ms",
     });
     assert.equal(
       formulaCaption("exponential", { baseMs: 7, capMs: 2000 }).en,
@@ -303,7 +303,7 @@ describe("the formulas' captions", () => {
     );
     assert.equal(
       formulaCaption("exponential", { baseMs: 7, capMs: 2000 }).zh,
-      "同时失败的客户端等一样久：14、28、56……毫秒",
+      "同时失败的客户端等一样久：14、28、56…… ms",
     );
     // The cap bounds them, as min(cap, base · 2^n) does; a fractional base stays readable; no thousands separator.
     assert.match(formulaCaption("exponential", { baseMs: 5, capMs: 25 }).en, /: 10, 20, 25 … ms$/);
@@ -365,7 +365,7 @@ describe("the page the server renders", () => {
       const zh = await get(`${server.url}/herd?base=7`, { "accept-language": "zh-CN,zh;q=0.9" });
       assert.match(zh.body, /<html lang="zh-CN">/);
       assert.match(zh.body, /惊群模拟器/);
-      assert.match(zh.body, /id="caption-exponential">同时失败的客户端等一样久：14、28、56……毫秒</);
+      assert.match(zh.body, /id="caption-exponential">同时失败的客户端等一样久：14、28、56…… ms</);
       const js = await get(`${server.url}/assets/herd-worker.js`);
       assert.equal(js.status, 200);
       assert.match(js.body, /postMessage/);

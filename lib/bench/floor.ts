@@ -14,9 +14,12 @@
  * on an idle machine where the floor measured 34 and 83 µs and bare node:http 22 µs).
  */
 import { DatabaseSync } from "node:sqlite";
+import { t } from "../core/i18n.ts";
 import { scratchDir } from "../core/scratch.ts";
-import { formatNumber, table } from "../herd/charts.ts";
+import { terminalWidth } from "../core/text.ts";
+import { formatNumber } from "../herd/charts.ts";
 import type { IdempotencyBench, TargetResult } from "./idempotency.ts";
+import { Report } from "./report.ts";
 
 export interface Floor {
   operations: number;
@@ -108,7 +111,11 @@ export function measureFloor(operations: number): Floor {
 const us = (value: number): string => `${formatNumber(value, 0, true)} µs`;
 
 /** The floor table: each server's CPU per request beside its floor, the gap, and the issue's goal. */
-export function floorReport(bench: IdempotencyBench, floor: Floor): string {
+export function floorReport(
+  bench: IdempotencyBench,
+  floor: Floor,
+  width = terminalWidth(),
+): string {
   const find = (server: string, keys: "fresh" | "replay"): TargetResult | undefined =>
     bench.results.find(
       (r) =>
@@ -134,13 +141,13 @@ export function floorReport(bench: IdempotencyBench, floor: Floor): string {
         : `${us(floorTotal)} (${formatNumber(sqlite, 0)} + ${formatNumber(http!, 0)})`,
       floorTotal === undefined ? "–" : us(cpu - floorTotal),
       goalText,
-      goal === undefined ? "–" : cpu <= goal ? "met" : "MISSED",
+      goal === undefined ? "–" : cpu <= goal ? t("met") : t("MISSED"),
     ]);
   };
   row("naive", naive, floor.insertMicros, CPU_GOALS.naive, `≤ ${CPU_GOALS.naive} µs`);
   for (const v of ["keyed", "fenced"])
     row(
-      `${v}, fresh keys`,
+      t("{v}, fresh keys", { v }),
       find(v, "fresh")?.cpuMicrosPerRequest,
       floor.claimCompleteMicros,
       CPU_GOALS.keyedFresh,
@@ -148,20 +155,44 @@ export function floorReport(bench: IdempotencyBench, floor: Floor): string {
     );
   for (const v of ["keyed", "fenced"])
     row(
-      `${v}, replays`,
+      t("{v}, replays", { v }),
       find(v, "replay")?.cpuMicrosPerRequest,
       0,
       naive,
-      `≤ naive (${naive === undefined ? "–" : us(naive)})`,
+      t("≤ naive ({cpu})", { cpu: naive === undefined ? "–" : us(naive) }),
     );
-  return [
-    `The floor under each server: node:sqlite alone (WAL, synchronous=NORMAL, prepared statements, ${formatNumber(floor.operations)} operations):`,
-    `one insert in one transaction ${us(floor.insertMicros)} of CPU; claim + complete in two transactions ${us(floor.claimCompleteMicros)};`,
-    `plus bare node:http's CPU per request from the ceiling row${http === undefined ? " (not measured in this run)" : ` (${us(http)})`}.`,
-    table(["server", "CPU/request", "floor (SQLite + HTTP)", "gap", "goal", ""], rows),
-    "A replay's floor is HTTP alone: it reads one row. The goals were set on an idle machine (floor 34 and",
-    "83 µs, bare node:http 22 µs); on a busy one every figure grows, so read the gap as well as the goal.",
-  ].join("\n");
+  return new Report(width)
+    .para(
+      t(
+        "The floor under each server: node:sqlite alone (WAL, synchronous=NORMAL, prepared statements, {operations} operations):",
+        { operations: formatNumber(floor.operations) },
+      ),
+    )
+    .para(
+      t(
+        "one insert in one transaction {insert} of CPU; claim + complete in two transactions {claim};",
+        { insert: us(floor.insertMicros), claim: us(floor.claimCompleteMicros) },
+      ),
+    )
+    .para(
+      http === undefined
+        ? t(
+            "plus bare node:http's CPU per request from the ceiling row (not measured in this run).",
+          )
+        : t("plus bare node:http's CPU per request from the ceiling row ({http}).", {
+            http: us(http),
+          }),
+    )
+    .table(
+      [t("server"), t("CPU/request"), t("floor (SQLite + HTTP)"), t("gap"), t("goal"), ""],
+      rows,
+    )
+    .para(
+      t(
+        "A replay's floor is HTTP alone: it reads one row. The goals were set on an idle machine (floor 34 and 83 µs, bare node:http 22 µs); on a busy one every figure grows, so read the gap as well as the goal.",
+      ),
+    )
+    .text();
 }
 
 /** The section as `npm run bench` prints it: measured now, `quick` with fewer operations. */

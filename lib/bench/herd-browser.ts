@@ -6,6 +6,7 @@
  * a learner would, and reuses the warm workers. CPU time here is the workers' time computing.
  */
 
+import { t } from "../core/i18n.ts";
 import { median } from "../core/stats.ts";
 import { launchBrowser } from "../demos/browser.ts";
 import { ORIGINAL_SWEEP_QUERY } from "../demos/herd/params.ts";
@@ -78,7 +79,9 @@ export async function timeBrowserSweep(runs: number, rounds: number): Promise<Sw
     const events = MESSAGES_PER_CALL * calls;
     return [
       {
-        label: `in headless Chromium, Web Workers (npm run demos; goal ≤ ${BROWSER_SWEEP_GOAL_MS / 1000} s)`,
+        label: t("in headless Chromium, Web Workers (npm run demos; goal ≤ {s} s)", {
+          s: BROWSER_SWEEP_GOAL_MS / 1000,
+        }),
         threads: middle.workers,
         work: `${query}`,
         roundsMs,

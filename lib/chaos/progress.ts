@@ -2,8 +2,10 @@
  * The chaos run's progress: operations done, duplicates so far, processes killed, time elapsed and
  * an estimate of the rest. On a terminal it is one line redrawn in place; when the output is piped
  * (a log, CI), plain lines, one each time another tenth of the operations is done and at least
- * one every half minute, so a log stays short and readable.
+ * one every half minute, so a log stays short and readable. In the run's language (t()).
  */
+import { t } from "../core/i18n.ts";
+import { displayWidth, truncate } from "../core/text.ts";
 
 export interface ChaosProgress {
   variant: string;
@@ -24,36 +26,51 @@ function duration(ms: number): string {
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
 }
 
-/** One line: "fenced: 4 210/10 000 operations (42 %), 0 duplicates, 31 kills, 48 s, about 1 min 06 s left". */
-export function progressLine(p: ChaosProgress): string {
+/** The figures of a line, as its messages take them. */
+function figures(p: ChaosProgress): Record<string, string | number> {
   const pct = p.ops === 0 ? 100 : Math.floor((100 * p.done) / p.ops);
   const left =
     p.done >= p.ops
-      ? "done"
+      ? t("done")
       : p.done === 0
-        ? "estimating"
-        : `about ${duration((p.elapsedMs * (p.ops - p.done)) / p.done)} left`;
-  const n = (v: number): string => v.toLocaleString("en-US");
-  return (
-    `${p.variant}: ${n(p.done)}/${n(p.ops)} operations (${pct} %)${p.phase === "settling" ? ", settling" : ""}, ` +
-    `${n(p.duplicates)} duplicate${p.duplicates === 1 ? "" : "s"}, ${n(p.kills)} kill${p.kills === 1 ? "" : "s"}, ${duration(p.elapsedMs)}, ${left}`
+        ? t("estimating")
+        : t("about {time} left", { time: duration((p.elapsedMs * (p.ops - p.done)) / p.done) });
+  return {
+    variant: p.variant,
+    done: p.done,
+    ops: p.ops,
+    pct,
+    phase: p.phase,
+    duplicates: p.duplicates,
+    kills: p.kills,
+    elapsed: duration(p.elapsedMs),
+    left,
+  };
+}
+
+/** One line: "fenced: 4,210/10,000 operations (42 %), 0 duplicates, 31 kills, 48 s, about 1 min 06 s left". */
+export function progressLine(p: ChaosProgress): string {
+  return t(
+    "{variant}: {done, number}/{ops, number} operations ({pct} %){phase, select, settling {, settling} other {}}, {duplicates, plural, one {# duplicate} other {# duplicates}}, {kills, plural, one {# kill} other {# kills}}, {elapsed}, {left}",
+    figures(p),
   );
 }
 
 /**
  * The line as it fits `columns` on a terminal: the whole line if it fits, else a shorter form with
- * every figure ("ops", "dup"), else that form cut with "…". A line wider than the terminal wraps,
- * and a carriage return then goes back to the start of its last row only: every redraw would leave
- * a row behind.
+ * every figure ("ops", "dup"), else that form cut with "…" (by display width: a Chinese character
+ * takes two columns). A line wider than the terminal wraps, and a carriage return then goes back
+ * to the start of its last row only: every redraw would leave a row behind.
  */
 export function fittedLine(p: ChaosProgress, columns: number): string {
   const room = Math.max(10, columns - 1);
   const full = progressLine(p);
-  if (full.length <= room) return full;
-  const short = full
-    .replace(" operations (", " ops (")
-    .replace(/, ([\d,]+) duplicates?, /, ", $1 dup, ");
-  return short.length <= room ? short : `${short.slice(0, room - 1)}…`;
+  if (displayWidth(full) <= room) return full;
+  const short = t(
+    "{variant}: {done, number}/{ops, number} ops ({pct} %){phase, select, settling {, settling} other {}}, {duplicates, number} dup, {kills, plural, one {# kill} other {# kills}}, {elapsed}, {left}",
+    figures(p),
+  );
+  return truncate(short, room);
 }
 
 /** When piped, a plain line at least this often, ms, even within one tenth of the run. */

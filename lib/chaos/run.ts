@@ -21,6 +21,8 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Worker } from "node:worker_threads";
+import { currentLang, t } from "../core/i18n.ts";
+import { LOCALE } from "../core/lang.ts";
 import { tempFolder } from "../core/scratch.ts";
 import { openScratchSchema, type StoreName } from "../postgres/scratch-schema.ts";
 import type { Answer } from "../protocol/http.ts";
@@ -101,8 +103,12 @@ export interface ChaosResult {
    */
   changedAnswers: number;
   planned: Record<ChaosFault, number>;
+  /** Planned for operations' first requests, for their second ones. */
+  plannedByArrival: number[];
   /** Faults that struck a request (it reached the process with its fault set). */
   injected: Record<ChaosFault, number>;
+  /** The same, at operations' first requests and at their second ones. */
+  injectedByArrival: number[];
   /** Tracker processes that died and were started again. */
   restarts: number;
   /** Processes restarted because a request vanished on its way (expected: 0). */
@@ -133,6 +139,8 @@ interface OpState {
 interface Passing {
   op: OpState | undefined;
   fault: ChaosFault | undefined;
+  /** Which of its operation's requests this is: 1, 2, … (0: no operation's). */
+  arrival: number;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
@@ -186,6 +194,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     ChaosFault,
     number
   >;
+  const injectedByArrival = new Array<number>(FAULTED_ARRIVALS).fill(0);
   let faultsOn = true;
   let attempts = 0;
   let gaveUp = 0;
@@ -206,7 +215,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   // The tracker processes start from one bundle of their entry (lib/chaos/bundle.ts): a restart costs
   // a fifth of the CPU of one started from the TypeScript sources.
   const bundleFolder = tempFolder("retry-workbook-chaos-bundle-"); // removed on Ctrl-C too
-  const entry = bundleTrackerChild(bundleFolder.dir);
+  const entry = await bundleTrackerChild(bundleFolder.dir).catch(async (err: unknown) => {
+    bundleFolder.remove();
+    await database.close();
+    throw err;
+  });
   const fleet = await startFleet({
     variant: options.variant,
     ...database.where,
@@ -256,11 +269,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       accept(exchange) {
         const parsed = parseIdempotencyKey(keyHeaderValues(exchange.rawHeaders));
         const op = parsed.ok ? byKey.get(parsed.key) : undefined;
-        if (!op) return { op, fault: undefined };
+        if (!op) return { op, fault: undefined, arrival: 0 };
         op.arrivals += 1;
         const fault =
           faultsOn && op.arrivals <= FAULTED_ARRIVALS ? op.op.faults[op.arrivals - 1] : undefined;
-        return { op, fault };
+        return { op, fault, arrival: op.arrivals };
       },
       // Only a struck request needs its number in the process (its fault is set by it); the others
       // go out without waiting their turn.
@@ -272,6 +285,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       arrived(p, target) {
         if (!p.fault) return;
         injected[p.fault] += 1;
+        injectedByArrival[p.arrival - 1]! += 1;
         if (p.fault === "kill") void fleet.kill(target.backend);
         if (p.fault === "slow" || p.fault === "pause-past-lease") held.add(target);
         if (p.fault === "pause-past-lease") p.op!.holds.push(target);
@@ -365,7 +379,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (stored !== undefined && (stored.body as { id?: unknown }).id !== ackedIds[i])
       changedAnswers += 1;
   }
-  const t = tally(
+  const counted = tally(
     titles.map((title, i) => ({
       index: i + 1,
       title,
@@ -375,15 +389,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     rows,
   );
   await database.close();
-  const examples = [...t.duplicatedOps.slice(0, 5), ...t.lostOps.slice(0, 5)].map((i) => {
-    const acked = ackedIds[i - 1]!;
-    return example(
-      planOp(planOptions, i),
-      Number.isNaN(acked) ? undefined : acked,
-      t.rowsOf.get(i)!,
-      logs.get(i) ?? "201",
-    );
-  });
+  const examples = [...counted.duplicatedOps.slice(0, 5), ...counted.lostOps.slice(0, 5)].map(
+    (i) => {
+      const acked = ackedIds[i - 1]!;
+      return example(
+        planOp(planOptions, i),
+        Number.isNaN(acked) ? undefined : acked,
+        counted.rowsOf.get(i)!,
+        logs.get(i) ?? "201",
+      );
+    },
+  );
   return {
     variant: options.variant,
     store,
@@ -394,10 +410,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     processes,
     timeoutMs,
     leaseMs,
-    tally: t,
+    tally: counted,
     changedAnswers,
     planned: plan.planned,
+    plannedByArrival: plan.plannedByArrival,
     injected,
+    injectedByArrival,
     restarts: fleet.restarts,
     watchdogKills: proxy?.watchdogKills ?? 0,
     attempts,
@@ -495,8 +513,15 @@ async function postgresChaosDatabase(databaseUrl: string | undefined): Promise<C
   };
 }
 
-const ORDINAL = ["1st", "2nd", "3rd"];
+/** "a, b, c" in English, "a、b、c" in Chinese: a list of names or figures. */
+export function listOf(items: readonly string[]): string {
+  return new Intl.ListFormat(LOCALE[currentLang()], { style: "narrow" }).format(items);
+}
 
+/**
+ * One duplicated or lost operation in a line: its reports, what its client was told, its faults and
+ * its attempts ("timeout ×2, 409, 201", as the agents folded them).
+ */
 function example(
   op: LogicalOp,
   ackedId: number | undefined,
@@ -504,12 +529,29 @@ function example(
   attempts: string,
 ): string {
   const faults = op.faults
-    .map((f, i) => (f ? `${ORDINAL[i] ?? `${i + 1}th`} request ${f}` : undefined))
-    .filter(Boolean);
+    .map((f, i) => (f ? t("{fault} on request {n}", { n: i + 1, fault: f }) : undefined))
+    .filter((f) => f !== undefined);
   const stored =
     ids.length === 0
-      ? "no report"
-      : `${ids.length} report${ids.length === 1 ? "" : "s"} (#${ids.join(", #")})`;
-  const acked = ackedId === undefined ? "never acknowledged" : `acknowledged as #${ackedId}`;
-  return `op ${op.index} (${op.caller}, key ${op.key.slice(0, 8)}…): ${stored}, ${acked}; faults: ${faults.join(", ") || "none"}; attempts: ${attempts}`;
+      ? t("no report")
+      : t("{n, plural, one {# report} other {# reports}} ({ids})", {
+          n: ids.length,
+          ids: listOf(ids.map((id) => `#${id}`)),
+        });
+  const acked =
+    ackedId === undefined
+      ? t("never acknowledged")
+      : t("acknowledged as #{id}", { id: String(ackedId) });
+  return t(
+    "op {index} ({caller}, key {key}…): {stored}, {acked}; faults: {faults}; attempts: {attempts}",
+    {
+      index: op.index,
+      caller: op.caller,
+      key: op.key.slice(0, 8),
+      stored,
+      acked,
+      faults: faults.length === 0 ? t("none") : listOf(faults),
+      attempts,
+    },
+  );
 }

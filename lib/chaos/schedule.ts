@@ -10,6 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import type { ReportToFile } from "../client/client.ts";
+import { t } from "../core/i18n.ts";
 import { type Random, seeded, uuid } from "../core/random.ts";
 import type { FaultName } from "../tracker/faults.ts";
 
@@ -30,14 +31,15 @@ export const CHAOS_FAULTS = [
 export type ChaosFault = (typeof CHAOS_FAULTS)[number];
 
 export const CHAOS_FAULT_HELP: Record<ChaosFault, string> = {
-  "lose-response": "the work is committed, the answer never leaves",
-  "drop-request": "the request is swallowed before any handler runs",
-  slow: "the handler stalls until the client has given up on that attempt",
-  "pause-past-lease":
+  "lose-response": t("the work is committed, the answer never leaves"),
+  "drop-request": t("the request is swallowed before any handler runs"),
+  slow: t("the handler stalls until the client has given up on that attempt"),
+  "pause-past-lease": t(
     "the handler stalls after its claim until another request answered its operation",
-  "crash-after-claim": "the serving process kills itself (SIGKILL) after claiming the key",
-  "crash-between-commits": "the serving process kills itself (SIGKILL) after its first commit",
-  kill: "the run kills the serving process (SIGKILL) once the request has arrived",
+  ),
+  "crash-after-claim": t("the serving process kills itself (SIGKILL) after claiming the key"),
+  "crash-between-commits": t("the serving process kills itself (SIGKILL) after its first commit"),
+  kill: t("the run kills the serving process (SIGKILL) once the request has arrived"),
 };
 
 export function isChaosFault(s: string): s is ChaosFault {
@@ -92,14 +94,19 @@ export interface ChaosPlan {
   digest: string;
   /** How many faults of each kind are planned. */
   planned: Record<ChaosFault, number>;
+  /**
+   * How many are planned for operations' first requests, and for their second ones: a fault planned
+   * for a second request strikes only if the operation sends one (its first got no final answer).
+   */
+  plannedByArrival: number[];
 }
 
 export const DEFAULT_FAULT_RATE = 0.25;
 
 export function planChaos(options: ChaosPlanOptions): ChaosPlan {
   const ops: LogicalOp[] = [];
-  const { digest, planned } = walkPlan(options, (op) => ops.push(op));
-  return { seed: options.seed, ops, digest, planned };
+  const walked = walkPlan(options, (op) => ops.push(op));
+  return { seed: options.seed, ops, ...walked };
 }
 
 /** The plan's digest and counts without keeping its operations (a long run makes each when it needs it). */
@@ -134,17 +141,22 @@ export function planOp(options: ChaosPlanOptions, index: number): LogicalOp {
 function walkPlan(
   options: ChaosPlanOptions,
   each: (op: LogicalOp) => void,
-): { digest: string; planned: Record<ChaosFault, number> } {
+): { digest: string; planned: Record<ChaosFault, number>; plannedByArrival: number[] } {
   const planned = Object.fromEntries(CHAOS_FAULTS.map((f) => [f, 0])) as Record<ChaosFault, number>;
+  const plannedByArrival = new Array<number>(FAULTED_ARRIVALS).fill(0);
   // The hash of JSON.stringify(ops), fed one operation at a time: no string of the whole plan.
   const hash = createHash("sha256").update("[");
   for (let index = 1; index <= options.ops; index++) {
     const op = planOp(options, index);
-    for (const fault of op.faults) if (fault) planned[fault] += 1;
+    op.faults.forEach((fault, i) => {
+      if (!fault) return;
+      planned[fault] += 1;
+      plannedByArrival[i]! += 1;
+    });
     hash.update(index === 1 ? JSON.stringify(op) : `,${JSON.stringify(op)}`);
     each(op);
   }
-  return { digest: hash.update("]").digest("hex").slice(0, 12), planned };
+  return { digest: hash.update("]").digest("hex").slice(0, 12), planned, plannedByArrival };
 }
 
 export function operationSeed(seed: number, index: number): number {

@@ -1,10 +1,12 @@
 /**
  * The chaos run's printout: one column per variant, the verdict for `fenced`, and on a failure the
- * seed and the command that replays it.
+ * seed and the command that replays it. Every line a person reads goes through t() (Chinese with
+ * `--lang zh`); the variants' and the faults' names stay as the code spells them.
  */
+import { t } from "../core/i18n.ts";
 import type { Trace } from "../core/trace.ts";
 import type { VariantName } from "../tracker/variant.ts";
-import type { ChaosResult } from "./run.ts";
+import { type ChaosResult, listOf } from "./run.ts";
 import { CHAOS_FAULTS } from "./schedule.ts";
 import { isClean } from "./tally.ts";
 
@@ -18,6 +20,8 @@ export function failed(results: readonly ChaosResult[]): ChaosResult[] {
   );
 }
 
+const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+
 export function printSummary(
   trace: Trace,
   results: readonly ChaosResult[],
@@ -29,52 +33,84 @@ export function printSummary(
     (f) => `${f} ${first.planned[f]}`,
   );
   trace.line(
-    `chaos run, seed ${first.seed}: ${first.tally.operations} logical operations by ${first.agents} agents, ${first.inFlight} at a time each,`,
+    t(
+      "chaos run, seed {seed}: {ops} logical operations by {agents} agents, {inFlight} at a time each,",
+      {
+        seed: first.seed,
+        ops: first.tally.operations,
+        agents: first.agents,
+        inFlight: first.inFlight,
+      },
+    ),
   );
-  const over =
-    first.store === "postgres" ? "one PostgreSQL schema (READ COMMITTED)" : "one SQLite file (WAL)";
   trace.line(
-    `same-key clients (${first.timeoutMs} ms per attempt), against ${first.processes} tracker processes`,
+    t("same-key clients ({ms} ms per attempt), against {processes} tracker processes", {
+      ms: first.timeoutMs,
+      processes: first.processes,
+    }),
   );
-  trace.line(`over ${over}, lease ${first.leaseMs} ms`);
-  const total = CHAOS_FAULTS.reduce((n, f) => n + first.planned[f], 0);
-  trace.line(`plan ${first.digest}: ${total} faults planned${total > 0 ? ":" : ""}`);
-  if (total > 0) trace.line(`  ${planned.join(", ")}`);
+  trace.line(
+    first.store === "postgres"
+      ? t("over one PostgreSQL schema (READ COMMITTED), lease {ms} ms", { ms: first.leaseMs })
+      : t("over one SQLite file (WAL), lease {ms} ms", { ms: first.leaseMs }),
+  );
+  const total = sum(CHAOS_FAULTS.map((f) => first.planned[f]));
+  const [atFirst = 0, atSecond = 0] = first.plannedByArrival;
+  trace.line(
+    total === 0
+      ? t("plan {digest}: no faults planned", { digest: first.digest })
+      : t(
+          "plan {digest}: {total} faults planned ({first} on first requests, {second} on second):",
+          { digest: first.digest, total, first: atFirst, second: atSecond },
+        ),
+  );
+  if (total > 0) trace.line(`  ${listOf(planned)}`);
   trace.line();
   const col = (f: (r: ChaosResult) => string | number): string[] =>
     results.map((r) => String(f(r)));
   const rows: string[][] = [
-    ["logical operations", ...col((r) => r.tally.operations)],
-    ["acknowledged (2xx)", ...col((r) => r.tally.acknowledged)],
-    ["reports stored", ...col((r) => r.tally.stored)],
-    ["duplicates", ...col((r) => mark(trace, r.tally.duplicates))],
-    ["lost", ...col((r) => mark(trace, r.tally.lost))],
-    ["  acknowledged, not stored", ...col((r) => r.tally.lostAcknowledged)],
-    ["  never stored", ...col((r) => r.tally.lostUnacknowledged)],
-    ["unanswered after settling", ...col((r) => mark(trace, r.tally.unanswered))],
+    [t("logical operations"), ...col((r) => r.tally.operations)],
+    [t("acknowledged (2xx)"), ...col((r) => r.tally.acknowledged)],
+    [t("reports stored"), ...col((r) => r.tally.stored)],
+    [t("duplicates"), ...col((r) => mark(trace, r.tally.duplicates))],
+    [t("lost"), ...col((r) => mark(trace, r.tally.lost))],
+    [`  ${t("acknowledged, not stored")}`, ...col((r) => r.tally.lostAcknowledged)],
+    [`  ${t("never stored")}`, ...col((r) => r.tally.lostUnacknowledged)],
+    [t("unanswered after settling"), ...col((r) => mark(trace, r.tally.unanswered))],
     [
-      "stored answer ≠ acknowledged",
+      t("stored answer ≠ acknowledged"),
       ...col((r) => (r.variant === "naive" ? "–" : mark(trace, r.changedAnswers))),
     ],
-    ["faults injected", ...col((r) => CHAOS_FAULTS.reduce((n, f) => n + r.injected[f], 0))],
+    [t("faults injected"), ...col((r) => sum(CHAOS_FAULTS.map((f) => r.injected[f])))],
+    [`  ${t("at a first request")}`, ...col((r) => r.injectedByArrival[0] ?? 0)],
+    [`  ${t("at a second request")}`, ...col((r) => r.injectedByArrival[1] ?? 0)],
     ...CHAOS_FAULTS.map((f) => [`  ${f}`, ...col((r) => r.injected[f])]),
-    ["processes killed, restarted", ...col((r) => r.restarts)],
-    ["HTTP attempts", ...col((r) => r.attempts)],
-    ["calls that gave up, retried", ...col((r) => r.gaveUp)],
-    ["operations in flight, mean", ...col((r) => r.inFlightMean.toFixed(0))],
-    ["answered only when settling", ...col((r) => r.settled)],
-    ["time", ...col((r) => `${(r.ms / 1000).toFixed(1)} s`)],
+    [t("processes killed, restarted"), ...col((r) => r.restarts)],
+    [t("HTTP attempts"), ...col((r) => r.attempts)],
+    [t("calls that gave up, retried"), ...col((r) => r.gaveUp)],
+    [t("operations in flight, mean"), ...col((r) => r.inFlightMean.toFixed(0))],
+    [t("answered only when settling"), ...col((r) => r.settled)],
+    [t("time"), ...col((r) => `${(r.ms / 1000).toFixed(1)} s`)],
   ];
   if (results.some((r) => r.tally.refused > 0 || r.tally.strays > 0 || r.watchdogKills > 0)) {
-    rows.push(["refused (final 4xx)", ...col((r) => mark(trace, r.tally.refused))]);
-    rows.push(["reports of no operation", ...col((r) => mark(trace, r.tally.strays))]);
-    rows.push(["watchdog restarts", ...col((r) => r.watchdogKills)]);
+    rows.push([t("refused (final 4xx)"), ...col((r) => mark(trace, r.tally.refused))]);
+    rows.push([t("reports of no operation"), ...col((r) => mark(trace, r.tally.strays))]);
+    rows.push([t("watchdog restarts"), ...col((r) => r.watchdogKills)]);
   }
   trace.table(["", ...results.map((r) => r.variant)], rows);
+  // Why fewer faults struck than were planned: said whenever it is so.
+  if (results.some((r) => sum(CHAOS_FAULTS.map((f) => r.injected[f])) < total)) {
+    trace.line();
+    trace.prose(
+      t(
+        "Fewer faults are injected than planned: a fault planned for an operation's second request strikes only if that operation sends a second request while faults are on. An operation answered at its first request never does, and once every operation has had its turn the faults stop (settling).",
+      ),
+    );
+  }
   for (const r of results) {
     if (r.examples.length === 0) continue;
     trace.line();
-    trace.line(`${r.variant}, the first operations stored twice or lost:`);
+    trace.line(t("{variant}, the first operations stored twice or lost:", { variant: r.variant }));
     for (const e of r.examples) trace.line(`  ${e}`);
   }
   trace.line();
@@ -84,15 +120,28 @@ export function printSummary(
       trace.line(
         trace.style(
           ["red", "bold"],
-          `FAIL ${r.variant}: ${r.tally.duplicates} duplicates, ${r.tally.lost} lost, ${r.tally.unanswered} unanswered, ${r.changedAnswers} changed answers (seed ${r.seed})`,
+          t(
+            "FAIL {variant}: {duplicates} duplicates, {lost} lost, {unanswered} unanswered, {changed} changed answers (seed {seed})",
+            {
+              variant: r.variant,
+              duplicates: r.tally.duplicates,
+              lost: r.tally.lost,
+              unanswered: r.tally.unanswered,
+              changed: r.changedAnswers,
+              seed: r.seed,
+            },
+          ),
         ),
       );
-      trace.line(`replay: ${replay(r.variant)}`);
+      trace.line(t("replay: {command}", { command: replay(r.variant) }));
     } else {
       trace.line(
         trace.style(
           "green",
-          `PASS ${r.variant}: every operation stored exactly once and answered, in ${(r.ms / 1000).toFixed(1)} s`,
+          t("PASS {variant}: every operation stored exactly once and answered, in {s} s", {
+            variant: r.variant,
+            s: (r.ms / 1000).toFixed(1),
+          }),
         ),
       );
     }

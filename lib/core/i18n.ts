@@ -22,17 +22,9 @@ export { currentLang, type Lang, setLang } from "./lang.ts";
 /** The values a message may hold. */
 export type MessageValues = Record<string, string | number | bigint | boolean | null | undefined>;
 
-/**
- * The project's root, where the catalogues are: found from this module's URL; in a CommonJS bundle,
- * which has no import.meta (the chaos run's tracker child), from WORKBOOK_ROOT, which the bundle sets.
- */
+/** The project's root, where the catalogues are, found from this module's URL when first needed. */
 function projectRoot(): string {
-  const url = (import.meta as { url?: string }).url;
-  if (typeof url === "string") return fileURLToPath(new URL("../..", url));
-  const root = process.env.WORKBOOK_ROOT;
-  if (root === undefined || root === "")
-    throw new Error("bundled without WORKBOOK_ROOT: the catalogues cannot be found");
-  return root;
+  return fileURLToPath(new URL("../..", import.meta.url));
 }
 
 /** The catalogues of a language other than English, relative to the project's root. */

@@ -10,11 +10,12 @@ import { join } from "node:path";
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-/** Runs `entry` (a .ts file) with `args` in a new Node process. */
+/** Runs `entry` (a .ts file) with `args` in a new Node process; `env` is added to this one's. */
 export function spawnTsChild(
   entry: string,
   args: readonly string[],
   stdio: StdioOptions,
+  env: NodeJS.ProcessEnv = {},
 ): ChildProcess {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
@@ -28,7 +29,7 @@ export function spawnTsChild(
   const loader = process.features.typescript ? [] : ["--import", "tsx"];
   const child = spawn(process.execPath, [...loader, entry, ...args], {
     stdio,
-    env: { NODE_COMPILE_CACHE: join(tmpdir(), "node-compile-cache"), ...process.env },
+    env: { NODE_COMPILE_CACHE: join(tmpdir(), "node-compile-cache"), ...process.env, ...env },
   });
   live.add(child);
   child.once("close", () => live.delete(child));

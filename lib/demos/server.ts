@@ -62,9 +62,9 @@ const INDEX_TEXT: Record<string, Text> = {
   title: { en: "Demos: retries, backoff and idempotency keys", zh: "演示：重试、退避与幂等键" },
   intro: {
     en: "Everything on these pages runs on your machine: this server and your browser, with no network beyond it.",
-    zh: "这些页面上的一切都在你的机器上运行：这个服务器和你的浏览器，不需要别的网络。",
+    zh: "这些页面上的一切都在你自己的机器上运行：这台演示服务器加上你的浏览器，不需要联网。",
   },
-  notFound: { en: "Not found", zh: "找不到" },
+  notFound: { en: "Not found", zh: "没有这个页面" },
 };
 
 /** Starts the server; resolves once it listens. */

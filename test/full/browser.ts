@@ -116,11 +116,16 @@ export async function openPage(
   };
 }
 
-/** Writes a full-page screenshot to .screenshots/<name>.png and returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** The path of .screenshots/<name>.png (the folder made if missing), for a screenshot of a part. */
+export function screenshotPath(name: string): string {
   if (!/^[\w.-]+$/.test(name)) throw new Error(`bad screenshot name: ${name}`);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  return join(SCREENSHOT_DIR, `${name}.png`);
+}
+
+/** Writes a full-page screenshot to .screenshots/<name>.png and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const path = screenshotPath(name);
   await page.screenshot({ path, fullPage: true });
   return path;
 }

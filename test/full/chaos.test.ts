@@ -8,6 +8,7 @@ import { CHAOS_FAULTS, planChaos } from "../../lib/chaos/schedule.ts";
 import { failed, printSummary } from "../../lib/chaos/summary.ts";
 import { isClean, tally } from "../../lib/chaos/tally.ts";
 import { Trace } from "../../lib/core/trace.ts";
+import { englishRuns, widerThan } from "../chinese-output.ts";
 import { runTs, tableRow } from "../run-helpers.ts";
 
 test("the plan is a function of the seed: same seed, same operations, keys and faults; a longer run extends a shorter one", () => {
@@ -97,6 +98,15 @@ test("a small seeded chaos run: fenced stores every operation exactly once and a
   );
   const injected = CHAOS_FAULTS.reduce((n, f) => n + r.injected[f], 0);
   assert.ok(injected > 0 && r.restarts > 0, `faults injected ${injected}, restarts ${r.restarts}`);
+  // Every struck request was an operation's first or second; a second request's fault strikes only
+  // if the operation sends one, so at most as many as planned.
+  assert.equal(r.injectedByArrival[0]! + r.injectedByArrival[1]!, injected);
+  assert.deepEqual(r.plannedByArrival, plan.plannedByArrival);
+  for (const [i, n] of r.injectedByArrival.entries())
+    assert.ok(
+      n <= plan.plannedByArrival[i]!,
+      `request ${i + 1}: ${n} struck, planned ${plan.plannedByArrival[i]}`,
+    );
   assert.equal(r.tally.operations, smoke.ops);
   assert.deepEqual(
     {
@@ -132,7 +142,9 @@ function result(variant: ChaosResult["variant"], duplicates: number): ChaosResul
     tally: tally(ops, rows),
     changedAnswers: 0,
     planned: zero,
+    plannedByArrival: [0, 0],
     injected: zero,
+    injectedByArrival: [0, 0],
     restarts: 0,
     watchdogKills: 0,
     attempts: 1,
@@ -238,4 +250,54 @@ test("npm run chaos with paused holders only: keyed files twice (red), fenced on
     /keyed, the first operations stored twice or lost:\n {2}op \d+ .*pause-past-lease/,
   );
   assert.match(run.stdout, /PASS fenced/);
+});
+
+test("npm run chaos --lang zh at 80 columns: Chinese throughout (names and commands aside), the same plan and verdict", async () => {
+  const args = [
+    "--variant",
+    "keyed,fenced",
+    "--faults",
+    "pause-past-lease,lose-response",
+    "--ops",
+    "16",
+    "--agents",
+    "8",
+    "--processes",
+    "2",
+    "--seed",
+    "3",
+    "--fault-rate",
+    "50",
+    "--timeout-ms",
+    "250",
+    "--lease-ms",
+    "400",
+  ];
+  const plan = planChaos({
+    seed: 3,
+    ops: 16,
+    agents: 8,
+    rate: 0.5,
+    faults: ["pause-past-lease", "lose-response"],
+  });
+  const run = await runTs(["lib/chaos/cli.ts", ...args, "--lang", "zh"], {
+    timeoutMs: 60_000,
+    env: { COLUMNS: "80" },
+  });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const total = CHAOS_FAULTS.reduce((n, f) => n + plan.planned[f], 0);
+  assert.match(
+    run.stdout,
+    new RegExp(
+      `^计划 ${plan.digest}：${total} 个故障（第一个请求上 ${plan.plannedByArrival[0]} 个，第二个请求上 ${plan.plannedByArrival[1]} 个）：`,
+      "m",
+    ),
+  );
+  assert.match(run.stdout, /^通过 fenced：每个操作都恰好存了一次/m);
+  assert.deepEqual(tableRow(run.stdout, "丢失")!.slice(1), ["0", "0"]);
+  assert.deepEqual(widerThan(run.stdout, 80), []);
+  // Each operation's attempts ("timeout, 409, 201") are the run's data, not prose.
+  assert.deepEqual(englishRuns(run.stdout.replace(/尝试：.*$/gm, "")), []);
+  assert.deepEqual(englishRuns(run.stderr), []);
+  assert.match(run.stderr, /^fenced：16\/16 个操作（100 %），/m);
 });

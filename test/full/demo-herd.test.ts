@@ -18,7 +18,9 @@ import {
   openPage,
   PAGE_TIMEOUT_MS,
   screenshot,
+  screenshotPath,
 } from "./browser.ts";
+import { tooWide } from "./layout.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TIMEOUT = LAUNCH_TIMEOUT_MS * 3;
@@ -279,6 +281,9 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
       "Marc Brooker",
       "retry-workbook",
       ...HERD_STRATEGIES,
+      "Full Jitter",
+      "Equal Jitter",
+      "Decorrelated Jitter",
       "npm run herd -- --csv",
       "npm run herd",
       "npm run lesson 2",
@@ -301,19 +306,59 @@ describe("Demo 1 in a real browser", { timeout: TIMEOUT }, () => {
     await screenshot(zh.page, "herd-zh");
   });
 
-  test("usable at 360 px wide: nothing overflows the page sideways", async () => {
-    const p = await open({ viewport: { width: 360, height: 800 } });
-    await p.page.goto(`${server.url}/herd?clients=10,50,100&runs=20`);
-    await finished(p.page, 1);
-    const overflow = await p.page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
-    const box = await p.page.locator("#run").boundingBox();
-    assert.ok(
-      box !== null && box.x >= 0 && box.x + box.width <= 360,
-      "the Run button is on screen",
-    );
-    await screenshot(p.page, "herd-360");
-  });
+  // A phone and a wide screen, in both languages: no element wider than its box (the table at the
+  // largest N becomes one card per strategy on a phone, the formulas fit their list), the command
+  // under "Download CSV" wraps only between its words or after a list's commas, and the charts
+  // take the column's width. (This machine may have no Chinese font: the zh screenshots then show
+  // boxes, which is why the checks read the page rather than the picture.)
+  for (const width of [360, 1280])
+    for (const lang of ["en", "zh"] as const)
+      test(`at ${width} px, ${lang}: no element wider than its box, the command whole, the charts as wide as the column`, async () => {
+        const p = await open({ viewport: { width, height: 900 } });
+        await p.page.goto(`${server.url}/herd?clients=10,50,100&runs=20&lang=${lang}`);
+        await finished(p.page, 1);
+        const overflow = await p.page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+        assert.deepEqual(await tooWide(p.page), []);
+        const box = await p.page.locator("#run").boundingBox();
+        assert.ok(
+          box !== null && box.x >= 0 && box.x + box.width <= width,
+          "the Run button is on screen",
+        );
+        // Each piece of the command (a word, or a list's item with its comma) on one line.
+        const pieces = await p.page.$$eval("#cli-command .piece", (spans) =>
+          spans.map((s) => [s.textContent ?? "", s.getClientRects().length] as const),
+        );
+        assert.ok(pieces.length > 10, `${pieces.length} pieces`);
+        assert.deepEqual(
+          pieces.filter(([, lines]) => lines !== 1),
+          [],
+          "a piece of the command broken over two lines",
+        );
+        assert.match(
+          (await p.page.textContent("#cli-command")) ?? "",
+          /^npm run herd -- --csv --clients=10,50,100 --strategies=no-backoff,exponential,full,equal,decorrelated,codex-capped --runs=20 /,
+        );
+        const [main, ...charts] = await p.page.evaluate(() =>
+          [document.querySelector("main")!, ...document.querySelectorAll(".chart svg")].map(
+            (e) => e.getBoundingClientRect().width,
+          ),
+        );
+        assert.equal(charts.length, 3);
+        for (const c of charts)
+          assert.ok(Math.abs(c - main!) <= 1, `a chart ${c} px wide in a ${main} px column`);
+        if (width === 1280) assert.ok(main! > 1000, `the column: ${main} px`);
+        await screenshot(p.page, `herd-${width}-${lang}`);
+        await p.page
+          .locator("#at-n")
+          .screenshot({ path: screenshotPath(`herd-${width}-${lang}-table`) });
+        await p.page
+          .locator("#strategies")
+          .screenshot({ path: screenshotPath(`herd-${width}-${lang}-strategies`) });
+        await p.page
+          .locator("p.command")
+          .screenshot({ path: screenshotPath(`herd-${width}-${lang}-command`) });
+      });
 });

@@ -19,7 +19,15 @@ import { runCell, STEP_FAULTS, type StepFault } from "../../lib/matrix/matrix.ts
 import { countReportsIn } from "../../lib/tracker/store.ts";
 import { VARIANT_NAMES, type VariantName } from "../../lib/tracker/variant.ts";
 import { gone, running, runTs } from "../run-helpers.ts";
-import { type DemoPage, englishLeft, launchBrowser, openPage, screenshot } from "./browser.ts";
+import {
+  type DemoPage,
+  englishLeft,
+  launchBrowser,
+  openPage,
+  screenshot,
+  screenshotPath,
+} from "./browser.ts";
+import { cutOptions, tooWide } from "./layout.ts";
 
 interface Cell {
   variant: VariantName;
@@ -358,6 +366,51 @@ test("a step for a finished or unknown session is a clear 404 in the page (at 36
   );
   await tab.close();
 });
+
+// A phone and a wide screen, in both languages, on a cell whose lanes hold both arrows (an attempt
+// leaving the agent, an answer leaving the server): no element wider than its box, no choice whose
+// text is cut (the choices are radio buttons, each with its whole sentence), and each arrow on the
+// line of its sentence's last (or first) word, never on a line of its own. (This machine may have no
+// Chinese font: the zh screenshots then show boxes, which is why the checks read the page.)
+for (const width of [360, 1280])
+  for (const lang of ["en", "zh"] as const)
+    test(`at ${width} px, ${lang}: no element wider than its box, no cut choice, the arrows beside their words`, async () => {
+      const { tab, page, session } = await openCell(
+        { variant: "key-after", fault: "crash-between-commits", policy: "same-key" },
+        lang,
+        { width, height: 900 },
+      );
+      assert.equal(await runToEnd(page), 2);
+      assert.deepEqual(await tooWide(page), []);
+      assert.deepEqual(await cutOptions(page), []);
+      assert.equal(await page.locator(".step-choice input[type=radio]").count(), 16);
+      const arrows = await page.$$eval("#lanes .arrow", (spans) =>
+        spans.map((arrow) => {
+          const text = [...arrow.parentElement!.childNodes].find((n) => n.nodeType === 3)!;
+          const range = document.createRange();
+          range.selectNodeContents(text);
+          const lines = [...range.getClientRects()];
+          const after = arrow.previousSibling === text;
+          const word = after ? lines[lines.length - 1]! : lines[0]!;
+          return {
+            text: `${arrow.textContent}|${text.textContent}`,
+            apart: Math.abs(arrow.getBoundingClientRect().top - word.top),
+          };
+        }),
+      );
+      assert.ok(arrows.length >= 3, `${arrows.length} arrows`);
+      assert.deepEqual(
+        arrows.filter((a) => a.apart > 2),
+        [],
+        "an arrow on a line of its own",
+      );
+      await screenshot(page, `step-${width}-${lang}`);
+      for (const part of ["step-choice", "lanes", "step-log"])
+        await page
+          .locator(part === "step-choice" ? `.${part}` : `#${part}`)
+          .screenshot({ path: screenshotPath(`step-${width}-${lang}-${part}`) });
+      await closeTab(tab, session);
+    });
 
 test("one tab too many gets a clear message", async () => {
   const open = [];

@@ -2,7 +2,7 @@
 // read while the cell stands still, at most 8 at once, an idle session stopped with its files, stopAll
 // leaving no process and no folder; and the HTTP side: unguessable ids, 404 for an unknown session.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { POLICY_NAMES } from "../../lib/client/client.ts";
 import { startDemoServer } from "../../lib/demos/server.ts";
@@ -109,6 +109,40 @@ test(`at most ${MAX_SESSIONS} sessions; stopAll leaves no process and no folder`
     undefined,
     "none after stopAll",
   );
+});
+
+/** A process's environment, as /proc shows it (Linux). */
+function environment(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+}
+
+test("the cell's process speaks the page's language: WORKBOOK_LANG, over HTTP as directly", async () => {
+  const sessions = new StepSessions();
+  const cell = { variant: "naive", fault: "none", policy: "no-retry" } as const;
+  const zh = sessions.create(cell, "zh")!;
+  const en = sessions.create(cell)!;
+  try {
+    assert.equal(zh.lang, "zh");
+    assert.ok(environment(zh.pid).includes("WORKBOOK_LANG=zh"), "the zh session's process");
+    assert.ok(environment(en.pid).includes("WORKBOOK_LANG=en"), "an English one by default");
+  } finally {
+    await sessions.stopAll();
+  }
+  const overHttp = new StepSessions();
+  const server = await startDemoServer({ demos: [createStepDemo({ sessions: overHttp })] });
+  try {
+    for (const lang of ["zh", "en"] as const) {
+      const made = await fetch(`${server.url}/step/sessions?variant=naive&lang=${lang}`, {
+        method: "POST",
+      });
+      assert.equal(made.status, 201);
+      const { id, pid } = (await made.json()) as { id: string; pid: number };
+      assert.equal(overHttp.get(id)?.lang, lang);
+      assert.ok(environment(pid).includes(`WORKBOOK_LANG=${lang}`), lang);
+    }
+  } finally {
+    await server.close();
+  }
 });
 
 test("an idle session is stopped and its files deleted", async () => {

@@ -140,7 +140,8 @@ ${strategies}
 <div id="output" hidden>
 <h3 id="at-n-title"></h3>
 <div class="table-wrap"><table id="at-n" aria-labelledby="at-n-title"></table></div>
-<p class="downloads"><a id="csv" download="herd.csv" href="#">${t("downloadCsv")}</a> <span class="cli">${t("cliSame")} <code id="cli-command" translate="no"></code></span></p>
+<p class="downloads"><a id="csv" download="herd.csv" href="#">${t("downloadCsv")}</a> <span class="cli">${t("cliSame")}</span></p>
+<p class="command"><code id="cli-command" translate="no"></code></p>
 <h3>${t("charts")}</h3>
 <figure id="fig-calls"><div class="chart"></div><figcaption><a download="herd-calls.svg" href="#">${t("downloadSvg")}</a></figcaption></figure>
 <figure id="fig-completion"><div class="chart"></div><figcaption><a download="herd-completion.svg" href="#">${t("downloadSvg")}</a></figcaption></figure>

@@ -246,6 +246,28 @@ function strategyLabel(strategy: PointResult["strategy"]): HTMLElement {
   return span;
 }
 
+/**
+ * A command, wrapped only where a shell reads a break as nothing: between its words, or after a
+ * comma of a list (`--clients=10,20,…`). Each piece is kept whole (white-space: nowrap in
+ * demos.css); a <wbr> after each comma lets a long list go on on the next line. The text is the
+ * command exactly, for copying.
+ */
+function showCommand(target: HTMLElement, command: string): void {
+  const nodes: Node[] = [];
+  command.split(" ").forEach((word, i) => {
+    if (i > 0) nodes.push(document.createTextNode(" "));
+    const pieces = word.split(/(?<=,)/);
+    pieces.forEach((piece, k) => {
+      const span = document.createElement("span");
+      span.className = "piece";
+      span.textContent = piece;
+      nodes.push(span);
+      if (k < pieces.length - 1) nodes.push(document.createElement("wbr"));
+    });
+  });
+  target.replaceChildren(...nodes);
+}
+
 function download(anchor: HTMLAnchorElement, text: string, type: string): void {
   const href = URL.createObjectURL(new Blob([text], { type }));
   objectUrls.push(href);
@@ -272,12 +294,18 @@ function show(params: HerdParams, rows: PointResult[]): void {
   for (const r of rows.filter((x) => x.clients === n)) {
     const formula = document.createElement("td");
     formula.innerHTML = FORMULAS[r.strategy];
+    formula.className = "formula";
+    formula.dataset.label = T.formula[lang];
+    // On a phone each row becomes a card, each figure under its heading (data-label, demos.css).
     body.append(
       row(
         cell("th", strategyLabel(r.strategy), { scope: "row" }),
         formula,
-        cell("td", numbers.n(r.calls, 1), { class: "num" }),
-        cell("td", numbers.n(r.completionMs), { class: "num" }),
+        cell("td", numbers.n(r.calls, 1), { class: "num", "data-label": T.callsHead[lang] }),
+        cell("td", numbers.n(r.completionMs), {
+          class: "num",
+          "data-label": T.completionHead[lang],
+        }),
       ),
     );
   }
@@ -307,7 +335,7 @@ function show(params: HerdParams, rows: PointResult[]): void {
   all.replaceChildren(allHead, allBody);
 
   download($<HTMLAnchorElement>("#csv"), herdCsv(rows), "text/csv;charset=utf-8");
-  $("#cli-command").textContent = `npm run herd -- --csv ${cliArgs(params).join(" ")}`;
+  showCommand($("#cli-command"), `npm run herd -- --csv ${cliArgs(params).join(" ")}`);
 
   // The charts: the same documents `npm run herd -- --svg` writes, in this page's language.
   const spec = sweepSpec(params);

@@ -159,7 +159,7 @@ export function parseParams(query: URLSearchParams): Parsed {
   if (seed === undefined)
     errors.push({
       field: "seed",
-      message: { en: "Seed: a whole number.", zh: "随机种子：一个整数。" },
+      message: { en: "Seed: a whole number.", zh: "种子：一个整数。" },
     });
   else params.seed = seed;
 
@@ -177,7 +177,7 @@ export function parseParams(query: URLSearchParams): Parsed {
       field: "cap",
       message: {
         en: "Cap: a number of ms, at least the base.",
-        zh: "上限：毫秒数，不小于退避基数。",
+        zh: "封顶值：不小于退避基数的毫秒数。",
       },
     });
   } else params.capMs = cap;
@@ -186,7 +186,10 @@ export function parseParams(query: URLSearchParams): Parsed {
   if (mean === undefined)
     errors.push({
       field: "mean",
-      message: { en: "Latency mean: a number of ms above 0.", zh: "延迟均值：大于 0 的毫秒数。" },
+      message: {
+        en: "Latency mean: a number of ms above 0.",
+        zh: "网络延迟均值：大于 0 的毫秒数。",
+      },
     });
   else params.meanMs = mean;
 
@@ -196,7 +199,7 @@ export function parseParams(query: URLSearchParams): Parsed {
       field: "sd",
       message: {
         en: "Latency deviation: a number of ms, 0 or more.",
-        zh: "延迟标准差：不小于 0 的毫秒数。",
+        zh: "网络延迟标准差：不小于 0 的毫秒数。",
       },
     });
   else params.sdMs = sd;

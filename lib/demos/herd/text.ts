@@ -1,7 +1,8 @@
 /**
  * Demo 1's words in English and Chinese, and the strategies' formulas as MathML (which Chromium,
  * Firefox and Safari render natively: no KaTeX, no CDN, never raw LaTeX). The Chinese follows the
- * course page's own wording for this demo where the facts agree with it.
+ * course page's own wording for this demo where the facts agree with it, and its terms: the AWS
+ * strategies keep their English names (Full Jitter…), numbers keep their units (ms).
  */
 import { type BackoffParams, exponentialMs } from "../../client/backoff.ts";
 import type { ConclusionId } from "../../herd/conclusions.ts";
@@ -43,9 +44,9 @@ export const FORMULAS: Record<HerdStrategy, string> = {
 export const STRATEGY_NAMES: Record<HerdStrategy, Text> = {
   "no-backoff": { en: "No backoff", zh: "不退避" },
   exponential: { en: "Exponential, no jitter", zh: "指数退避（无抖动）" },
-  full: { en: "Full Jitter", zh: "完全抖动" },
-  equal: { en: "Equal Jitter", zh: "等分抖动" },
-  decorrelated: { en: "Decorrelated Jitter", zh: "去相关抖动" },
+  full: { en: "Full Jitter", zh: "Full Jitter" },
+  equal: { en: "Equal Jitter", zh: "Equal Jitter" },
+  decorrelated: { en: "Decorrelated Jitter", zh: "Decorrelated Jitter" },
   "codex-capped": { en: "Codex amplitude, capped", zh: "Codex 幅度（同样封顶）" },
 };
 
@@ -63,7 +64,7 @@ export function formulaCaption(strategy: HerdStrategy, backoff: BackoffParams): 
   );
   return {
     en: `the same wait for everyone who failed together: ${waits.join(", ")} … ms`,
-    zh: `同时失败的客户端等一样久：${waits.join("、")}……毫秒`,
+    zh: `同时失败的客户端等一样久：${waits.join("、")}…… ms`,
   };
 }
 
@@ -80,7 +81,7 @@ const FORMULA_CAPTIONS: Record<Exclude<HerdStrategy, "exponential">, Text> = {
   },
   "codex-capped": {
     en: "the exponential value ±10 % (Codex's jitter), with the same cap",
-    zh: "指数值上下浮动 10%（Codex 的抖动），同样封顶",
+    zh: "指数值上下浮动 10 %（Codex 的抖动），同样封顶",
   },
 };
 
@@ -88,7 +89,7 @@ export const T = {
   title: { en: "Demo 1 · The thundering herd, live", zh: "演示 1 · 惊群模拟器" },
   intro: {
     en: "A port of the simulator behind the AWS Architecture Blog post “Exponential Backoff And Jitter” (Marc Brooker, 2015), a synthetic experiment: N clients read a row's version at the same moment and write it back; a write whose version moved meanwhile fails, and that client backs off and starts again from the read. Each one-way network hop takes |Normal(mean, deviation)| ms. “Codex amplitude” is the exponential value × uniform(0.9, 1.1), given the same cap so that only the size of the jitter differs.",
-    zh: "移植 AWS 博客配套的模拟器（合成实验）：N 个客户端同时读一行的版本号再写回，版本号对不上就失败、退避后从读开始重来。网络单程延迟取正态分布（均值、标准差可调）的绝对值，单位毫秒。“Codex 幅度”是指数值 × [0.9, 1.1) 的均匀随机数，为了公平对比也套上同样的上限。",
+    zh: "移植 AWS 博客配套的模拟器（合成实验）：N 个客户端同时读一行的版本号再写回，版本号对不上就失败、退避后从读开始重来。网络单程延迟取正态分布（均值、标准差可调）的绝对值，单位 ms。“Codex 幅度”是指数值 × [0.9, 1.1) 的均匀随机数，为了公平对比也套上同样的封顶值。",
   },
   sameCode: {
     en: "It computes here, in your browser, in Web Workers, with the same simulator module that npm run herd runs: the same seed and parameters give the same numbers as npm run herd -- --csv, to the last digit. Its random numbers are not the Python original's, so the numbers differ a little from the blog's.",
@@ -110,11 +111,11 @@ export const T = {
     zh: "客户端第 n 次重试前的等待时间 s（n 是到目前为止失败的次数，第一次重试前 n = 1），都从封顶指数值出发：",
   },
   runs: { en: "Runs per point", zh: "每个点的运行次数" },
-  seed: { en: "Seed", zh: "随机种子" },
-  base: { en: "Base (ms)", zh: "退避基数（毫秒）" },
-  cap: { en: "Cap (ms)", zh: "上限（毫秒）" },
-  mean: { en: "Latency mean (ms)", zh: "网络延迟均值（毫秒）" },
-  sd: { en: "Latency deviation (ms)", zh: "网络延迟标准差（毫秒）" },
+  seed: { en: "Seed", zh: "种子" },
+  base: { en: "Base (ms)", zh: "退避基数（ms）" },
+  cap: { en: "Cap (ms)", zh: "封顶值（ms）" },
+  mean: { en: "Latency mean (ms)", zh: "网络延迟均值（ms）" },
+  sd: { en: "Latency deviation (ms)", zh: "网络延迟标准差（ms）" },
   run: { en: "Run", zh: "运行" },
   original: {
     en: "The original's whole sweep (N = 10..190 step 10, 100 runs a point)",
@@ -127,7 +128,7 @@ export const T = {
   strategy: { en: "Strategy", zh: "策略" },
   formula: { en: "Sleep before retry n", zh: "第 n 次重试前的等待" },
   callsHead: { en: "Write calls per run", zh: "每次运行的写调用数" },
-  completionHead: { en: "Completion (ms)", zh: "完成时间（毫秒）" },
+  completionHead: { en: "Completion (ms)", zh: "完成时间（ms）" },
   allPoints: { en: "Every point (the CSV's rows)", zh: "全部数据点（即 CSV 的各行）" },
   clientsHead: { en: "Clients", zh: "客户端数" },
   downloadCsv: { en: "Download CSV", zh: "下载 CSV" },
@@ -136,7 +137,7 @@ export const T = {
   charts: { en: "Charts", zh: "图表" },
   wavesCaption: {
     en: "One run at the largest N, every write counted as it reaches the server: without jitter the herd comes back in waves, with full jitter it spreads out.",
-    zh: "最大 N 时的一次运行，按写请求到达服务端的时间计数：没有抖动时客户端一波一波地回来，完全抖动则把它们摊开。",
+    zh: "最大 N 时的一次运行，按写请求到达服务端的时间计数：没有抖动时客户端一波一波地回来，Full Jitter 则把它们摊开。",
   },
   conclusions: {
     en: "The blog's conclusions, checked against this run",
@@ -185,7 +186,7 @@ export const STATUS = {
     checked: number,
   ): string =>
     lang === "zh"
-      ? `完成，用时 ${seconds} 秒（${workers} 个 Web Worker）：${points} 个点，共模拟 ${calls} 次写调用。本次运行支持博客结论中的 ${supported}/${checked} 条。`
+      ? `完成，用时 ${seconds} s（${workers} 个 Web Worker）：${points} 个点，共模拟 ${calls} 次写调用。本次运行支持博客 ${checked} 条结论中的 ${supported} 条。`
       : `Done in ${seconds} s (${workers} Web Worker${workers === 1 ? "" : "s"}): ${points} points, ${calls} write calls simulated. This run supports ${supported} of the ${checked} conclusions it could check.`,
   invalid: (lang: Lang): string =>
     lang === "zh" ? "参数有误，请先改正：" : "Please correct the parameters first:",
@@ -233,7 +234,7 @@ export const CONCLUSIONS: Record<
     },
     detail: (lang, v, f) =>
       lang === "zh"
-        ? `指数退避的调用次数是不退避的 ${f.pct(v.exponential!, v.none!)}（${f.n(v.exponential!, 1)} 对 ${f.n(v.none!, 1)}）；完全抖动只有 ${f.pct(v.full!, v.none!)}。指数退避离“什么都不做”更近，离完全抖动更远。`
+        ? `指数退避的调用次数是不退避的 ${f.pct(v.exponential!, v.none!)}（${f.n(v.exponential!, 1)} 对 ${f.n(v.none!, 1)}）；Full Jitter 只有 ${f.pct(v.full!, v.none!)}。指数退避离“什么都不做”更近，离 Full Jitter 更远。`
         : `exponential used ${f.pct(v.exponential!, v.none!)} of no-backoff's calls (${f.n(v.exponential!, 1)} against ${f.n(v.none!, 1)}); full jitter used ${f.pct(v.full!, v.none!)}. Exponential is closer to doing nothing than to full jitter.`,
   },
   "exponential-time": {
@@ -243,51 +244,54 @@ export const CONCLUSIONS: Record<
     },
     detail: (lang, v, f) =>
       lang === "zh"
-        ? `指数退避用了 ${f.n(v.exponential!)} 毫秒，是完全抖动（${f.n(v.full!)} 毫秒）的 ${f.ratio(v.exponential!, v.full!)} 倍，不退避（${f.n(v.none!)} 毫秒）的 ${f.ratio(v.exponential!, v.none!)} 倍。`
+        ? `指数退避用了 ${f.n(v.exponential!)} ms，是 Full Jitter（${f.n(v.full!)} ms）的 ${f.ratio(v.exponential!, v.full!)} 倍，不退避（${f.n(v.none!)} ms）的 ${f.ratio(v.exponential!, v.none!)} 倍。`
         : `exponential took ${f.n(v.exponential!)} ms to finish: ${f.times(v.exponential!, v.full!)} full jitter's ${f.n(v.full!)} ms and ${f.times(v.exponential!, v.none!)} no-backoff's ${f.n(v.none!)} ms.`,
   },
   "full-equal-work": {
     claim: {
       en: "Full and Equal jitter cost about the same work.",
-      zh: "完全抖动和等分抖动的工作量差不多。",
+      zh: "Full Jitter 和 Equal Jitter 的工作量差不多。",
     },
     detail: (lang, v, f) =>
       lang === "zh"
-        ? `完全抖动 ${f.n(v.full!, 1)} 次调用，等分抖动 ${f.n(v.equal!, 1)} 次，相差 ${f.pct(Math.abs(v.equal! - v.full!), v.full!)}。`
+        ? `Full Jitter ${f.n(v.full!, 1)} 次调用，Equal Jitter ${f.n(v.equal!, 1)} 次，相差 ${f.pct(Math.abs(v.equal! - v.full!), v.full!)}。`
         : `full ${f.n(v.full!, 1)} calls, equal ${f.n(v.equal!, 1)}: ${f.pct(Math.abs(v.equal! - v.full!), v.full!)} apart.`,
   },
   "decorrelated-work": {
-    claim: { en: "Decorrelated jitter costs somewhat more.", zh: "去相关抖动的工作量稍多一些。" },
+    claim: {
+      en: "Decorrelated jitter costs somewhat more.",
+      zh: "Decorrelated Jitter 的工作量稍多一些。",
+    },
     detail: (lang, v, f) =>
       lang === "zh"
-        ? `去相关抖动 ${f.n(v.decorrelated!, 1)} 次调用：是完全抖动的 ${f.pct(v.decorrelated!, v.full!)}，等分抖动的 ${f.pct(v.decorrelated!, v.equal!)}。`
+        ? `Decorrelated Jitter ${f.n(v.decorrelated!, 1)} 次调用：是 Full Jitter 的 ${f.pct(v.decorrelated!, v.full!)}，Equal Jitter 的 ${f.pct(v.decorrelated!, v.equal!)}。`
         : `decorrelated ${f.n(v.decorrelated!, 1)} calls: ${f.pct(v.decorrelated!, v.full!)} of full's, ${f.pct(v.decorrelated!, v.equal!)} of equal's.`,
   },
   "equal-slowest": {
     claim: {
       en: "Equal jitter is the slowest of the jittered ones.",
-      zh: "带抖动的几种里，等分抖动最慢。",
+      zh: "带抖动的几种里，Equal Jitter 最慢。",
     },
     detail: (lang, v, f) =>
       lang === "zh"
-        ? `完成时间：等分抖动 ${f.n(v.equal!)} 毫秒，完全抖动 ${f.n(v.full!)} 毫秒，去相关抖动 ${f.n(v.decorrelated!)} 毫秒。`
+        ? `完成时间：Equal Jitter ${f.n(v.equal!)} ms，Full Jitter ${f.n(v.full!)} ms，Decorrelated Jitter ${f.n(v.decorrelated!)} ms。`
         : `completion: equal ${f.n(v.equal!)} ms, full ${f.n(v.full!)} ms, decorrelated ${f.n(v.decorrelated!)} ms.`,
   },
   "jitter-default": {
     claim: { en: "Jittered backoff should be the default.", zh: "默认应该用带抖动的退避。" },
     detail: (lang, v, f) =>
       lang === "zh"
-        ? `完全抖动的调用次数是不退避的 ${f.pct(v.full!, v.none!)}、指数退避的 ${f.pct(v.full!, v.exponential!)}，完成时间是指数退避的 ${f.pct(v.fullTime!, v.exponentialTime!)}。`
+        ? `Full Jitter 的调用次数是不退避的 ${f.pct(v.full!, v.none!)}、指数退避的 ${f.pct(v.full!, v.exponential!)}，完成时间是指数退避的 ${f.pct(v.fullTime!, v.exponentialTime!)}。`
         : `full jitter used ${f.pct(v.full!, v.none!)} of no-backoff's calls and ${f.pct(v.full!, v.exponential!)} of exponential's, and finished in ${f.pct(v.fullTime!, v.exponentialTime!)} of exponential's time.`,
   },
   "codex-herd": {
     claim: {
       en: "The course's point: ±10 % jitter does not break up the herd.",
-      zh: "课程的观点：±10% 的抖动拆不散惊群。",
+      zh: "课程的观点：±10 % 的抖动拆不散惊群。",
     },
     detail: (lang, v, f) =>
       lang === "zh"
-        ? `Codex 幅度（指数值 × [0.9, 1.1)）用了 ${f.n(v.codexTime!)} 毫秒，是完全抖动的 ${f.ratio(v.codexTime!, v.fullTime!)} 倍，调用次数是完全抖动的 ${f.pct(v.codexCalls!, v.fullCalls!)}。它比完全不抖动好（完成时间是指数退避的 ${f.pct(v.codexTime!, v.exponentialTime!)}），但远不如完全抖动。`
+        ? `Codex 幅度（指数值 × [0.9, 1.1)）用了 ${f.n(v.codexTime!)} ms，是 Full Jitter 的 ${f.ratio(v.codexTime!, v.fullTime!)} 倍，调用次数是 Full Jitter 的 ${f.pct(v.codexCalls!, v.fullCalls!)}。它比不抖动好（完成时间是指数退避的 ${f.pct(v.codexTime!, v.exponentialTime!)}），但远不如 Full Jitter。`
         : `codex-capped (exponential × uniform(0.9, 1.1)) took ${f.n(v.codexTime!)} ms, ${f.times(v.codexTime!, v.fullTime!)} full jitter's time, with ${f.pct(v.codexCalls!, v.fullCalls!)} of full's calls. It did better than no jitter (${f.pct(v.codexTime!, v.exponentialTime!)} of exponential's time), but nowhere near full jitter.`,
   },
 };
@@ -298,15 +302,15 @@ export const CHART_LABELS_ZH: HerdChartLabels = {
   callsSubtitle: "每次运行平均的写请求次数，即服务端的工作量；每条线一种退避策略",
   callsY: "每次运行的写调用数",
   completionTitle: "完成时间与客户端数",
-  completionSubtitle: "直到最后一个客户端写成功的平均时间（毫秒）；每条线一种退避策略",
-  completionY: "完成时间（毫秒）",
+  completionSubtitle: "直到最后一个客户端写成功的平均时间（ms）；每条线一种退避策略",
+  completionY: "完成时间（ms）",
   clientsX: "客户端数",
   logNote: "（对数刻度）",
   writeTimesTitle: (clients) => `写请求到达服务端的时间，${clients} 个客户端`,
   writeTimesSubtitle: (bucketMs, runs, untilMs) =>
-    `每 ${bucketMs} 毫秒一格，${runs} 次运行，前 ${untilMs} 毫秒；每行按自己的峰值缩放，高度取平方根`,
-  timeX: "从客户端开始算起的时间（毫秒）",
+    `每 ${bucketMs} ms 一格，${runs} 次运行，前 ${untilMs} ms；每行按自己的峰值缩放，高度取平方根`,
+  timeX: "从客户端开始算起的时间（ms）",
   peak: (peak, perRun) => `峰值 ${peak}${perRun ? " / 次" : ""}`,
   barTooltip: (name, from, to, count, runs) =>
-    `${name}，${from}-${to} 毫秒：${runs} 次运行共 ${count} 次写`,
+    `${name}，${from}-${to} ms：${runs} 次运行共 ${count} 次写`,
 };

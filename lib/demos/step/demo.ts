@@ -29,7 +29,15 @@ import type { Demo } from "../demo.ts";
 import { escapeHtml, pageHtml } from "../html.ts";
 import type { Lang } from "../lang.ts";
 import { type CellChoice, type SessionMessage, StepSessions } from "./sessions.ts";
-import { countText, FAULT_HELP, POLICY_HELP, UI, VARIANT_HELP } from "./text.ts";
+import {
+  countText,
+  FAULT_HELP,
+  KEY_COLUMN_TITLE,
+  keyColumns,
+  POLICY_HELP,
+  UI,
+  VARIANT_HELP,
+} from "./text.ts";
 
 export interface StepDemoOptions {
   /** The sessions to use (tests pass their own to look inside); default: a new StepSessions. */
@@ -103,7 +111,7 @@ export function createStepDemo(options: StepDemoOptions = {}): Demo {
             method: "POST",
             path: "/step/sessions",
             handle(_req, res, ctx) {
-              const session = sessions.create(cellFromUrl(ctx.url));
+              const session = sessions.create(cellFromUrl(ctx.url), ctx.lang);
               if (session === undefined) return json(res, 503, { message: UI.full[ctx.lang] });
               json(res, 201, { id: session.id, pid: session.pid, cell: session.cell });
             },
@@ -192,33 +200,39 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(data);
 }
 
-function options<T extends string>(
+/**
+ * One choice of the cell as a group of radio buttons, each with its name and what it does in full:
+ * nothing is cut, at any width (a select shows only its chosen option, cut to its width).
+ */
+function choices<T extends string>(
+  name: string,
+  legend: string,
   names: readonly T[],
   chosen: T,
   help: Record<T, { en: string; zh: string }>,
   lang: Lang,
 ): string {
-  return names
+  const items = names
     .map(
       (n) =>
-        `<option value="${n}"${n === chosen ? " selected" : ""}>${n} · ${escapeHtml(help[n][lang])}</option>`,
+        `<label><input type="radio" name="${name}" value="${n}"${n === chosen ? " checked" : ""}> <span><code translate="no">${n}</code> <span class="help">${escapeHtml(help[n][lang])}</span></span></label>`,
     )
-    .join("");
+    .join("\n");
+  return `<fieldset class="choice"><legend>${legend}</legend>\n${items}\n</fieldset>`;
 }
 
 /** The page's markup; the script (page.ts) fills the lanes, the key row, the log and the count. */
 function pageBody(cell: CellChoice, lang: Lang): string {
   const t = (k: keyof typeof UI): string => escapeHtml(UI[k][lang]);
-  const cols = UI.keyCols[lang]
-    .split("|")
-    .map((c) => `<th scope="col">${escapeHtml(c)}</th>`)
+  const cols = keyColumns(cell.variant)
+    .map((c) => `<th scope="col">${escapeHtml(KEY_COLUMN_TITLE[c][lang])}</th>`)
     .join("");
   return `<h1>${t("title")}</h1>
 <p>${t("lead")}</p>
 <form class="step-choice" method="get" action="/step">
-<label>${t("variant")} <select name="variant">${options(VARIANT_NAMES, cell.variant, VARIANT_HELP, lang)}</select></label>
-<label>${t("fault")} <select name="fault">${options(STEP_FAULTS, cell.fault, FAULT_HELP, lang)}</select></label>
-<label>${t("policy")} <select name="policy">${options(POLICY_NAMES, cell.policy, POLICY_HELP, lang)}</select></label>
+${choices("variant", t("variant"), VARIANT_NAMES, cell.variant, VARIANT_HELP, lang)}
+${choices("fault", t("fault"), STEP_FAULTS, cell.fault, FAULT_HELP, lang)}
+${choices("policy", t("policy"), POLICY_NAMES, cell.policy, POLICY_HELP, lang)}
 <input type="hidden" name="lang" value="${lang}">
 <button type="submit">${t("load")}</button>
 </form>

@@ -3,15 +3,20 @@
  * Demo 2's script: opens this tab's session, and draws each step the session sends (one per Step,
  * or all of them with Run to the end): the lanes agent · server · database, what the agent knows
  * beside what really happened, the key row, the count read from the database, the step log.
- * Bundled by esbuild for the page (lib/demos/bundle.ts); it imports only types and text.ts.
+ * Bundled by esbuild for the page (lib/demos/bundle.ts); it imports types, text.ts and the variants'
+ * names (lib/tracker/variant.ts, which imports only types), no server code.
  */
 import type { CellEvent } from "../../matrix/cell-events.ts";
+import { isVariantName } from "../../tracker/variant.ts";
 import type { Lang } from "../lang.ts";
-import type { DoneMessage, StepMessage } from "./sessions.ts";
-import { countText, outcomeText, stepText, UI } from "./text.ts";
+import type { DoneMessage, KeyRowView, StepMessage } from "./sessions.ts";
+import { countText, type KeyColumn, keyColumns, outcomeText, stepText, UI } from "./text.ts";
 
 const root = document.getElementById("stepper") as HTMLElement;
 const lang: Lang = root.dataset.lang === "zh" ? "zh" : "en";
+const variantName = root.dataset.variant ?? "";
+const variant = isVariantName(variantName) ? variantName : undefined;
+const columns = keyColumns(variant ?? "fenced");
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 const stepButton = $<HTMLButtonElement>("step-button");
 const runButton = $<HTMLButtonElement>("run-button");
@@ -126,7 +131,7 @@ const LANE_NAMES = ["agent", "server", "database"] as const;
 function onStep(step: StepMessage): void {
   const e = step.event;
   if (lanes.querySelector(`li[data-seq="${e.seq}"]`)) return; // sent again after a reconnect
-  const sentence = stepText(e, lang);
+  const sentence = stepText(e, lang, variant);
   // The lanes: one row per step, the step in its actor's lane (the lesson's own steps span all three).
   const row = document.createElement("li");
   row.dataset.seq = String(e.seq);
@@ -143,8 +148,17 @@ function onStep(step: StepMessage): void {
         i === lane ? sentence : "",
         `lane lane-${i}${i === lane ? " here" : ""}`,
       );
+      // An attempt leaving the agent, an answer leaving the server: an arrow bound to the sentence's
+      // last (or first) word by a no-break space, so that it never wraps onto a line of its own.
+      if (i === lane && lane === 0 && e.what === "send")
+        cell.append(el("span", "\u00a0⟶", "arrow"));
+      if (i === lane && lane === 1 && (e.what === "answer" || e.what === "hung-up"))
+        cell.prepend(el("span", "⟵\u00a0", "arrow"));
       // On a narrow screen only the step's own lane shows, full width, named by this label.
-      if (i === lane) cell.prepend(el("span", `${UI[LANE_NAMES[i]!][lang]}: `, "lane-label"));
+      if (i === lane)
+        cell.prepend(
+          el("span", `${UI[LANE_NAMES[i]!][lang]}${lang === "zh" ? "：" : ": "}`, "lane-label"),
+        );
       if (i === lane && e.sql) {
         const sql = el("code", e.sql.join(";\n"), `sql ${e.tx ?? ""}`);
         sql.setAttribute("lang", "en");
@@ -172,14 +186,7 @@ function onStep(step: StepMessage): void {
   keyBody.replaceChildren(
     ...step.db.keys.map((k) => {
       const tr = document.createElement("tr");
-      for (const v of [
-        `${k.key}…`,
-        k.state,
-        String(k.fence),
-        String(k.leaseUntil),
-        k.status === null ? "–" : String(k.status),
-      ])
-        tr.append(el("td", v));
+      for (const c of columns) tr.append(el("td", keyCell(k, c)));
       return tr;
     }),
   );
@@ -187,14 +194,34 @@ function onStep(step: StepMessage): void {
   if (e.pid !== undefined && e.pid !== sessionPid)
     processInfo.textContent = `${UI.trackerPid[lang]} ${e.pid}${e.what === "crash" ? " · SIGKILL" : ""}`;
   if (e.what === "clock") clockInfo.textContent = `${UI.clock[lang]}: ${e.to} ms`;
-  // The log: the sentence, and the terminal's own line.
+  // The log: the sentence, and the terminal's own line, in the language the cell's process printed it
+  // (the page's, once the lines it prints are translated).
   const item = el("li", `${sentence} `);
-  const term = el("code", `${UI.terminal[lang]}: ${e.actor} ${e.text}`, "terminal");
-  term.setAttribute("lang", "en");
+  const printed = /[\u4e00-\u9fff]/.test(e.text) ? "zh" : "en";
+  const term = el("span", `${UI.terminal[lang]}${lang === "zh" ? "：" : ": "}`, "terminal");
+  const line = el("code", `${UI[e.actor][printed]} ${e.text}`);
+  line.setAttribute("lang", printed === "zh" ? "zh-CN" : "en");
+  term.append(line);
   item.append(term);
   log.append(item);
   root.dataset.steps = String(e.seq);
   root.dataset.reports = String(step.db.reports);
+}
+
+/** One cell of the key table. */
+function keyCell(k: KeyRowView, column: KeyColumn): string {
+  switch (column) {
+    case "key":
+      return `${k.key}…`;
+    case "state":
+      return k.state;
+    case "fence":
+      return String(k.fence);
+    case "lease":
+      return String(k.leaseUntil);
+    case "answer":
+      return k.status === null ? "–" : String(k.status);
+  }
 }
 
 function onDone(done: DoneMessage): void {

@@ -25,6 +25,7 @@ import { onJsonLines } from "../../core/child-pipe.ts";
 import { spawnTsChild } from "../../core/ts-child.ts";
 import type { CellEvent, StepFault } from "../../matrix/matrix.ts";
 import type { VariantName } from "../../tracker/variant.ts";
+import type { Lang } from "../lang.ts";
 import type { CellChildConfig, FromCellChild } from "./cell-child.ts";
 
 export const MAX_SESSIONS = 8;
@@ -103,12 +104,15 @@ export class StepSessions {
     return this.#max;
   }
 
-  /** A new session running `cell`, or undefined when `max` sessions are running already. */
-  create(cell: CellChoice): StepSession | undefined {
+  /**
+   * A new session running `cell`, or undefined when `max` sessions are running already. Its process
+   * speaks `lang` (WORKBOOK_LANG): the trace lines it tells, which the page shows as the terminal's.
+   */
+  create(cell: CellChoice, lang: Lang = "en"): StepSession | undefined {
     if (this.#closed || this.#sessions.size >= this.#max) return undefined;
     // 128 random bits, URL-safe: a session cannot be guessed from another's id.
     const id = randomBytes(16).toString("base64url");
-    const session = new StepSession(id, cell, this.#seed, this.#idleMs, () =>
+    const session = new StepSession(id, cell, lang, this.#seed, this.#idleMs, () =>
       this.#sessions.delete(id),
     );
     this.#sessions.set(id, session);
@@ -129,6 +133,8 @@ export class StepSessions {
 export class StepSession {
   readonly id: string;
   readonly cell: CellChoice;
+  /** The language of the trace lines the cell's process tells (the page's). */
+  readonly lang: Lang;
   /** The session's scratch folder (deleted when it stops). */
   readonly dir: string;
   /** The cell's SQLite file, once the process said where. */
@@ -160,19 +166,30 @@ export class StepSession {
   /** The process said "done" or "failed". */
   #finished = false;
 
-  constructor(id: string, cell: CellChoice, seed: number, idleMs: number, forget: () => void) {
+  constructor(
+    id: string,
+    cell: CellChoice,
+    lang: Lang,
+    seed: number,
+    idleMs: number,
+    forget: () => void,
+  ) {
     this.id = id;
     this.cell = cell;
+    this.lang = lang;
     this.#idleMs = idleMs;
     this.#forget = forget;
     this.ended = new Promise((resolve) => (this.#ended = resolve));
     this.dir = mkdtempSync(join(tmpdir(), "retry-workbook-step-"));
     const config: CellChildConfig = { ...cell, seed, dir: this.dir };
     // stdin: one byte per step; fd 3: the child's JSON lines; IPC: only so that it notices we are gone.
+    // The page's language goes down to the cell (and to any tracker process it starts) the way a
+    // command hands its --lang to its children.
     this.#child = spawnTsChild(
       CHILD_ENTRY,
       [JSON.stringify(config)],
       ["pipe", "ignore", "inherit", "pipe", "ipc"],
+      { WORKBOOK_LANG: lang },
     );
     this.pid = this.#child.pid ?? 0;
     // Gone: exited, and every line it wrote read. (Not "close": when the parent disconnects the IPC
