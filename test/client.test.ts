@@ -4,6 +4,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { fileReport, isRetryable, type PolicyName } from "../lib/client/client.ts";
+import { sleep } from "../lib/core/clock.ts";
 import { seeded } from "../lib/core/random.ts";
 
 /** A server that answers each request with the next status in `statuses` and records the headers. */
@@ -102,3 +103,52 @@ test("a connection refused is an error outcome, not an exception", async () => {
   assert.equal(r.final.kind, "error");
   assert.equal((r.final as { code: string }).code, "ECONNREFUSED");
 });
+
+// A busy machine, played with a gate: the server answers each request only when the test lets it,
+// later than the agent's timeout. On a timer the agent gives up and sends again (two requests for one
+// report); given a `giveUp` gate that nothing opens (no fault struck it: Faults.noAnswer, as the
+// lessons use it), it waits for the late answer. The order is decided by the agent's own timeout
+// event, or, for the patient agent, by a release well after its timeout would have passed.
+for (const patient of [false, true]) {
+  test(`an answer later than the timeout, struck by no fault: ${patient ? "waited for, with a giveUp gate" : "given up on a timer, then sent again"}`, async () => {
+    let release!: () => void;
+    const answer = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      req.resume();
+      void answer.then(() =>
+        res.writeHead(201, { "content-type": "application/json" }).end('{"id":1}'),
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const result = fileReport({
+        url,
+        report: { title: "late" },
+        policy: "blind-retry",
+        maxAttempts: 2,
+        timeoutMs: 100,
+        ...(patient ? { giveUp: () => new Promise<void>(() => {}) } : {}),
+        random: seeded(1),
+        onAttempt: (e) => {
+          if (e.phase === "end" && e.attempt.outcome.kind === "timeout") release();
+        },
+      });
+      if (patient) {
+        await sleep(300);
+        release();
+      }
+      const done = await result;
+      assert.equal(done.attempts.length, patient ? 1 : 2, "attempts");
+      assert.equal(requests, patient ? 1 : 2, "requests the server received");
+      assert.equal(done.attempts[0]!.outcome.kind, patient ? "response" : "timeout");
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+}

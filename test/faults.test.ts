@@ -163,3 +163,28 @@ test("keepLast(n) forgets finished requests beyond the last n, and only finished
   assert.equal(faults.hasReached(4, "finished"), true);
   assert.equal(faults.hasReached(5, "arrived"), true);
 });
+
+test("noAnswer: resolves for a request a fault strikes (dropped, held, lost), after the wait given", async () => {
+  const faults = new Faults({ 1: "lose-response", 2: "drop-request" });
+  const tracker = await startTracker({ variant: "naive", faults, db: ":memory:" });
+  try {
+    const order: string[] = [];
+    void faults.noAnswer(1, 0).then(() => order.push("#1 lost"));
+    void faults.noAnswer(2, 0).then(() => order.push("#2 dropped"));
+    void faults.noAnswer(3, 0).then(() => order.push("#3 answered?"));
+    const one = (n: number) =>
+      httpCall({
+        method: "POST",
+        url: `${tracker.url}/reports`,
+        body: { title: "x" },
+        timeoutMs: 5_000,
+        giveUp: faults.noAnswer(n, 0),
+      });
+    const [a, b, c] = [await one(1), await one(2), await one(3)];
+    assert.deepEqual([a.kind, b.kind, c.kind], ["timeout", "timeout", "response"]);
+    await faults.reached(3, "finished");
+    assert.deepEqual(order, ["#1 lost", "#2 dropped"]);
+  } finally {
+    await tracker.close();
+  }
+});

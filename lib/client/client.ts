@@ -32,7 +32,16 @@ export interface HttpCall {
   /** An array value is sent as that many header lines. */
   headers?: Record<string, string | string[]>;
   timeoutMs: number;
+  /**
+   * When set, the attempt is given up when this settles, rather than after `timeoutMs` (which is
+   * still what the outcome reports): a lesson's gate, so that a loaded machine cannot make an answer
+   * late that the lesson meant to arrive. A backstop of `PATIENT_MS` stays, so that nothing hangs.
+   */
+  giveUp?: Promise<unknown>;
 }
+
+/** How long an attempt given a `giveUp` gate waits at most: an answer this late is a hang. */
+export const PATIENT_MS = 30_000;
 
 /**
  * One HTTP exchange over a fresh connection, given up after `timeoutMs` (an AbortSignal). Never
@@ -45,7 +54,7 @@ export function httpCall(call: HttpCall): Promise<Outcome> {
     headers["content-type"] ??= "application/json";
     headers["content-length"] = String(Buffer.byteLength(payload));
   }
-  const { signal, cancel } = timeoutSignal(call.timeoutMs);
+  const { signal, cancel } = giveUpSignal(call);
   return new Promise<Outcome>((resolve) => {
     let settled = false;
     const settle = (o: Outcome): void => {
@@ -78,6 +87,29 @@ export function httpCall(call: HttpCall): Promise<Outcome> {
     });
     req.end(payload);
   });
+}
+
+/** The signal that ends an attempt: `timeoutMs` from now, or when `giveUp` settles (with a backstop). */
+function giveUpSignal(call: HttpCall): { signal: AbortSignal; cancel: () => void } {
+  if (call.giveUp === undefined) return timeoutSignal(call.timeoutMs);
+  const backstop = timeoutSignal(Math.max(call.timeoutMs, PATIENT_MS));
+  const controller = new AbortController();
+  const abort = (): void => {
+    controller.abort(new DOMException(`no response within ${call.timeoutMs} ms`, "TimeoutError"));
+  };
+  backstop.signal.addEventListener("abort", abort, { once: true });
+  let live = true;
+  call.giveUp.then(
+    () => live && abort(),
+    () => live && abort(),
+  );
+  return {
+    signal: controller.signal,
+    cancel: () => {
+      live = false;
+      backstop.cancel();
+    },
+  };
 }
 
 /**
@@ -132,6 +164,12 @@ export interface FileReportOptions {
   policy: PolicyName;
   /** How long one attempt may wait for an answer. */
   timeoutMs: number;
+  /**
+   * The gate that ends attempt n instead of `timeoutMs` (see HttpCall.giveUp): in lessons, a
+   * request the server's fault holds or loses is given up on `timeoutMs` after that happened, and
+   * one that is answered is waited for, however busy the machine.
+   */
+  giveUp?: (attempt: number) => Promise<unknown>;
   /** Attempts in all, first included (ignored by no-retry). Default 3. */
   maxAttempts?: number;
   /** Wait before retry n (n = 1 for the first retry), in ms. Default: retry at once. */
@@ -191,6 +229,7 @@ export async function fileReport(opts: FileReportOptions): Promise<CallResult> {
       body: opts.report,
       headers,
       timeoutMs: opts.timeoutMs,
+      ...(opts.giveUp ? { giveUp: opts.giveUp(n) } : {}),
     });
     const attempt: Attempt = { n, ...(key ? { key } : {}), outcome };
     attempts.push(attempt);

@@ -375,6 +375,9 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
     ...(cell.options.notify ? { sideEffects: notifyEffects(cell.options.notify) } : {}),
   });
   const pace = pacer(cell, clock);
+  // One agent sends one request at a time, so its attempt n is the server's request n: it gives up on
+  // the attempts a fault holds or loses, and waits for the ones answered, however busy the machine.
+  const giveUp = (n: number): Promise<void> => faults.noAnswer(n, cell.timeoutMs);
   /** A request held at its gate (slow, pause-past-lease) when the agent needs nothing more: let it go. */
   const letGo = (text: string): void => {
     if (faults.hasReached(1, "held") && !faults.hasReached(1, "handled")) {
@@ -391,6 +394,7 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
         results.push(
           await call(cell, {
             url: tracker.url,
+            giveUp,
             beforeRetry: (_, last, waited) => pace(last, waited),
           }),
         );
@@ -401,6 +405,7 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
         // refused before #1 stalls) is done first: then #1 is let go.
         const agent = call(cell, {
           url: tracker.url,
+          giveUp,
           beforeRetry: async (retry, last, waited) => {
             if (retry >= 2) await faults.reached(1, "handled");
             await pace(last, waited);
@@ -446,6 +451,7 @@ async function inProcessCell(cell: Cell): Promise<Ran> {
         results.push(
           await call(cell, {
             url: tracker.url,
+            giveUp,
             beforeRetry: (_, last, waited) => pace(last, waited),
           }),
         );

@@ -4,6 +4,7 @@
  * controls, never sleeps: a `slow` handler waits until `release(n)` is called, and anyone can await
  * the stages a request reaches (`reached(n, "committed")`).
  */
+import { sleep } from "../core/clock.ts";
 import { Signals } from "../core/gate.ts";
 
 /** The fault names (fixed: lessons, tests and the tracker's `--fault` flag use them). */
@@ -108,6 +109,20 @@ export class Faults {
   /** Resolves when request `requestNo` reaches `stage` (at once if it already has). */
   reached(requestNo: number, stage: Stage): Promise<void> {
     return this.#signals.when(`${requestNo}:${stage}`);
+  }
+
+  /**
+   * Resolves `afterMs` after request `requestNo` reached a stage from which no answer comes in time
+   * (dropped, held, lost): when a client with that much patience gives up on it. A lesson hands this
+   * to its client (FileReportOptions.giveUp), so that only the requests its faults strike time out,
+   * and an answered one is never late, however busy the machine is. Never resolves for a request
+   * that is answered.
+   */
+  noAnswer(requestNo: number, afterMs: number): Promise<void> {
+    const silent = ["dropped", "held", "lost"] as const;
+    return Promise.race(silent.map((stage) => this.reached(requestNo, stage))).then(() =>
+      sleep(afterMs),
+    );
   }
 
   hasReached(requestNo: number, stage: Stage): boolean {
