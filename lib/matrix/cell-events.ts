@@ -4,10 +4,11 @@
  * (`npm run demos`, /step) draws them as a sequence diagram, one per click. Both come from the same
  * run of `runCell` (lib/matrix/matrix.ts), so one step in the page is one step in the terminal.
  *
- * The tracker tells its story as short sentences (service.ts, variants/); `classify` reads each
- * sentence back into what the server did (claim, insert, commit, crash, take-over, replay, 409, 422…)
- * and which SQL ran, with whether its transaction committed or rolled back. A test runs every cell
- * and checks that no event is left unread, so a sentence changed in the tracker cannot slip past.
+ * The tracker tells its story as short sentences (service.ts, variants/), each with what it means as
+ * data (lib/tracker/narrate.ts: what happened, the report, the status, the fence); `classify` turns
+ * that into a step (claim, insert, commit, crash, take-over, replay, 409, 422…) with the SQL that ran
+ * and whether its transaction committed or rolled back. A test runs every cell and checks that no
+ * event is left unread, so an event the tracker tells without its data cannot slip past.
  */
 import type { Attempt, Outcome } from "../client/client.ts";
 import type { TrackerEvent } from "../tracker/narrate.ts";
@@ -86,145 +87,108 @@ export interface CellEvent {
 export type NewCellEvent = Omit<CellEvent, "seq">;
 
 // The SQL behind each database step, as store.ts and key-store.ts prepare it (column lists
-// shortened to "…" where they only repeat the table's columns).
+// shortened to "…" where they only repeat the table's columns, and to the columns the variant uses:
+// key-after's rows have neither a lease nor a fence, keyed's no fence).
 const BEGIN = "BEGIN IMMEDIATE";
-const SELECT_KEY =
-  "SELECT caller, key, fingerprint, state, fence, lease_until, … FROM idempotency_keys WHERE caller = ? AND key = ?";
+const SELECT_KEY: Record<VariantName, string> = {
+  naive: "",
+  "key-after":
+    "SELECT caller, key, fingerprint, state, expires_at, … FROM idempotency_keys WHERE caller = ? AND key = ?",
+  keyed:
+    "SELECT caller, key, fingerprint, state, lease_until, … FROM idempotency_keys WHERE caller = ? AND key = ?",
+  fenced:
+    "SELECT caller, key, fingerprint, state, fence, lease_until, … FROM idempotency_keys WHERE caller = ? AND key = ?",
+};
 const NEXT_FENCE = "UPDATE fence_counter SET value = value + 1 WHERE only = 1 RETURNING value";
-const CLAIM =
+const CLAIM_FENCED =
   "INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at) VALUES (?, ?, ?, 'in_progress', ?, ?, ?) " +
   "ON CONFLICT (caller, key) DO UPDATE SET state = 'in_progress', fence = excluded.fence, lease_until = excluded.lease_until, …";
+const CLAIM_KEYED =
+  "INSERT INTO idempotency_keys (caller, key, fingerprint, state, …, lease_until, expires_at) VALUES (?, ?, ?, 'in_progress', …, ?, ?) " +
+  "ON CONFLICT (caller, key) DO UPDATE SET state = 'in_progress', lease_until = excluded.lease_until, …";
 const INSERT_REPORT =
   "INSERT INTO reports (title, title_norm, body, module, run) VALUES (?, ?, ?, ?, ?) RETURNING id, …";
 const COMPLETE =
   "UPDATE idempotency_keys SET state = 'completed', status = ?, headers = ?, body = ? WHERE caller = ? AND key = ?";
 const FENCE_CHECK = " AND state = 'in_progress' AND fence = ?";
 const RECORD =
-  "INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, …, status, headers, body) VALUES (?, ?, ?, 'completed', ?, …) " +
+  "INSERT INTO idempotency_keys (caller, key, fingerprint, state, …, expires_at, status, headers, body) VALUES (?, ?, ?, 'completed', …) " +
   "ON CONFLICT (caller, key) DO UPDATE SET state = 'completed', …";
 
-/** Reads a tracker event back into what it did. */
+/**
+ * Reads a tracker event back into what it did: from its data (`what` and its numbers), never from
+ * its words, which are in the reader's language.
+ */
 export function classify(e: TrackerEvent, variant: VariantName): NewCellEvent {
-  const text = `#${e.requestNo} ${e.text}`;
   const base: NewCellEvent = {
     actor: e.actor,
-    text,
+    text: `#${e.requestNo} ${e.text}`,
     what: "other",
     request: e.requestNo,
     ...(e.mark ? { mark: e.mark } : {}),
   };
-  const t = e.text;
+  const numbers = {
+    ...(e.status !== undefined ? { status: e.status } : {}),
+    ...(e.report !== undefined ? { report: e.report } : {}),
+    ...(e.fence !== undefined ? { fence: e.fence } : {}),
+    ...(e.was !== undefined ? { was: e.was } : {}),
+  };
+  const selectKey = SELECT_KEY[variant];
+  const claim = variant === "fenced" ? [NEXT_FENCE, CLAIM_FENCED] : [CLAIM_KEYED];
   const complete = COMPLETE + (variant === "fenced" ? FENCE_CHECK : "");
-  if (/ arrived( \(fault: [a-z-]+\))?$/.test(t)) return { ...base, what: "arrived" };
-  if (t.startsWith("dropped before any handler ran")) return { ...base, what: "dropped" };
-  if (t.startsWith("handler started, then stalls")) return { ...base, what: "stall" };
-  if (t.startsWith("handler wakes up")) return { ...base, what: "wake" };
-  if (/ not recorded yet: going ahead$/.test(t))
-    return { ...base, what: "look-up", sql: [SELECT_KEY] };
-  const claim = /^claim key \S+ as in_progress, fence (\d+), lease \d+ ms · COMMIT$/.exec(t);
-  if (claim)
-    return {
-      ...base,
-      what: "claim",
-      fence: Number(claim[1]),
-      sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"],
-      tx: "commit",
-    };
-  const takeOver =
-    /^TAKE OVER \(lease ran out\) key \S+ as in_progress, fence (\d+) \(was (\d+)\), lease \d+ ms · COMMIT$/.exec(
-      t,
-    );
-  if (takeOver)
-    return {
-      ...base,
-      what: "take-over",
-      fence: Number(takeOver[1]),
-      was: Number(takeOver[2]),
-      sql: [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"],
-      tx: "commit",
-    };
-  const inserted = /^INSERT report (\d+) · COMMIT( \(first commit\))?$/.exec(t);
-  if (inserted)
-    return {
-      ...base,
-      what: "insert",
-      report: Number(inserted[1]),
-      sql: [BEGIN, INSERT_REPORT, "COMMIT"],
-      tx: "commit",
-    };
-  const insertedWithKey =
-    /^INSERT report (\d+) \+ key \S+ completed( WHERE fence = (\d+))? · COMMIT$/.exec(t);
-  if (insertedWithKey)
-    return {
-      ...base,
-      what: "insert",
-      report: Number(insertedWithKey[1]),
-      ...(insertedWithKey[3] ? { fence: Number(insertedWithKey[3]) } : {}),
-      sql: [BEGIN, INSERT_REPORT, complete, "COMMIT"],
-      tx: "commit",
-    };
-  if (/^INSERT key \S+ with the response · COMMIT \(second commit\)$/.test(t))
-    return {
-      ...base,
-      what: "record-key",
-      sql: [BEGIN, NEXT_FENCE, RECORD, "COMMIT"],
-      tx: "commit",
-    };
-  if (/^key \S+ completed with the error 500/.test(t))
-    return {
-      ...base,
-      what: "store-error",
-      status: 500,
-      sql: [BEGIN, complete, "COMMIT"],
-      tx: "commit",
-    };
-  const rolledBack =
-    /^INSERT report (\d+), UPDATE key \S+ completed WHERE fence = (\d+): 0 rows · ROLLBACK/.exec(t);
-  if (rolledBack)
-    return {
-      ...base,
-      what: "rollback",
-      report: Number(rolledBack[1]),
-      fence: Number(rolledBack[2]),
-      sql: [BEGIN, INSERT_REPORT, `${complete} -- 0 rows`, "ROLLBACK"],
-      tx: "rollback",
-    };
-  if (/^UPDATE key \S+ to the error 500.*: 0 rows.*ROLLBACK/.test(t))
-    return {
-      ...base,
-      what: "rollback",
-      sql: [BEGIN, `${complete} -- 0 rows`, "ROLLBACK"],
-      tx: "rollback",
-    };
-  const lookUp = variant === "key-after" ? [SELECT_KEY] : [BEGIN, SELECT_KEY, "COMMIT"];
-  const replay = /(recorded|completed) before: replaying the stored (\d+)$/.exec(t);
-  if (replay) return { ...base, what: "replay", status: Number(replay[2]), sql: lookUp };
-  if (
-    / is in progress \(lease ends in \d+ ms\): 409$/.test(t) ||
-    / is held by no live claim: 409, try again$/.test(t)
-  )
-    return { ...base, what: "409", status: 409, sql: lookUp };
-  if (/ (was recorded|was used) for a different request: 422$/.test(t))
-    return { ...base, what: "422", status: 422, sql: lookUp };
-  const fencedOut = /^fenced out: key \S+ belongs to fence (\S+) now$/.exec(t);
-  if (fencedOut)
-    return {
-      ...base,
-      what: "fenced-out",
-      ...(fencedOut[1] !== "none" ? { fence: Number(fencedOut[1]) } : {}),
-      sql: [SELECT_KEY],
-    };
-  if (/^process killed \(SIGKILL\) at "[a-z-]+"$/.test(t))
-    return { ...base, what: "crash", signal: "SIGKILL" };
-  const lost = /^answer \((\d+)\) lost on the way back/.exec(t);
-  if (lost) return { ...base, what: "lost", status: Number(lost[1]) };
-  const hungUp = /^→ (\d+), but the agent had already hung up$/.exec(t);
-  if (hungUp) return { ...base, what: "hung-up", status: Number(hungUp[1]) };
-  const answer = /^→ (\d+)( |$)/.exec(t);
-  if (answer) return { ...base, what: "answer", status: Number(answer[1]) };
-  if (/^internal error: /.test(t) || /work fails/.test(t)) return { ...base, what: "failed" };
-  // A sentence this list does not know yet (test/full/cell-events.test.ts runs every cell to catch it).
-  return base;
+  const lookUp = variant === "key-after" ? [selectKey] : [BEGIN, selectKey, "COMMIT"];
+  const step = (what: ServerAction, sql?: string[], tx?: "commit" | "rollback"): NewCellEvent => ({
+    ...base,
+    what,
+    ...numbers,
+    ...(sql ? { sql } : {}),
+    ...(tx ? { tx } : {}),
+  });
+  switch (e.what) {
+    case undefined:
+    case "replace":
+      // A sentence with no meaning as data (a side effect's), or a route the cells never take.
+      return base;
+    case "arrived":
+    case "dropped":
+    case "stall":
+    case "wake":
+    case "lost":
+    case "answer":
+    case "hung-up":
+    case "failed":
+      return step(e.what);
+    case "crash":
+      // A crash fault: the process kills itself with SIGKILL (lib/tracker/child.ts).
+      return { ...step("crash"), signal: "SIGKILL" };
+    case "look-up":
+      return step("look-up", [selectKey]);
+    case "claim":
+    case "take-over":
+      return step(e.what, [BEGIN, selectKey, ...claim, "COMMIT"], "commit");
+    case "insert":
+      return variant === "keyed" || variant === "fenced"
+        ? step("insert", [BEGIN, INSERT_REPORT, complete, "COMMIT"], "commit")
+        : step("insert", [BEGIN, INSERT_REPORT, "COMMIT"], "commit");
+    case "record-key":
+      return step("record-key", [BEGIN, RECORD, "COMMIT"], "commit");
+    case "store-error":
+      return step("store-error", [BEGIN, complete, "COMMIT"], "commit");
+    case "rollback":
+      return step(
+        "rollback",
+        [BEGIN, INSERT_REPORT, `${complete} -- 0 rows`, "ROLLBACK"],
+        "rollback",
+      );
+    case "failure-rollback":
+      return step("rollback", [BEGIN, `${complete} -- 0 rows`, "ROLLBACK"], "rollback");
+    case "replay":
+    case "409":
+    case "422":
+      return step(e.what, lookUp);
+    case "fenced-out":
+      return step("fenced-out", [selectKey]);
+  }
 }
 
 /** The agent's attempt as it leaves. */

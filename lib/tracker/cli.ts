@@ -56,8 +56,9 @@ means one anonymous caller, which no name reaches). The same key and request aft
 included, with Idempotent-Replayed: true; the same key with another request (method, route or the
 parsed report, absent fields as stored) is 422, checked first; the same key while in progress within its lease (--lease-ms,
 default ${DEFAULT_LEASE_MS} ms) is 409 with Retry-After (whole seconds) and retry-after-ms; an expired lease may
-be taken over, with the next fencing token; fenced completes a key only while that token still holds
-it (keyed does not check), so a holder that was taken over stores nothing and answers from the key.
+be taken over. fenced draws the next fencing token at each claim and take-over and completes a key
+only while its token still holds it (keyed has no fence), so a holder that was taken over stores
+nothing and answers from the key.
 Keys are kept for --ttl-ms (default ${DEFAULT_TTL_MS} ms = 24 h) from their claim; after that the key is new,
 and a sweep deletes it (every minute, ${DEFAULT_SWEEP_BATCH} keys per transaction).
 

@@ -65,10 +65,10 @@ export class Faults {
   readonly #plan = new Map<number, FaultName>();
   readonly #signals = new Signals();
   readonly #releases = new Signals<Wake>();
-  /** Fencing token → the request that claimed a key with it (for pause-past-lease). */
-  readonly #claims = new Map<number, number>();
-  /** Request → the fencing token it claimed with (to forget it). */
-  readonly #fenceOf = new Map<number, number>();
+  /** A key (caller and key) → the request whose claim holds it now (for pause-past-lease). */
+  readonly #holders = new Map<string, number>();
+  /** Request → the key it claimed (to forget it). */
+  readonly #keyOf = new Map<number, string>();
   #rule: ((requestNo: number) => FaultName | undefined) | undefined;
   #keepLast = Infinity;
   /** Finished requests, oldest first, while keepLast is in force. */
@@ -140,21 +140,21 @@ export class Faults {
     for (const stage of STAGES) this.#signals.delete(`${requestNo}:${stage}`);
     this.#releases.delete(String(requestNo));
     this.#plan.delete(requestNo);
-    const fence = this.#fenceOf.get(requestNo);
-    if (fence !== undefined) this.#claims.delete(fence);
-    this.#fenceOf.delete(requestNo);
+    const key = this.#keyOf.get(requestNo);
+    if (key !== undefined && this.#holders.get(key) === requestNo) this.#holders.delete(key);
+    this.#keyOf.delete(requestNo);
   }
 
   /**
-   * The server reports that request `requestNo` claimed a key with fencing token `fence`, taking it
-   * over from the claim with token `takenFrom` if given. A pause-past-lease request whose claim is
-   * taken over is marked "taken-over" and wakes once the request that took it over is handled: the
-   * worst moment for it, with the new holder's work done and stored.
+   * The server reports that request `requestNo` claimed `key` (its caller and key), taking it over
+   * from the claim before it if `takenOver` (its lease had run out). A pause-past-lease request whose
+   * claim is taken over is marked "taken-over" and wakes once the request that took it over is
+   * handled: the worst moment for it, with the new holder's work done and stored.
    */
-  claimed(requestNo: number, fence: number, takenFrom?: number): void {
-    this.#claims.set(fence, requestNo);
-    this.#fenceOf.set(requestNo, fence);
-    const holder = takenFrom === undefined ? undefined : this.#claims.get(takenFrom);
+  claimed(requestNo: number, key: string, takenOver: boolean): void {
+    const holder = takenOver ? this.#holders.get(key) : undefined;
+    this.#holders.set(key, requestNo);
+    this.#keyOf.set(requestNo, key);
     if (
       holder === undefined ||
       holder === requestNo ||

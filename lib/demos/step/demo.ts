@@ -29,7 +29,15 @@ import type { Demo } from "../demo.ts";
 import { escapeHtml, pageHtml } from "../html.ts";
 import type { Lang } from "../lang.ts";
 import { type CellChoice, type SessionMessage, StepSessions } from "./sessions.ts";
-import { countText, FAULT_HELP, POLICY_HELP, UI, VARIANT_HELP } from "./text.ts";
+import {
+  countText,
+  FAULT_HELP,
+  KEY_COLUMNS,
+  keyColumns,
+  POLICY_HELP,
+  UI,
+  VARIANT_HELP,
+} from "./text.ts";
 
 export interface StepDemoOptions {
   /** The sessions to use (tests pass their own to look inside); default: a new StepSessions. */
@@ -209,9 +217,9 @@ function options<T extends string>(
 /** The page's markup; the script (page.ts) fills the lanes, the key row, the log and the count. */
 function pageBody(cell: CellChoice, lang: Lang): string {
   const t = (k: keyof typeof UI): string => escapeHtml(UI[k][lang]);
-  const cols = UI.keyCols[lang]
-    .split("|")
-    .map((c) => `<th scope="col">${escapeHtml(c)}</th>`)
+  const labels = UI.keyCols[lang].split("|");
+  const cols = keyColumns(cell.variant)
+    .map((c) => `<th scope="col">${escapeHtml(labels[KEY_COLUMNS.indexOf(c)] ?? c)}</th>`)
     .join("");
   return `<h1>${t("title")}</h1>
 <p>${t("lead")}</p>

@@ -3,15 +3,21 @@
  * Demo 2's script: opens this tab's session, and draws each step the session sends (one per Step,
  * or all of them with Run to the end): the lanes agent · server · database, what the agent knows
  * beside what really happened, the key row, the count read from the database, the step log.
- * Bundled by esbuild for the page (lib/demos/bundle.ts); it imports only types and text.ts.
+ * Bundled by esbuild for the page (lib/demos/bundle.ts); it imports only types, text.ts and the
+ * variants' names.
  */
 import type { CellEvent } from "../../matrix/cell-events.ts";
+import { isVariantName, type VariantName } from "../../tracker/variant.ts";
 import type { Lang } from "../lang.ts";
 import type { DoneMessage, StepMessage } from "./sessions.ts";
-import { countText, outcomeText, stepText, UI } from "./text.ts";
+import { countText, type KeyColumn, keyColumns, outcomeText, stepText, UI } from "./text.ts";
 
 const root = document.getElementById("stepper") as HTMLElement;
 const lang: Lang = root.dataset.lang === "zh" ? "zh" : "en";
+// The key row's columns: a lease and a fence only for a variant that has them.
+const columns = keyColumns(
+  isVariantName(root.dataset.variant ?? "") ? (root.dataset.variant as VariantName) : "fenced",
+);
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 const stepButton = $<HTMLButtonElement>("step-button");
 const runButton = $<HTMLButtonElement>("run-button");
@@ -172,14 +178,14 @@ function onStep(step: StepMessage): void {
   keyBody.replaceChildren(
     ...step.db.keys.map((k) => {
       const tr = document.createElement("tr");
-      for (const v of [
-        `${k.key}…`,
-        k.state,
-        String(k.fence),
-        String(k.leaseUntil),
-        k.status === null ? "–" : String(k.status),
-      ])
-        tr.append(el("td", v));
+      const cells: Record<KeyColumn, string> = {
+        key: `${k.key}…`,
+        state: k.state,
+        fence: String(k.fence),
+        lease: String(k.leaseUntil),
+        answer: k.status === null ? "–" : String(k.status),
+      };
+      for (const c of columns) tr.append(el("td", cells[c]));
       return tr;
     }),
   );

@@ -7,12 +7,13 @@
 import type { PolicyName } from "../../client/client.ts";
 import type { CellEvent } from "../../matrix/cell-events.ts";
 import type { StepFault } from "../../matrix/matrix.ts";
-import type { VariantName } from "../../tracker/variant.ts";
+import { VARIANT_KEEPS, type VariantName } from "../../tracker/variant.ts";
 import type { Lang, Text } from "../lang.ts";
 
 // The choices themselves are not listed here: the page offers the variants, faults and policies the
 // code has (VARIANT_NAMES, STEP_FAULTS, POLICY_NAMES), and each needs its words below, no more, no
-// fewer (the Records are keyed by their types). Types only, so the page's bundle takes in no server code.
+// fewer (the Records are keyed by their types). Types only, and the variants' plain table of what they
+// keep, so the page's bundle takes in no server code.
 
 export const UI = {
   title: {
@@ -145,6 +146,18 @@ export const POLICY_HELP: Record<PolicyName, Text> = {
   },
 };
 
+/** The key row's columns, in UI.keyCols's order. */
+export const KEY_COLUMNS = ["key", "state", "fence", "lease", "answer"] as const;
+export type KeyColumn = (typeof KEY_COLUMNS)[number];
+
+/** The key row's columns for a variant: a lease and a fence only where it has them. */
+export function keyColumns(variant: VariantName): KeyColumn[] {
+  const keeps = VARIANT_KEEPS[variant];
+  return KEY_COLUMNS.filter(
+    (c) => (c !== "fence" || keeps.fence) && (c !== "lease" || keeps.lease),
+  );
+}
+
 /** "1 report", "2 reports · duplicate": begins with the number, as #report-count must. */
 export function countText(reports: number, lang: Lang, final: boolean): string {
   const verdict =
@@ -198,18 +211,23 @@ export function stepText(e: CellEvent, lang: Lang): string {
       return L(lang, `${r}the handler wakes up and carries on`, `${r}处理程序醒来，继续执行`);
     case "look-up":
       return L(lang, `${r}key not recorded yet: go ahead`, `${r}键还没有记录：继续`);
+    // A fence only where the variant has one (fenced): keyed's claims have a lease and no fence.
     case "claim":
-      return L(
-        lang,
-        `${r}claim the key: in_progress, fence ${e.fence} · COMMIT`,
-        `${r}认领键：in_progress，fence ${e.fence} · COMMIT`,
-      );
+      return e.fence === undefined
+        ? L(lang, `${r}claim the key: in_progress · COMMIT`, `${r}认领键：in_progress · COMMIT`)
+        : L(
+            lang,
+            `${r}claim the key: in_progress, fence ${e.fence} · COMMIT`,
+            `${r}认领键：in_progress，fence ${e.fence} · COMMIT`,
+          );
     case "take-over":
-      return L(
-        lang,
-        `${r}lease ran out: TAKE OVER, fence ${e.fence} (was ${e.was}) · COMMIT`,
-        `${r}租约到期：接管，fence ${e.fence}（原来是 ${e.was}）· COMMIT`,
-      );
+      return e.fence === undefined
+        ? L(lang, `${r}lease ran out: TAKE OVER · COMMIT`, `${r}租约到期：接管 · COMMIT`)
+        : L(
+            lang,
+            `${r}lease ran out: TAKE OVER, fence ${e.fence} (was ${e.was}) · COMMIT`,
+            `${r}租约到期：接管，fence ${e.fence}（原来是 ${e.was}）· COMMIT`,
+          );
     case "insert":
       return L(
         lang,
