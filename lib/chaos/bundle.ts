@@ -9,7 +9,7 @@
  */
 
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildSync } from "esbuild";
 
 const ENTRY = fileURLToPath(new URL("../tracker/child-entry.ts", import.meta.url));
@@ -32,6 +32,10 @@ export function bundleTrackerChild(dir: string): string {
     packages: "external",
     logLevel: "silent",
     banner: { js: banner },
+    // CommonJS has no import.meta: every joined module's import.meta.url is the entry's own. The
+    // modules that read it (lib/core/i18n.ts, which finds the catalogues from it) sit two folders
+    // below the project's root, as the entry does.
+    define: { "import.meta.url": JSON.stringify(pathToFileURL(ENTRY).href) },
   });
   return outfile;
 }
