@@ -1,7 +1,7 @@
 /**
- * What the tracker's keyed variants read from a request first: its key (400 if missing or malformed),
- * the fingerprint of the report as the tracker understands it, and a label for the trace; the answers
- * when the key is not free, told to the trace; and the answer to a stored report.
+ * What the tracker's keyed variants read from a request first: its key (400 if missing or
+ * malformed), the fingerprint of the report as the tracker understands it, and a label for the
+ * trace; the answers when the key is not free, told to the trace; and the answer to a stored report.
  */
 
 import { t } from "../core/i18n.ts";
@@ -19,7 +19,7 @@ import { normalisedReport } from "./report-body.ts";
 import type { Report } from "./store.ts";
 import type { CreateContext } from "./variant.ts";
 
-/** What a keyed variant needs first: the key (400 if bad), the fingerprint, a label for the trace. */
+/** What a keyed variant needs first: the key (400 if bad), the fingerprint, the trace's label. */
 export function keyedRequest(ctx: CreateContext): {
   key: string;
   fingerprint: string;
@@ -34,7 +34,7 @@ export function keyLabel(key: string): string {
   return t("key {key}", { key: shortKey(key) });
 }
 
-/** The fingerprint of the report as the tracker understands it (report-body.ts), not of the raw bytes. */
+/** The fingerprint of the report as the tracker reads it (report-body.ts), not of the raw bytes. */
 export function fingerprintOf(ctx: Pick<CreateContext, "method" | "path" | "report">): string {
   return requestFingerprint(ctx.method, ctx.path, normalisedReport(ctx.report));
 }

@@ -3,8 +3,8 @@
  * (the agent tells its own side: lib/client/narrate.ts).
  *
  * An event is read twice: by a person, as its `text` (in the reader's language), and by code that
- * follows a run (the fault matrix's cells, lib/matrix/cell-events.ts; the instances of lesson 10), as
- * its `what` and its numbers. Code reads the data, never the text: the text is translated.
+ * follows a run (the fault matrix's cells, lib/matrix/cell-events.ts; lesson 10's instances), as its
+ * `what` and its numbers. Code reads the data, never the text: the text is translated.
  */
 import { t } from "../core/i18n.ts";
 import type { Trace } from "../core/trace.ts";
@@ -58,7 +58,7 @@ export type TrackerAction =
   /** The handler's work failed. */
   | "failed";
 
-/** What the server or the database says about one request: the sentence, and what it means as data. */
+/** What the server or the database says of one request: the sentence, and what it means as data. */
 export interface Said {
   /** The sentence, in the reader's language. */
   text: string;
@@ -86,8 +86,8 @@ export function serverLog(trace: Trace): (e: TrackerEvent) => void {
 }
 
 /**
- * Prints the events of a tracker process that a supervisor starts again after it dies: the events of
- * the second process and later say "[restarted]" (its requests are numbered from #1 again).
+ * Prints the events of a tracker process that a supervisor starts again after it dies: the events
+ * of the second process and later say "[restarted]" (its requests are numbered from #1 again).
  */
 export function restartedLog(trace: Trace): (e: TrackerEvent, generation: number) => void {
   const log = serverLog(trace);
