@@ -23,9 +23,9 @@
  * file, a key outliving its TTL, the two forms of the header, and Codex's button that spends a
  * rate-limit reset credit.
  */
-import type { PolicyName } from "../lib/client/client.ts";
+import type { Attempt, PolicyName } from "../lib/client/client.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
-import { nowMs } from "../lib/core/clock.ts";
+import { t } from "../lib/core/i18n.ts";
 import { seeded, uuid } from "../lib/core/random.ts";
 import { scratchDir } from "../lib/core/scratch.ts";
 import {
@@ -34,7 +34,7 @@ import {
   isReplay,
   keyForms,
   killedAndRestarted,
-  REPORT,
+  otherThenSameWhileHeld,
   sendUntilAnswered,
   sendWithKey,
   shortOutcome,
@@ -42,6 +42,8 @@ import {
   withTracker,
 } from "../lib/tracker/experiments.ts";
 import type { FaultName } from "../lib/tracker/faults.ts";
+import { pacedClock } from "../lib/tracker/paced-clock.ts";
+import type { Tracker } from "../lib/tracker/service.ts";
 import { DEFAULT_TTL_MS } from "../lib/tracker/service.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
@@ -53,166 +55,173 @@ const started = performance.now();
 
 // Scaled down as in lesson 01: the agent waits 100 ms for an answer. A keyed tracker's claim lasts
 // 400 ms (its lease): long beside the agent's patience, so a retry finds the first request still
-// holding its key, and short enough that waiting out a 409 takes a moment. The trackers run on the
-// lesson's clock (nowMs), which stands still while --step pauses: no lease runs out while you read.
+// holding its key, and short enough that waiting out a 409 takes a moment. The trackers run on a
+// clock moved only by what the agent waited (lib/tracker/paced-clock.ts): no lease runs out while
+// you read a --step pause, and the same seed prints the same numbers.
 const TIMEOUT_MS = 100;
 const LEASE_MS = 400;
+const clock = pacedClock();
 /** A tracker over its own SQLite file, `fault` for request #1. */
-const tracker = (file: string, variant: VariantName, fault?: FaultName): ExperimentTracker => ({
+const on = (file: string, variant: VariantName, fault?: FaultName): ExperimentTracker => ({
   variant,
   db: scratch.path(`${file}.sqlite`),
   leaseMs: LEASE_MS,
-  now: nowMs,
+  now: clock.now,
   ...(fault ? { faults: { 1: fault } } : {}),
 });
-/** The agent's call: this lesson's timeout, three attempts. */
-const call = { timeoutMs: TIMEOUT_MS, maxAttempts: 3, random };
-/** The closing table: a row per case as it runs, the reports left and what one call should leave. */
+/** The agent's call: this lesson's timeout, three attempts; each wait moves the trackers' clock. */
+const call = {
+  timeoutMs: TIMEOUT_MS,
+  maxAttempts: 3,
+  random,
+  beforeRetry: async (_: number, last: Attempt, waited: number) => void clock.advance(last, waited),
+};
+/** The closing table: a row per case as it runs, the reports left and what one call should leave */
 const summary: string[][] = [];
 const measured = (label: string, reports: number | string, expected = 1) =>
   summary.push([label, String(reports), String(expected)]);
 
 trace.title(heading);
-trace.prose(`RFC 9110 §9.2.2 lets a client retry a POST on its own only if it "has some means to
-  know that the request semantics are actually idempotent". An Idempotency-Key is that means: the
-  client names the logical operation with one key and sends the same key on every attempt; the
-  server remembers key → result and, seeing the key again, answers with the stored result instead of
-  doing the work again.`);
+trace.prose(
+  t(`RFC 9110 §9.2.2 lets a client retry a POST on its own only if it "has some means to know
+  that the request semantics are actually idempotent". An Idempotency-Key is that means: the client
+  names the logical operation with one key and sends the same key on every attempt; the server
+  remembers key → result and, seeing the key again, answers with the stored result instead of doing
+  the work again.`),
+);
+
+/** The agent's call against a tracker: its last answer, and the reports stored. */
+const agentOn =
+  (policy: PolicyName, maxAttempts = 3) =>
+  async ({ url, store }: Tracker) => {
+    const { final } = await agentCall(trace, url, { ...call, policy, maxAttempts });
+    const status = final.kind === "response" ? final.status : 0;
+    return { status, replayed: String(isReplay(final)), reports: store.countReports() };
+  };
 
 // ## 1. The lost response, three ways (lesson 01's truth 2: committed, then the answer is lost)
 const lostResponse = (variant: VariantName, policy: PolicyName) =>
-  withTracker(
-    trace,
-    tracker(`lost-${policy}`, variant, "lose-response"),
-    async ({ url, store }) => {
-      const result = await agentCall(trace, url, { ...call, policy });
-      return { reports: store.countReports(), last: result.final };
-    },
-  );
+  withTracker(trace, on(`lost-${policy}`, variant, "lose-response"), agentOn(policy));
 
-trace.section("1a · The answer is lost: naive tracker, blind retry");
+trace.section(t("1a · The answer is lost: naive tracker, blind retry"));
 const lostNaive = await lostResponse("naive", "blind-retry");
 trace.knows(
-  `no answer after ${TIMEOUT_MS} ms, then a 201`,
-  "the first request was stored; the retry stored it again",
+  t("no answer after {ms} ms, then a 201", { ms: TIMEOUT_MS }),
+  t("the first request was stored; the retry stored it again"),
 );
 trace.count(lostNaive.reports, 1);
 
-trace.section("1b · keyed tracker, but a fresh key on every attempt");
-trace.prose(`The classic mistake: the client does send an Idempotency-Key, but makes a new UUID for
-  each attempt. To the server the retry is a different operation.`);
+trace.section(t("1b · keyed tracker, but a fresh key on every attempt"));
+trace.prose(
+  t(`The classic mistake: the client does send an Idempotency-Key, but makes a new UUID for
+  each attempt. To the server the retry is a different operation.`),
+);
 const lostFresh = await lostResponse("keyed", "fresh-key");
-trace.knows("two different keys", "two different operations, as far as the server can tell");
+trace.knows(t("two different keys"), t("two different operations, as far as the server can tell"));
 trace.count(lostFresh.reports, 1);
 
-trace.section("1c · keyed tracker, one key for the logical call");
+trace.section(t("1c · keyed tracker, one key for the logical call"));
 const lostSame = await lostResponse("keyed", "same-key");
 trace.knows(
-  `the second answer carries Idempotent-Replayed: ${isReplay(lostSame.last)}`,
-  "the retry found the key completed and got the stored 201 back",
+  t("the second answer carries Idempotent-Replayed: {replayed}", lostSame),
+  t("the retry found the key completed and got the stored 201 back"),
 );
 trace.count(lostSame.reports, 1);
-measured("lost response, naive + blind-retry", lostNaive.reports);
-measured("lost response, keyed + fresh-key", lostFresh.reports);
-measured("lost response, keyed + same-key", lostSame.reports);
+measured(t("lost response, naive + blind-retry"), lostNaive.reports);
+measured(t("lost response, keyed + fresh-key"), lostFresh.reports);
+measured(t("lost response, keyed + same-key"), lostSame.reports);
 
 // ## 2. Two requests with one key at once (lesson 01's truth 3)
 // The slow fault holds request #1 at its gate; the lesson lets it go once #2 has its answer.
 const concurrent = (variant: VariantName) =>
-  withTracker(trace, tracker(`concurrent-${variant}`, variant, "slow"), async (t, faults) => {
-    const result = agentCall(trace, t.url, { ...call, policy: "same-key" });
+  withTracker(trace, on(`concurrent-${variant}`, variant, "slow"), async (tracker, faults) => {
+    const result = agentCall(trace, tracker.url, { ...call, policy: "same-key" });
     await faults.reached(2, "answered");
-    trace.event("lesson", "#2 has its answer: the lesson lets #1 go on", "warn");
+    trace.event("lesson", t("#2 has its answer: the lesson lets #1 go on"), "warn");
     faults.release(1);
     await faults.reached(1, "committed");
-    return { reports: t.store.countReports(), attempts: (await result).attempts };
+    return { reports: tracker.store.countReports(), attempts: (await result).attempts };
   });
 
-trace.section("2a · One key, two requests at once: key-after (insert the report, then the key)");
-trace.prose(`key-after looks the key up, does the work, commits the report, then records the key in
-  a second commit. Nothing marks the key as taken while the work runs.`);
+trace.section(t("2a · One key, two requests at once: key-after (report first, key after)"));
+trace.prose(
+  t(`key-after looks the key up, does the work, commits the report, then records the key in a
+  second commit. Nothing marks the key as taken while the work runs.`),
+);
 const raceAfter = await concurrent("key-after");
 trace.knows(
-  "a 201 for the retry",
-  "the first request was still running; both looked the key up before either recorded it",
+  t("a 201 for the retry"),
+  t("the first request was still running; both looked the key up before either recorded it"),
 );
 trace.count(raceAfter.reports, 1);
 
-trace.section("2b · The same with keyed (claim the key first, with a lease)");
-trace.prose(`keyed claims the key as in_progress before the work, in a short transaction of its own:
-  of two requests with one key exactly one finds it free. The other gets 409 and comes back
-  later.`);
+trace.section(t("2b · The same with keyed (claim the key first, with a lease)"));
+trace.prose(
+  t(`keyed claims the key as in_progress before the work, in a short transaction of its own: of
+  two requests with one key exactly one finds it free. The other gets 409 and comes back later.`),
+);
 const raceKeyed = await concurrent("keyed");
 const conflict = raceKeyed.attempts.find((a) => shortOutcome(a.outcome) === "409")?.outcome;
 const waitFor = conflict?.kind === "response" ? conflict.headers : {};
+const [s, ms] = ["retry-after", "retry-after-ms"].map((h) => String(waitFor[h]));
 trace.knows(
-  `409 (Retry-After: ${waitFor["retry-after"]} s, retry-after-ms: ${waitFor["retry-after-ms"]}),
-  then a replay`,
-  "one request did the work; the other waited and got its stored answer",
+  t("409 (Retry-After: {s} s, retry-after-ms: {ms}), then a replay", { s, ms }),
+  t("one request did the work; the other waited and got its stored answer"),
 );
 trace.count(raceKeyed.reports, 1);
-trace.prose(`Retry-After counts whole seconds (RFC 9110 §10.2.3: delay-seconds), too coarse for a
-  400 ms lease, so the tracker also sends retry-after-ms, the header the Stainless-generated SDKs
-  read first (anthropic-sdk-python's _parse_retry_after_header in _base_client.py; retryRequest in
-  the client.ts of the Anthropic and OpenAI TypeScript SDKs). The agent waits for it, then retries
-  with the same key.`);
+trace.prose(
+  t(`Retry-After counts whole seconds (RFC 9110 §10.2.3: delay-seconds), too coarse for a 400
+  ms lease, so the tracker also sends retry-after-ms, the header the Stainless-generated SDKs read
+  first (anthropic-sdk-python's _parse_retry_after_header in _base_client.py; retryRequest in the
+  client.ts of the Anthropic and OpenAI TypeScript SDKs). The agent waits for it, then retries with
+  the same key.`),
+);
 // Not one transaction around the request: a transaction belongs to the tracker's one SQLite
 // connection, which every request shares (lib/tracker/store.ts refuses one that spans an await).
-trace.prose(`Two short transactions, never one held across the work: the claim, then the report and
-  the stored response together. Held open across the work, a transaction on the shared connection
-  would swallow the statements of every request that ran meanwhile. The lease keeps the key taken in
-  between.`);
-measured("one key at once, key-after", raceAfter.reports);
-measured("one key at once, keyed", raceKeyed.reports);
+trace.prose(
+  t(`Two short transactions, never one held across the work: the claim, then the report and the
+  stored response together. Held open across the work, a transaction on the shared connection would
+  swallow the statements of every request that ran meanwhile. The lease keeps the key taken in
+  between.`),
+);
+measured(t("one key at once, key-after"), raceAfter.reports);
+measured(t("one key at once, keyed"), raceKeyed.reports);
 
 // ## 3. A key reused for a different report, and a stored error
 // The fingerprint covers the method, the route and the report as canonical JSON. A misused key is
 // checked before "in progress": it is the client's bug whatever state the first request is in (the
-// draft asks the client to correct it), while a 409 needs no correction.
-trace.section("3a · Same key, different report: 422, checked before 409");
-const misuse = await withTracker(trace, tracker("misuse", "keyed", "slow"), async (t, faults) => {
-  const key = uuid(random);
-  const first = sendWithKey(trace, t.url, "first", key); // held at its gate until released
-  await faults.reached(1, "held");
-  const other = await sendWithKey(trace, t.url, "another report, same key", key, {
-    body: { ...REPORT, title: "Logout button does nothing" },
-  });
-  const { title, body, module } = REPORT;
-  const same = await sendWithKey(trace, t.url, "same report, same key", key, {
-    body: { module, body, title },
-  });
-  faults.release(1);
-  await first;
-  return { other: shortOutcome(other), same: shortOutcome(same), reports: t.store.countReports() };
-});
+// draft asks the client to correct it), while a 409 needs no correction. The first request is held
+// at its gate while another report, then the same one (its fields in another order) use its key.
+trace.section(t("3a · Same key, different report: 422, checked before 409"));
+const misuse = await withTracker(trace, on("misuse", "keyed", "slow"), (tracker, faults) =>
+  otherThenSameWhileHeld(trace, tracker, faults, uuid(random)),
+);
 trace.knows(
-  `${misuse.other} for the other report; ${misuse.same} for the same report, its JSON fields in
-  another order, while the first still ran`,
-  "the fingerprint, not the key alone, decides: the same fields in any order are the same request",
+  t(
+    `{other} for the other report; {same} for the same report, its JSON fields in another order,
+  while the first still ran`,
+    misuse,
+  ),
+  t("the fingerprint, not the key alone, decides: the same fields in any order are one request"),
 );
 trace.count(misuse.reports, 1);
 
 // Stripe saves "the resulting status code and body of the first request … regardless of whether it
 // succeeds or fails … including 500 errors" (API v1).
-trace.section("3b · A stored error is replayed too (Stripe API v1)");
-trace.prose(`Once the work has begun, its failure is the key's result: the same-key retry gets the
-  stored 500 back and nothing runs again. To try again, the client needs a new key.`);
-const storedError = await withTracker(
-  trace,
-  tracker("error", "keyed", "internal-error"),
-  async ({ url, store }) => {
-    const result = await agentCall(trace, url, { ...call, maxAttempts: 2, policy: "same-key" });
-    return { last: result.final, reports: store.countReports() };
-  },
+trace.section(t("3b · A stored error is replayed too (Stripe API v1)"));
+trace.prose(
+  t(`Once the work has begun, its failure is the key's result: the same-key retry gets the stored
+  500 back and nothing runs again. To try again, the client needs a new key.`),
 );
-const status500 = storedError.last.kind === "response" ? storedError.last.status : 0;
+const failing = on("error", "keyed", "internal-error");
+const storedError = await withTracker(trace, failing, agentOn("same-key", 2));
 trace.knows(
-  `${status500} twice, the second with Idempotent-Replayed: ${isReplay(storedError.last)}`,
-  "the work failed once and was not run again",
+  t("{status} twice, the second with Idempotent-Replayed: {replayed}", storedError),
+  t("the work failed once and was not run again"),
 );
 trace.count(storedError.reports, 0);
-measured("same key, other report", `${misuse.reports} (other → ${misuse.other})`);
-measured("stored error replayed", storedError.reports, 0);
+measured(t("same key, other report"), t("{reports} (other → {other})", misuse));
+measured(t("stored error replayed"), storedError.reports, 0);
 
 // ## 4. Killed between the two commits
 // key-after's other weakness, in a real tracker process over a SQLite file in WAL mode: killed with
@@ -222,123 +231,138 @@ const killedBetweenCommits = async (variant: VariantName) => {
   const faults = { 1: "crash-between-commits" } as const;
   const call = { maxAttempts: 2, timeoutMs: 5_000, random };
   const attempts = await killedAndRestarted(trace, { variant, db, faults, call });
-  return { reports: countReportsIn(db), last: attempts.at(-1)!.outcome };
+  return { reports: countReportsIn(db), replayed: String(isReplay(attempts.at(-1)!.outcome)) };
 };
 
-trace.section("4a · key-after, killed (SIGKILL) between its two commits");
+trace.section(t("4a · key-after, killed (SIGKILL) between its two commits"));
 const crashAfter = await killedBetweenCommits("key-after");
 trace.knows(
-  "the connection was reset, then a 201",
-  "the report was committed; the key was not, so the retry filed it again",
+  t("the connection was reset, then a 201"),
+  t("the report was committed; the key was not, so the retry filed it again"),
 );
 trace.count(crashAfter.reports, 1);
 
-trace.section("4b · keyed, killed at the same moment");
-trace.prose(`keyed commits the report and the key's response in one transaction: at that moment
-  both are in.`);
+trace.section(t("4b · keyed, killed at the same moment"));
+trace.prose(
+  t("keyed commits the report and the key's response together: at that moment both are in."),
+);
 const crashKeyed = await killedBetweenCommits("keyed");
 trace.knows(
-  `the connection was reset, then a 201 with Idempotent-Replayed: ${isReplay(crashKeyed.last)}`,
-  "report and key were committed together; the new process replayed",
+  t("the connection was reset, then a 201 with Idempotent-Replayed: {replayed}", crashKeyed),
+  t("report and key were committed together; the new process replayed"),
 );
 trace.count(crashKeyed.reports, 1);
-trace.prose(`"Record the key" and "do the side effect" in one transaction: that is the rule
-  key-after breaks twice. It is not the whole story: keyed trusts its lease, and a holder only
-  paused past it can still write a second copy. Lesson 05 shows it, and what stops it.`);
-measured("killed between commits, key-after", crashAfter.reports);
-measured("killed between commits, keyed", crashKeyed.reports);
+trace.prose(
+  t(`"Record the key" and "do the side effect" in one transaction: that is the rule key-after
+  breaks twice. It is not the whole story: keyed trusts its lease, and a holder only paused past it
+  can still write a second copy. Lesson 05 shows it, and what stops it.`),
+);
+measured(t("killed between commits, key-after"), crashAfter.reports);
+measured(t("killed between commits, keyed"), crashKeyed.reports);
 
 // ## 5. Keys expire
 // The draft: the resource "SHOULD define such expiration policy and publish it". Stripe: keys may
 // be removed "after they're at least 24 hours old", and "we generate a new request if a key is
 // reused after the original is pruned". This tracker's --help publishes its TTL, 24 h. Its clock is
 // injected here, so a day passes at once.
-trace.section("5 · After the TTL the same key is a new request");
-let clock = 0;
-const ttl = { variant: "keyed", db: scratch.path("ttl.sqlite"), now: () => clock } as const;
+trace.section(t("5 · After the TTL the same key is a new request"));
+let day = 0;
+const ttl = { variant: "keyed", db: scratch.path("ttl.sqlite"), now: () => day } as const;
 const expiry = await withTracker(trace, ttl, async ({ url, store }) => {
   const key = uuid(random);
   const statuses: string[] = [];
   for (const hours of [0, 23, 25]) {
-    clock = hours * 3_600_000;
-    statuses.push(
-      `at ${hours} h: ${shortOutcome(await sendWithKey(trace, url, `at ${hours} h`, key))}`,
-    );
+    day = hours * 3_600_000;
+    const at = t("at {hours} h", { hours });
+    const outcome = shortOutcome(await sendWithKey(trace, url, at, key));
+    statuses.push(t("{at}: {outcome}", { at, outcome }));
   }
   return { statuses, reports: store.countReports() };
 });
+const [first, second, third] = expiry.statuses;
 trace.knows(
-  expiry.statuses.join(", "),
-  `the TTL is ${DEFAULT_TTL_MS / 3_600_000} h: after it the key is forgotten`,
+  t("{first}, {second}, {third}", { first, second, third }),
+  t("the TTL is {hours} h: after it the key is forgotten", { hours: DEFAULT_TTL_MS / 3_600_000 }),
 );
-trace.count(expiry.reports, 2, "reports (2 by design: a new request)");
-trace.prose(`So the TTL must outlast every retry schedule that may reuse a key: a retry a day later
-  is a new request.`);
-measured("same key after the TTL", expiry.reports, 2);
+trace.count(expiry.reports, 2, t("reports (2 by design: a new request)"));
+trace.prose(
+  t(`So the TTL must outlast every retry schedule that may reuse a key: a retry a day later is a
+  new request.`),
+);
+measured(t("same key after the TTL"), expiry.reports, 2);
 
 // ## 6. The header, both forms, and what the tracker refuses
 // The draft makes the key an Item Structured Field whose value "MUST be a String" (RFC 9651
-// §3.3.3); Stripe's documentation shows it bare. Two header lines would be joined by node:http without a
-// word: the tracker reads rawHeaders. The forms tried: keyForms in lib/tracker/experiments.ts.
-trace.section("6 · Both forms of the header, and what is refused");
-trace.prose(`The tracker takes both forms as one key. It answers 400, storing nothing, for a key
-  that is missing, empty, over 255 characters (Stripe's limit; the draft sets none), not printable
-  ASCII, unparseable, or sent twice.`);
+// §3.3.3); Stripe's documentation shows it bare. Two header lines would be joined by node:http
+// without a word: the tracker reads rawHeaders. The forms: keyForms in lib/tracker/experiments.ts.
+trace.section(t("6 · Both forms of the header, and what is refused"));
+trace.prose(
+  t(`The tracker takes both forms as one key. It answers 400, storing nothing, for a key that is
+  missing, empty, over 255 characters (Stripe's limit; the draft sets none), not printable ASCII,
+  unparseable, or sent twice.`),
+);
 const forms = await tryKeyForms(scratch.path("forms.sqlite"), keyForms(uuid(random)));
-trace.table(["form", "Idempotency-Key as sent", "answer"], forms.rows);
+trace.table([t("form"), t("Idempotency-Key as sent"), t("answer")], forms.rows);
 trace.knows(
-  `${forms.reports} reports, ${forms.keys} keys stored`,
-  "the two forms are one key (one report); the escaped key is another; every 400 stored nothing",
+  t("{reports} reports, {keys} keys stored", { reports: forms.reports, keys: forms.keys }),
+  t("the two forms are one key (one report); the escaped key is another; every 400 stored nothing"),
 );
 trace.count(forms.reports, 2);
-trace.prose(`The IETF text is a draft, not an RFC: draft-ietf-httpapi-idempotency-key-header-07, the
-  latest version, is dated 15 October 2025 and expired on 18 April 2026. The words quoted here are
-  those of -06 (February 2025), the last version whose full text this workbook checked. A resource
+trace.prose(
+  t(`The IETF text is a draft, not an RFC: draft-ietf-httpapi-idempotency-key-header-07, the
+  latest version, is dated 2025-10-15 and expired on 2026-04-18. The words quoted here are those of
+  -06 (2025-02), the last version whose full text this workbook checked. A resource
   SHOULD answer "with the result of the previously completed operation, success or an error", 422
   for a key reused with another payload, 409 while the first request still runs, and SHOULD publish
-  its expiry policy. Stripe, the best-known implementation, differs in details:`);
+  its expiry policy. Stripe, the best-known implementation, differs in details:`),
+);
 trace.table(
-  ["case", "IETF draft (-06)", "Stripe"],
+  [t("case"), t("IETF draft (-06)"), "Stripe"],
   [
-    ["same key, done", "SHOULD replay", "replays status + body, 500s too (v1)"],
-    ["other body", "SHOULD answer 422", "errors: parameters differ"],
-    ["still running", "SHOULD answer 409", "saves nothing; retry later"],
-    ["lifetime", "SHOULD publish it", "may prune after ≥ 24 h"],
-    ["key form", "sf-string, quoted", "bare, ≤ 255 characters"],
+    [t("same key, done"), t("SHOULD replay"), t("replays status + body, a 500 too (v1)")],
+    [t("other body"), t("SHOULD answer 422"), t("errors: parameters differ")],
+    [t("still running"), t("SHOULD answer 409"), t("saves nothing; retry later")],
+    [t("lifetime"), t("SHOULD publish it"), t("may prune after ≥ 24 h")],
+    [t("key form"), t("sf-string, quoted"), t("bare, ≤ 255 characters")],
   ],
 );
 
 // ## 7. Codex: a request id per transmission, one key per logical operation
-// openai/codex's TUI ("Use a reset"): one UUID on confirm (usage.rs), reused by "Try again".
+// openai/codex's TUI ("Use a reset"): one UUID on confirm (usage.rs), reused by "Try again";
 // account.rs: "Identifies one logical reset attempt. A UUID is recommended; reuse the same value
-// when retrying that attempt." The backend's `AlreadyRedeemed` ("the same idempotency key already
-// completed a reset successfully") counts as success; the test
+// when retrying that attempt." `AlreadyRedeemed` counts as success; the test
 // `rate_limit_reset_retry_reuses_idempotency_key` asserts the key survives an Err("response lost").
-// jsonrpc_lite.rs (@ 47cb26a5): "We do not do true JSON-RPC 2.0, as we neither send nor expect the
-// "jsonrpc": "2.0" field".
-trace.section("7 · Codex's rate-limit reset: a request id per send, one key per reset attempt");
-trace.prose(`Codex's TUI can spend one of your rate-limit reset credits, which lifts a usage limit
-  you have reached; two spent for one click would waste one. Each send is a request of the
-  app-server protocol, a JSON-RPC-style message with its own id
+// jsonrpc_lite.rs (@ 47cb26a5): "We do not do true JSON-RPC 2.0".
+trace.section(t("7 · Codex's rate-limit reset: a request id per send, one key per reset attempt"));
+trace.prose(
+  t(`Codex's TUI can spend one of your rate-limit reset credits, which lifts a usage limit you
+  have reached; two spent for one click would waste one. Each send is a request of the app-server
+  protocol, a JSON-RPC-style message with its own id
   (codex-rs/app-server-protocol/src/jsonrpc_lite.rs); the id pairs an answer with one transmission.
   The Idempotency-Key is made once, on confirm, and names the logical reset attempt. Here the agent
-  does the same over HTTP: a new x-request-id per send, one key.`);
-const codexTracker = { ...tracker("codex", "keyed", "lose-response"), leaseMs: undefined };
-const codex = await withTracker(trace, codexTracker, async (t) => {
+  does the same over HTTP: a new x-request-id per send, one key.`),
+);
+const codexTracker = { ...on("codex", "keyed", "lose-response"), leaseMs: undefined };
+const codex = await withTracker(trace, codexTracker, async (tracker) => {
   const key = uuid(random); // on confirm: one logical reset attempt
-  const rows = await sendUntilAnswered(trace, t.url, key, ["confirm", "Try again"], TIMEOUT_MS);
-  return { rows, reports: t.store.countReports() };
+  const labels = [t("confirm"), t("Try again")];
+  const rows = await sendUntilAnswered(trace, tracker.url, key, labels, TIMEOUT_MS);
+  return { rows, reports: tracker.store.countReports() };
 });
-trace.table(["request id", "idempotency key", "outcome"], codex.rows);
+trace.table([t("request id"), t("idempotency key"), t("outcome")], codex.rows);
 trace.count(codex.reports, 1);
-measured("Codex: new request id, same key", codex.reports);
+measured(t("Codex: new request id, same key"), codex.reports);
 
 // ## The cases, measured: every number below was counted in this run's SQLite files
-trace.section("Lesson 04, as measured in this run");
-trace.table(["case", "reports", "one logical call should leave"], summary);
-trace.prose(`Key per logical operation, reused on every retry; key and side effect in one
-  transaction; replay, 409, 422, a published TTL. Next, lesson 05: what a lease cannot promise.
-  Exercises 04a-04c: npm run check 4. (This run took ${Math.round(performance.now() - started)}
-  ms, tracker processes included.)`);
+trace.section(t("Lesson 04, as measured in this run"));
+trace.table([t("case"), t("reports"), t("one logical call should leave")], summary);
+trace.prose(
+  t(
+    `Key per logical operation, reused on every retry; key and side effect in one transaction;
+  replay, 409, 422, a published TTL. Next, lesson 05: what a lease cannot promise. Exercises
+  04a-04c: npm run check 4. (This run took {ms} ms, tracker processes included.)`,
+    { ms: String(Math.round(performance.now() - started)) },
+  ),
+);
 
 scratch.remove();

@@ -8,8 +8,8 @@
  * @resource Martin Kleppmann, "How to do distributed locking" (2016):
  *   https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html
  * @resource Martin Kleppmann, "Designing Data-Intensive Applications" (1st edition, O'Reilly,
- *   2017), ch. 8 "The Trouble with Distributed Systems", sections "The leader and the lock" and "Fencing
- *   tokens"
+ *   2017), ch. 8 "The Trouble with Distributed Systems", sections "The leader and the lock"
+ *   and "Fencing tokens"
  * @resource C. Gray and D. Cheriton, "Leases: An Efficient Fault-Tolerant Mechanism for Distributed
  *   File Cache Consistency" (SOSP 1989)
  * @resource Node.js, node:sqlite: StatementSync.run() returns { changes, lastInsertRowid }
@@ -25,6 +25,7 @@
  */
 import type { CallResult } from "../lib/client/client.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
+import { t } from "../lib/core/i18n.ts";
 import { seeded } from "../lib/core/random.ts";
 import { scratchDir } from "../lib/core/scratch.ts";
 import {
@@ -33,6 +34,7 @@ import {
   killedAndRestarted,
   pacedRun,
   pacer,
+  reportIn,
   shortOutcome,
   storedKey,
   withTracker,
@@ -53,27 +55,28 @@ const started = performance.now();
 const TIMEOUT_MS = 100;
 const LONGEST_WORK_MS = 150;
 const LEASE_MS = 300;
-/** The closing table: a row per case as it runs, the reports left (and how) and the one expected. */
+/** The closing table: a row per case as it runs, the reports left (and how), one expected. */
 const summary: string[][] = [];
 const measured = (label: string, reports: string) => summary.push([label, reports, "1"]);
 
-// The clock: on a busy machine a real 300 ms lease may end a little before or after the agent's own
-// timers, and whether a retry met a 409 or a take-over would be luck (lib/tracker/paced-clock.ts).
 trace.title(heading);
-trace.prose(`Lesson 04's keyed tracker claims a key as in_progress before the work, so a second
-  request with the key gets 409. The claim carries a lease: once it runs out, another request may
-  take the key over. A lease is a guess from time alone: "the holder has not finished by now, so it
-  must be dead". This lesson plays both ways the guess can go: the holder really died, and the
-  holder was only paused.`);
-trace.prose(`The trackers here run on a clock the lesson moves by exactly what the agent waited (its
-  ${TIMEOUT_MS} ms timeout, the wait a 409 asked for), so a lease runs out when the story says, not
-  when a busy machine gets round to it; the pause itself is a gate, not a sleep.`);
+trace.prose(
+  t(`Lesson 04's keyed tracker claims a key as in_progress before the work, so a second request
+  with the key gets 409. The claim carries a lease: once it runs out, another request may take the
+  key over. A lease is a guess from time alone: "the holder has not finished by now, so it must be
+  dead". This lesson plays both ways the guess can go: the holder really died, and the holder was
+  only paused.`),
+);
+trace.prose(
+  t(`The trackers run on a clock the lesson moves by exactly what the agent waited, so a lease
+  runs out when the story says, not when a busy machine gets round to it; a pause is a gate.`),
+);
 
 // ## 1. kill -9 after the claim
 // A real tracker process over a SQLite file in WAL mode claims the key, then is killed with SIGKILL
 // before its work: the claim stays in the file. Each attempt may wait 2 s: a process that has just
 // started can be slow to answer on a busy machine, and no attempt here is meant to time out.
-trace.section("1 · kill -9 after the claim (fenced, real processes)");
+trace.section(t("1 · kill -9 after the claim (fenced, real processes)"));
 const killedDb = scratch.path("killed.sqlite");
 const killedClock = pacedClock();
 const killedAttempts = await killedAndRestarted(trace, {
@@ -92,16 +95,23 @@ const killed = {
   fence: fenceInFile(killedDb, killedAttempts[0]!.key!),
 };
 trace.knows(
-  killed.statuses.join(", "),
-  `the claim outlived its process; once its lease ran out, the retry took the key over and
-  filed it`,
+  killed.statuses.join(" → "),
+  t(`the claim outlived its process; once its lease ran out, the retry took the key over and
+  filed it`),
 );
 trace.count(killed.reports, 1);
-trace.prose(`Without a lease the dead holder's claim would say in_progress forever, and every retry
-  would get 409. The lease is what lets the key be used again: it is there for liveness. The
-  take-over drew fence ${killed.fence} from the counter in the file, which survived the crash with
-  everything else that was committed.`);
-measured("kill -9 after the claim, fenced", `${killed.reports} (${killed.statuses.join(" → ")})`);
+trace.prose(
+  t(
+    `Without a lease the dead holder's claim would say in_progress forever, and every retry would
+  get 409. The lease is what lets the key be used again: it is there for liveness. The take-over
+  drew fence {fence} from the counter in the file, which survived the crash with everything else
+  that was committed.`,
+    { fence: killed.fence },
+  ),
+);
+const run = killed.statuses.join(" → ");
+const killedRun = t("{reports} ({run})", { reports: killed.reports, run });
+measured(t("kill -9 after the claim, fenced"), killedRun);
 
 /** A case of sections 2 and 3: a tracker on a paced clock, the agent's same-key call against it. */
 const pausedCase = <T>(
@@ -131,22 +141,21 @@ const pausedHolder = (variant: "keyed" | "fenced") =>
     async () => {},
     async (tracker, faults, result) => {
       await faults.reached(1, "handled");
-      const id = (o: unknown) => (o as { id?: number } | undefined)?.id;
-      const given = result.final.kind === "response" ? id(result.final.body) : undefined;
-      return {
-        reports: tracker.store.countReports(),
-        given,
-        stored: id(keyAnswer(tracker, result)?.body),
-      };
+      const given = reportIn(result.final.kind === "response" ? result.final.body : undefined);
+      const stored = reportIn(keyAnswer(tracker, result)?.body);
+      return { reports: tracker.store.countReports(), given, stored };
     },
   );
 
-trace.section("2a · The paused holder wakes: keyed");
+trace.section(t("2a · The paused holder wakes: keyed"));
 const pausedKeyed = await pausedHolder("keyed");
 trace.knows(
-  `a 201 for report ${pausedKeyed.given}`,
-  `#1 woke and committed report and key in one perfect transaction: a second report; the key now
-  replays report ${pausedKeyed.stored}`,
+  t("a 201 for report {given}", pausedKeyed),
+  t(
+    `#1 woke and committed report and key in one perfect transaction: a second report; the key now
+  replays report {stored}`,
+    pausedKeyed,
+  ),
 );
 trace.count(pausedKeyed.reports, 1);
 
@@ -157,24 +166,32 @@ trace.count(pausedKeyed.reports, 1);
 // it rolls back, the report with it. The check sits inside the writing transaction (BEGIN IMMEDIATE
 // holds SQLite's write lock): "is my lease still valid?" asked before writing would straddle the
 // very pause it is meant to catch.
-trace.section("2b · The same pause: fenced");
-trace.prose(`fenced is keyed plus a fencing token: every claim, a new one or a take-over, draws the
-  next number from a counter in the database (fence_counter), larger for every newer claim; and the
+trace.section(t("2b · The same pause: fenced"));
+trace.prose(
+  t(`fenced is keyed plus a fencing token: every claim, a new one or a take-over, draws the next
+  number from a counter in the database (fence_counter), larger for every newer claim; and the
   completing UPDATE adds AND state = 'in_progress' AND fence = <this claim's token>. The report is
   inserted first, in the same transaction; unless the UPDATE changed exactly one row, the whole
-  transaction rolls back.`);
+  transaction rolls back.`),
+);
 const pausedFenced = await pausedHolder("fenced");
 trace.knows(
-  `a 201 for report ${pausedFenced.given}`,
-  `#1 woke with fence 1, the key held fence 2: 0 rows changed, ROLLBACK, and it replayed the
-  winner's answer (report ${pausedFenced.stored})`,
+  t("a 201 for report {given}", pausedFenced),
+  t(
+    `#1 woke with fence 1, the key held fence 2: 0 rows changed, ROLLBACK, and it replayed the
+  winner's answer (report {stored})`,
+    pausedFenced,
+  ),
 );
 trace.count(pausedFenced.reports, 1);
 for (const [variant, run] of [
   ["keyed", pausedKeyed],
   ["fenced", pausedFenced],
 ] as const)
-  measured(`paused holder, ${variant}`, `${run.reports} (the key replays report ${run.stored})`);
+  measured(
+    t("paused holder, {variant}", { variant }),
+    t("{reports} (the key replays report {stored})", run),
+  );
 
 // ## 3. A stale holder's failure
 // A paused holder may also wake only to fail. Its failure is a write to the key as well: the stored
@@ -187,12 +204,12 @@ const staleFailure = (variant: "keyed" | "fenced") =>
     async (retry, faults) => {
       if (retry !== 3) return;
       await faults.reached(3, "held");
-      trace.event("lesson", "#1 wakes while #3 still works, and its work fails", "warn");
+      trace.event("lesson", t("#1 wakes while #3 still works, and its work fails"), "warn");
       faults.fail(1);
       await faults.reached(1, "handled");
     },
     async (tracker, faults, result) => {
-      trace.event("lesson", "#3 is let go and finishes its work");
+      trace.event("lesson", t("#3 is let go and finishes its work"));
       faults.release(3);
       await faults.reached(3, "handled");
       const told = shortOutcome(result.final);
@@ -204,61 +221,78 @@ const staleFailure = (variant: "keyed" | "fenced") =>
     },
   );
 
-trace.section("3a · A stale holder fails: keyed");
+trace.section(t("3a · A stale holder fails: keyed"));
 const staleKeyed = await staleFailure("keyed");
 trace.knows(
-  `the last answer: ${staleKeyed.told}`,
-  `the stale holder's 500 was written over the new holder's claim; then #3 filed the report all the
-  same, and the key now says ${staleKeyed.stored}`,
+  t("the last answer: {told}", staleKeyed),
+  t(
+    `the stale holder's 500 was written over the new holder's claim; then #3 filed the report all
+  the same, and the key now says {stored}`,
+    staleKeyed,
+  ),
 );
 trace.count(staleKeyed.reports, 1);
 
-trace.section("3b · A stale holder fails: fenced");
+trace.section(t("3b · A stale holder fails: fenced"));
 const staleFenced = await staleFailure("fenced");
 trace.knows(
-  `the last answer: ${staleFenced.told}`,
-  `the stale failure changed 0 rows; the new holder's claim stood, it filed the report, and the key
-  says ${staleFenced.stored}`,
+  t("the last answer: {told}", staleFenced),
+  t(
+    `the stale failure changed 0 rows; the new holder's claim stood, it filed the report, and the
+  key says {stored}`,
+    staleFenced,
+  ),
 );
 trace.count(staleFenced.reports, 1);
-trace.prose(`Both hold one report, but keyed told the agent "${staleKeyed.told}", that the report
-  failed, and later replays ${staleKeyed.stored} for the same key. An agent that believes the 500
-  and files again under a new key makes the duplicate itself. fenced's stale holder stores nothing
-  and answers 409, which is not stored either: like Stripe, which does not save a request that
-  "conflicts with another request that's executing concurrently" ("you can retry these requests").
-  Every write to the key must be conditional on the fence: the completion, the failure, and a lease
-  renewal if the tracker had one (SET lease_until = ? WHERE … AND fence = ?; this tracker does not
-  renew, and a paused process stops renewing anyway).`);
+trace.prose(
+  t(
+    `Both hold one report, but keyed told the agent "{told}", that the report failed, and later
+  replays {stored} for the same key. An agent that believes the 500 and files again under a new key
+  makes the duplicate itself. fenced's stale holder stores nothing and answers 409, which is not
+  stored either: like Stripe, which does not save a request that "conflicts with another request
+  that's executing concurrently" ("you can retry these requests"). Every write to the key must be
+  conditional on the fence: the completion, the failure, and a lease renewal if the tracker had one
+  (SET lease_until = ? WHERE … AND fence = ?; this tracker does not renew, and a paused process
+  stops renewing anyway).`,
+    staleKeyed,
+  ),
+);
 for (const [variant, run] of [
   ["keyed", staleKeyed],
   ["fenced", staleFenced],
 ] as const)
-  measured(`stale failure, ${variant}`, `${run.reports} (the agent was told ${run.told})`);
+  measured(
+    t("stale failure, {variant}", { variant }),
+    t("{reports} (the agent was told {told})", run),
+  );
 
 // ## 4. The lease rule, and what the lease is for
 // A holder whose lease ran out but whom nobody took over is not wrong at all: its token still holds
 // the key, and it commits. Here #1 is paused far past its lease, nobody comes, and the lesson lets
 // it go.
-trace.section("4 · The lease rule, and a late holder nobody took over");
+trace.section(t("4 · The lease rule, and a late holder nobody took over"));
 const sum = TIMEOUT_MS + LONGEST_WORK_MS;
+const ms = (n: number): string => `${n} ms`;
 trace.table(
-  ["client timeout", "longest processing", "sum", "lease", "lease > sum"],
+  [t("client timeout"), t("longest processing"), t("sum"), t("lease"), t("lease > sum")],
   [
     [
-      `${TIMEOUT_MS} ms`,
-      `${LONGEST_WORK_MS} ms`,
-      `${sum} ms`,
-      `${LEASE_MS} ms`,
-      LEASE_MS > sum ? "yes" : "NO",
+      ms(TIMEOUT_MS),
+      ms(LONGEST_WORK_MS),
+      ms(sum),
+      ms(LEASE_MS),
+      LEASE_MS > sum ? t("yes") : t("NO"),
     ],
   ],
 );
-trace.prose(`The rule, as the original course states it: the lease must exceed the client's timeout
-  plus the longest processing time, so that a holder which is merely slow, within its budget, is
-  never taken over. Strictly, since the lease starts at the claim, "longer than the longest
-  processing" already protects a live holder; the client's timeout is a margin on top. No margin
-  covers a pause, though: nothing bounds a GC pause or a frozen VM. So the lease decides only when a
-  take-over may happen (liveness); the fence keeps it safe.`);
+trace.prose(
+  t(`The rule, as the original course states it: the lease must exceed the client's timeout plus
+  the longest processing time, so that a holder which is merely slow, within its budget, is never
+  taken over. Strictly, since the lease starts at the claim, "longer than the longest processing"
+  already protects a live holder; the client's timeout is a margin on top. No margin covers a pause,
+  though: nothing bounds a GC pause or a frozen VM. So the lease decides only when a take-over may
+  happen (liveness); the fence keeps it safe.`),
+);
 let lateClock = 0;
 const lateTracker = {
   variant: "fenced",
@@ -278,8 +312,11 @@ const late = await withTracker(trace, lateTracker, async (tracker, faults) => {
   lateClock = 4 * LEASE_MS;
   trace.event(
     "lesson",
-    `#1 stays paused until the tracker's clock reads ${lateClock} ms, far past its lease; no other
+    t(
+      `#1 stays paused until the tracker's clock reads {ms} ms, far past its lease; no other
   request comes`,
+      { ms: String(lateClock) },
+    ),
     "warn",
   );
   faults.release(1);
@@ -288,25 +325,37 @@ const late = await withTracker(trace, lateTracker, async (tracker, faults) => {
 });
 trace.knows(
   late.told,
-  `the lease had run out, but no newer claim existed: fence 1 still held the key, and the UPDATE
-  changed 1 row`,
+  t(`the lease had run out, but no newer claim existed: fence 1 still held the key, and the UPDATE
+  changed 1 row`),
 );
 trace.count(late.reports, 1);
-measured("late holder, nobody took over, fenced", `${late.reports} (${late.told})`);
+measured(
+  t("late holder, nobody took over, fenced"),
+  t("{reports} ({run})", { ...late, run: late.told }),
+);
 
 // ## 5. What "one transaction" does and does not guard
-trace.section("5 · One transaction guards one request");
-trace.prose(`In 2a, #1 and #3 each ran "INSERT report + complete the key" as one transaction, and
-  each committed: ${pausedKeyed.reports} reports. Atomicity guards one request's insides; it cannot
-  stop two requests from each writing one. The fence ties the two together: the later claim's token
-  makes the earlier one's UPDATE match no row.`);
+trace.section(t("5 · One transaction guards one request"));
+trace.prose(
+  t(
+    `In 2a, #1 and #3 each ran "INSERT report + complete the key" as one transaction, and each
+  committed: {reports} reports. Atomicity guards one request's insides; it cannot stop two requests
+  from each writing one. The fence ties the two together: the later claim's token makes the earlier
+  one's UPDATE match no row.`,
+    pausedKeyed,
+  ),
+);
 
 // ## The cases, measured: every number below was counted in this run's SQLite files
-trace.section("Lesson 05, as measured in this run");
-trace.table(["case", "reports", "one logical call should leave"], summary);
-trace.prose(`The lease is for liveness: a dead holder's key is not stuck forever. The fence is for
-  safety: a holder that was only paused, however long, cannot complete a key another claim holds.
-  Exercises 05a-05b: npm run check 5. (This run took ${Math.round(performance.now() - started)} ms,
-  tracker processes included.)`);
+trace.section(t("Lesson 05, as measured in this run"));
+trace.table([t("case"), t("reports"), t("one logical call should leave")], summary);
+trace.prose(
+  t(
+    `The lease is for liveness: a dead holder's key is not stuck forever. The fence is for safety:
+  a holder that was only paused, however long, cannot complete a key another claim holds. Exercises
+  05a-05b: npm run check 5. (This run took {ms} ms, tracker processes included.)`,
+    { ms: String(Math.round(performance.now() - started)) },
+  ),
+);
 
 scratch.remove();

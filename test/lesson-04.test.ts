@@ -78,7 +78,7 @@ test("lesson 04 shows no fence before lesson 05 teaches it, and says what Codex'
   // The draft's words are quoted from -06, and the lesson says why, having named -07 the latest.
   assert.match(
     text,
-    /-07, the latest version, .* The words quoted here are those of -06 \(February 2025\), the last version whose full text this workbook checked/,
+    /-07, the latest version, .* The words quoted here are those of -06 \(2025-02\), the last version whose full text this workbook checked/,
   );
 });
 

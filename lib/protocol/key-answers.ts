@@ -3,6 +3,7 @@
  * decision on what the key holds (key-decision.ts), and the 400 for a missing or malformed key. The
  * tracker's keyed variants answer so on either store, and the notifier of lesson 07 answers so too.
  */
+import { t } from "../core/i18n.ts";
 import { type Answer, HttpError } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
 import type { KeyDecision, KeyRow } from "./key-decision.ts";
@@ -30,11 +31,16 @@ export function replay(row: StoredKey): Answer {
 
 /** Same key, another request: draft §2.7 "SHOULD reply with a HTTP 422". */
 export function mismatch(key: string): HttpError {
-  return new HttpError(
+  const err = new HttpError(
     422,
     "Unprocessable Content",
     `Idempotency-Key ${shortKey(key)} was first used for a different request; a new operation needs a new key`,
   );
+  err.said = t(
+    "Idempotency-Key {key} was first used for a different request; a new operation needs a new key",
+    { key: shortKey(key) },
+  );
+  return err;
 }
 
 /**
@@ -44,7 +50,7 @@ export function mismatch(key: string): HttpError {
  */
 export function inProgress(key: string, retryAfterMs: number): HttpError {
   const ms = Math.max(1, Math.ceil(retryAfterMs));
-  return new HttpError(
+  const err = new HttpError(
     409,
     "Conflict",
     `the request with Idempotency-Key ${shortKey(key)} is still in progress; retry in ${ms} ms`,
@@ -53,6 +59,11 @@ export function inProgress(key: string, retryAfterMs: number): HttpError {
       "retry-after-ms": String(ms),
     },
   );
+  err.said = t("the request with Idempotency-Key {key} is still in progress; retry in {ms} ms", {
+    key: shortKey(key),
+    ms: String(ms),
+  });
+  return err;
 }
 
 /** A key for the trace: the first 8 characters and the last 4 (keys of one client often share a prefix). */

@@ -40,8 +40,15 @@ export function isReplay(o: Outcome): boolean {
 
 /** An outcome in a word or two: "timeout", "error", "201", "201 replayed". */
 export function shortOutcome(o: Outcome): string {
-  if (o.kind !== "response") return o.kind;
+  if (o.kind === "timeout") return t("timeout");
+  if (o.kind === "error") return t("error");
   return isReplay(o) ? t("{status} replayed", { status: o.status }) : String(o.status);
+}
+
+/** The report id in an answer's body ({ id }), if it has one. */
+export function reportIn(body: unknown): number | undefined {
+  const id = (body as { id?: unknown } | undefined)?.id;
+  return typeof id === "number" ? id : undefined;
 }
 
 /** A tracker for one experiment, with its faults by request number (`{ 1: "slow" }`). */
@@ -142,6 +149,35 @@ export function fenceInFile(db: string, key: string): number | undefined {
   } finally {
     store.close();
   }
+}
+
+/**
+ * Lesson 04's key misused: a first request with `key` held at its gate (its fault is `slow`), then
+ * another report with the same key, then the same report again with its fields in another order;
+ * then the first is let go. The two answers, and the reports stored at the end.
+ */
+export async function otherThenSameWhileHeld(
+  trace: Trace,
+  tracker: Tracker,
+  faults: Faults,
+  key: string,
+): Promise<{ other: string; same: string; reports: number }> {
+  const first = sendWithKey(trace, tracker.url, t("first"), key);
+  await faults.reached(1, "held");
+  const other = await sendWithKey(trace, tracker.url, t("another report, same key"), key, {
+    body: { ...REPORT, title: "Logout button does nothing" },
+  });
+  const { title, body, module } = REPORT;
+  const same = await sendWithKey(trace, tracker.url, t("same report, same key"), key, {
+    body: { module, body, title },
+  });
+  faults.release(1);
+  await first;
+  return {
+    other: shortOutcome(other),
+    same: shortOutcome(same),
+    reports: tracker.store.countReports(),
+  };
 }
 
 /** What the key table holds for the anonymous caller's `key`, read from the tracker's store. */

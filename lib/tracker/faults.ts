@@ -5,6 +5,7 @@
  * the stages a request reaches (`reached(n, "committed")`).
  */
 import { Signals } from "../core/gate.ts";
+import { t } from "../core/i18n.ts";
 
 /** The fault names (fixed: lessons, tests and the tracker's `--fault` flag use them). */
 export const FAULT_NAMES = [
@@ -20,19 +21,33 @@ export const FAULT_NAMES = [
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
-export const FAULT_HELP: Record<FaultName, string> = {
-  none: "no fault",
-  "drop-request": "the request is swallowed before any handler runs; the client hears nothing",
-  "lose-response": "the work is committed, then the answer never leaves: the client hears nothing",
-  slow: "the handler stops before its work until released, outliving the client's timeout",
-  "crash-between-commits": "the server process is killed (SIGKILL) between two commits",
-  "crash-after-claim": "the server process is killed (SIGKILL) after claiming the key",
-  "pause-past-lease":
-    "the holder stops until another request has taken its key over and is done, then goes on",
-  "internal-error": "the handler's work fails after it began: the server answers 500",
-  "crash-before-commit":
-    "the server process is killed (SIGKILL) after the handler's work, before the report is committed",
-};
+/** What a fault does, in a sentence (the tracker's --help). */
+export function faultHelp(fault: FaultName): string {
+  switch (fault) {
+    case "none":
+      return t("no fault");
+    case "drop-request":
+      return t("the request is swallowed before any handler runs; the client hears nothing");
+    case "lose-response":
+      return t("the work is committed, then the answer never leaves: the client hears nothing");
+    case "slow":
+      return t("the handler stops before its work until released, outliving the client's timeout");
+    case "crash-between-commits":
+      return t("the server process is killed (SIGKILL) between two commits");
+    case "crash-after-claim":
+      return t("the server process is killed (SIGKILL) after claiming the key");
+    case "pause-past-lease":
+      return t(
+        "the holder stops until another request has taken its key over and is done, then goes on",
+      );
+    case "internal-error":
+      return t("the handler's work fails after it began: the server answers 500");
+    case "crash-before-commit":
+      return t(
+        "the server process is killed (SIGKILL) after the handler's work, before the report is committed",
+      );
+  }
+}
 
 export function isFaultName(s: string): s is FaultName {
   return (FAULT_NAMES as readonly string[]).includes(s);

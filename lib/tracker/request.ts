@@ -6,7 +6,7 @@
  */
 import type { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { t } from "../core/i18n.ts";
+import { currentLang, t } from "../core/i18n.ts";
 import { type Answer, answerFromError, HttpError, problem, send } from "../protocol/http.ts";
 import { keyHeaderValues } from "../protocol/idempotency-key.ts";
 import { isOversized, lingerBeforeClose } from "../protocol/oversized.ts";
@@ -181,7 +181,10 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
         requestNo,
         what: "answer",
         status: answer.status,
-        text: `→ ${answer.status} ${describe(answer)}`,
+        text: t("→ {status} {description}", {
+          status: answer.status,
+          description: describe(answer),
+        }),
         mark: answer.status < 400 ? "ok" : "bad",
       });
     // A body refused for its size may still be arriving: read and discard it before closing.
@@ -245,7 +248,9 @@ function silenceUntilClientLeaves(res: ServerResponse): Promise<void> {
 
 /**
  * An answer in a few words, for the trace: "(report 3)", "(2 reports)", "(the detail, a replay)". A
- * problem's detail is the API's own English; in another language it is quoted as it was sent.
+ * problem's detail is the API's own English (problem bodies are an API, and stay English); the trace
+ * tells it in the reader's language where the server said it so (Answer.said). A detail it did not
+ * (a stored one, replayed) is shown to an English reader only: the line before says what it means.
  */
 function describe(answer: Answer): string {
   const body = answer.body as { id?: unknown; title?: unknown; detail?: unknown } | unknown[];
@@ -256,9 +261,10 @@ function describe(answer: Answer): string {
     return replayed
       ? t("(report {id}, a replay)", { id: String(body.id) })
       : t("(report {id})", { id: String(body.id) });
-  if (body && typeof body.detail === "string")
-    return replayed
-      ? t("({detail}, a replay)", { detail: body.detail })
-      : t("({detail})", { detail: body.detail });
+  if (body && typeof body.detail === "string") {
+    const detail = answer.said ?? (currentLang() === "en" ? body.detail : undefined);
+    if (detail === undefined) return replayed ? t("(a replay)") : "";
+    return replayed ? t("({detail}, a replay)", { detail }) : t("({detail})", { detail });
+  }
   return "";
 }

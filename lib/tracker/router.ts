@@ -172,7 +172,11 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
             text: wakeText(wake),
             ...(wake === "released" ? {} : { mark: "warn" as const }),
           });
-          if (wake === "fail") throw new Error("the work failed after the pause (injected)");
+          if (wake === "fail")
+            throw saying(
+              "the work failed after the pause (injected)",
+              t("the work failed after the pause (injected)"),
+            );
         }
         if (fault === "internal-error") {
           emit({
@@ -182,7 +186,10 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
             text: t("the handler's work fails (fault: internal-error)"),
             mark: "bad",
           });
-          throw new Error("the work failed (injected fault: internal-error)");
+          throw saying(
+            "the work failed (injected fault: internal-error)",
+            t("the work failed (injected fault: internal-error)"),
+          );
         }
         if (call && sideEffects?.beforeCommit) await sideEffects.beforeCommit(call);
         ctx.crashPoint("before-commit");
@@ -277,6 +284,11 @@ function parseId(text: string): number {
       `"${text}" is not a report id (a whole number from 1 to ${MAX_REPORT_ID})`,
     );
   return id;
+}
+
+/** An error whose message goes into an answer (English, an API) and `said` into the trace. */
+function saying(message: string, said: string): Error & { said: string } {
+  return Object.assign(new Error(message), { said });
 }
 
 /** What the trace says when a held handler goes on. */

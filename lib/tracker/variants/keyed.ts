@@ -67,11 +67,13 @@ export function claimThenComplete(name: "keyed" | "fenced", checkFence: boolean)
         await ctx.work();
       } catch (err) {
         // Execution began, so the failure is the key's result (Stripe API v1 saves 500s too).
-        const failed = problem(
-          500,
-          "Internal Server Error",
-          `the report could not be filed: ${err instanceof Error ? err.message : String(err)}`,
-        );
+        const reason = err instanceof Error ? err.message : String(err);
+        const failed: Answer = {
+          ...problem(500, "Internal Server Error", `the report could not be filed: ${reason}`),
+          said: t("the report could not be filed: {reason}", {
+            reason: (err as { said?: string }).said ?? reason,
+          }),
+        };
         if (!(await db.completeWithFailure(ctx.caller, key, failed, fencedBy))) {
           ctx.database({
             what: "failure-rollback",
