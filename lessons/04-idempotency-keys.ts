@@ -23,13 +23,15 @@
  * file, a key outliving its TTL, the two forms of the header, and Codex's button that spends a
  * rate-limit reset credit.
  */
-import type { Attempt, PolicyName } from "../lib/client/client.ts";
+import type { PolicyName } from "../lib/client/client.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
 import { t } from "../lib/core/i18n.ts";
 import { seeded, uuid } from "../lib/core/random.ts";
 import { scratchDir } from "../lib/core/scratch.ts";
 import {
+  advancing,
   agentCall,
+  agentCallOn,
   type ExperimentTracker,
   isReplay,
   keyForms,
@@ -43,7 +45,6 @@ import {
 } from "../lib/tracker/experiments.ts";
 import type { FaultName } from "../lib/tracker/faults.ts";
 import { pacedClock } from "../lib/tracker/paced-clock.ts";
-import type { Tracker } from "../lib/tracker/service.ts";
 import { DEFAULT_TTL_MS } from "../lib/tracker/service.ts";
 import { countReportsIn } from "../lib/tracker/store.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
@@ -70,12 +71,7 @@ const on = (file: string, variant: VariantName, fault?: FaultName): ExperimentTr
   ...(fault ? { faults: { 1: fault } } : {}),
 });
 /** The agent's call: this lesson's timeout, three attempts; each wait moves the trackers' clock. */
-const call = {
-  timeoutMs: TIMEOUT_MS,
-  maxAttempts: 3,
-  random,
-  beforeRetry: async (_: number, last: Attempt, waited: number) => void clock.advance(last, waited),
-};
+const call = { timeoutMs: TIMEOUT_MS, maxAttempts: 3, random, beforeRetry: advancing(clock) };
 /** The closing table: a row per case as it runs, the reports left and what one call should leave */
 const summary: string[][] = [];
 const measured = (label: string, reports: number | string, expected = 1) =>
@@ -91,13 +87,8 @@ trace.prose(
 );
 
 /** The agent's call against a tracker: its last answer, and the reports stored. */
-const agentOn =
-  (policy: PolicyName, maxAttempts = 3) =>
-  async ({ url, store }: Tracker) => {
-    const { final } = await agentCall(trace, url, { ...call, policy, maxAttempts });
-    const status = final.kind === "response" ? final.status : 0;
-    return { status, replayed: String(isReplay(final)), reports: store.countReports() };
-  };
+const agentOn = (policy: PolicyName, maxAttempts = 3) =>
+  agentCallOn(trace, { ...call, policy, maxAttempts });
 
 // ## 1. The lost response, three ways (lesson 01's truth 2: committed, then the answer is lost)
 const lostResponse = (variant: VariantName, policy: PolicyName) =>

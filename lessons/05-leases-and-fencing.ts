@@ -301,13 +301,9 @@ const lateTracker = {
   leaseMs: LEASE_MS,
   now: () => lateClock,
 } as const;
+const once = { policy: "same-key", maxAttempts: 1, timeoutMs: 5_000, random } as const;
 const late = await withTracker(trace, lateTracker, async (tracker, faults) => {
-  const call = agentCall(trace, tracker.url, {
-    policy: "same-key",
-    maxAttempts: 1,
-    timeoutMs: 5_000,
-    random,
-  });
+  const call = agentCall(trace, tracker.url, once);
   await faults.reached(1, "held");
   lateClock = 4 * LEASE_MS;
   trace.event(

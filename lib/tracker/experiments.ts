@@ -84,6 +84,28 @@ export function agentCall(
 }
 
 /**
+ * The agent's call as a run against a tracker (for withTracker): its last answer's status, whether
+ * that was a replay ("true"/"false"), and the reports the tracker stored.
+ */
+export function agentCallOn(
+  trace: Trace,
+  options: Omit<FileReportOptions, "url" | "report" | "onAttempt">,
+): (tracker: Tracker) => Promise<{ status: number; replayed: string; reports: number }> {
+  return async ({ url, store }) => {
+    const { final } = await agentCall(trace, url, options);
+    const status = final.kind === "response" ? final.status : 0;
+    return { status, replayed: String(isReplay(final)), reports: store.countReports() };
+  };
+}
+
+/** A `beforeRetry` that moves `clock` by what the agent waited, without a word in the trace. */
+export function advancing(clock: PacedClock): NonNullable<FileReportOptions["beforeRetry"]> {
+  return async (_retry, last, waitedMs) => {
+    clock.advance(last, waitedMs);
+  };
+}
+
+/**
  * One POST /reports sent by hand with `key` (as a quoted sf-string), told in the trace as `what`
  * leaves and as its answer comes back. The first line is printed before this returns.
  */
