@@ -8,6 +8,7 @@ import { seeded } from "../lib/core/random.ts";
 import { ANONYMOUS_CALLER } from "../lib/protocol/caller.ts";
 import { Faults } from "../lib/tracker/faults.ts";
 import { keyStoreOf } from "../lib/tracker/key-store.ts";
+import type { TrackerEvent } from "../lib/tracker/narrate.ts";
 import { startTracker } from "../lib/tracker/service.ts";
 import { post, rawPost, withTracker } from "./http-helpers.ts";
 
@@ -112,26 +113,54 @@ test("keyed: an error after the work began is stored and replayed (Stripe API v1
     assert.equal(keyStoreOf(t.store).get(ANONYMOUS_CALLER, KEY)?.state, "completed");
   }));
 
-test("keyed: a claim whose lease ran out is taken over with a larger fence; the paused holder still files (lesson 05's bug)", async () => {
+test("keyed: a claim whose lease ran out is taken over; keyed has no fence (its rows keep 0); the paused holder still files (lesson 05's bug)", async () => {
   let clock = 0;
   const faults = new Faults({ 1: "pause-past-lease" });
-  await withTracker({ variant: "keyed", faults, leaseMs: 100, now: () => clock }, async (t) => {
-    const keys = keyStoreOf(t.store);
-    const holder = post(t, report, { "idempotency-key": KEY });
-    await faults.reached(1, "held");
-    const firstFence = keys.get(ANONYMOUS_CALLER, KEY)!.fence;
-    clock = 100;
-    const takeover = await post(t, report, { "idempotency-key": KEY });
-    assert.equal(takeover.status, 201);
-    assert.ok(
-      keys.get(ANONYMOUS_CALLER, KEY)!.fence > firstFence,
-      "the take-over draws a larger fencing token",
-    );
-    faults.release(1);
-    assert.equal((await holder).status, 201);
-    assert.equal(t.store.countReports(), 2, "keyed does not check the fence: two reports");
-  });
+  const events: TrackerEvent[] = [];
+  await withTracker(
+    { variant: "keyed", faults, leaseMs: 100, now: () => clock, onEvent: (e) => events.push(e) },
+    async (t) => {
+      const keys = keyStoreOf(t.store);
+      const holder = post(t, report, { "idempotency-key": KEY });
+      await faults.reached(1, "held");
+      assert.equal(keys.get(ANONYMOUS_CALLER, KEY)!.fence, 0, "keyed's claim draws no token");
+      clock = 100;
+      const takeover = await post(t, report, { "idempotency-key": KEY });
+      assert.equal(takeover.status, 201);
+      assert.equal(keys.get(ANONYMOUS_CALLER, KEY)!.fence, 0, "nor does its take-over");
+      // The paused holder still wakes on the take-over (the fault follows the key, not a token).
+      assert.ok(faults.hasReached(1, "taken-over"));
+      faults.release(1);
+      assert.equal((await holder).status, 201);
+      assert.equal(t.store.countReports(), 2, "keyed has no fence to check: two reports");
+    },
+  );
+  // Its trace names a lease and never a fence, in the words or in the data.
+  const claims = events.filter((e) => e.what === "claim" || e.what === "take-over");
+  assert.deepEqual(
+    claims.map((e) => e.what),
+    ["claim", "take-over"],
+  );
+  for (const e of events) {
+    assert.doesNotMatch(e.text, /fence/, e.text);
+    assert.equal(e.fence, undefined, e.text);
+  }
+  assert.match(claims[0]!.text, /^claim key \S+ as in_progress, lease 100 ms · COMMIT$/);
 });
+
+test("key-after records a key with neither a fence nor a lease, and draws no token", () =>
+  withTracker({ variant: "key-after" }, async (t) => {
+    assert.equal((await post(t, report, { "idempotency-key": KEY })).status, 201);
+    const row = keyStoreOf(t.store).get(ANONYMOUS_CALLER, KEY)!;
+    assert.equal(row.fence, 0);
+    assert.equal(row.leaseUntil, 0);
+    // The counter that only claims draw from is untouched: a fenced claim on the same file draws 1.
+    const keys = keyStoreOf(t.store);
+    const fence = t.store.transaction(() =>
+      keys.claim(ANONYMOUS_CALLER, "another", "fp", 0, 100, 86_400_000),
+    );
+    assert.equal(fence, 1);
+  }));
 
 test("key-after: replays a recorded key and answers 422 for another request", () =>
   withTracker({ variant: "key-after" }, async (t) => {

@@ -2,6 +2,7 @@
 // table, and names its sources. The same seed's second run, and the runs at 80 and 120 columns, are in
 // test/full/.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { runLesson, testRunsCleanly } from "./lesson-run.ts";
 import { tableRow } from "./run-helpers.ts";
@@ -62,4 +63,32 @@ test("lesson 04 names its sources where it prints them, and 3a says what its 409
     /422 for the other report; 409 for the same report, its JSON fields in another order, while the first still ran/,
   );
   assert.doesNotMatch(text, /in another key order/);
+});
+
+test("lesson 04 shows no fence before lesson 05 teaches it, and says what Codex's button resets", () => {
+  // The server's and the database's lines name a lease, never a fence.
+  const events = ran.stdout.split("\n").filter((l) => /^\s+\d+ ms {2}(server|database) /.test(l));
+  assert.ok(events.some((l) => /lease \d+ ms/.test(l)));
+  assert.deepEqual(
+    events.filter((l) => /fence/i.test(l)),
+    [],
+  );
+  const text = ran.stdout.replace(/\s+/g, " ");
+  assert.match(text, /Codex's TUI can spend one of your rate-limit reset credits/);
+  // The draft's words are quoted from -06, and the lesson says why, having named -07 the latest.
+  assert.match(
+    text,
+    /-07, the latest version, .* The words quoted here are those of -06 \(2025-02\), the last version whose full text this workbook checked/,
+  );
+});
+
+test("lesson 04's tables are indented like every other table, at 100 columns too", () => {
+  // The kept output is the lesson at 100 columns (test/full/ holds it equal to a fresh run).
+  const kept = readFileSync("lessons/output/04-idempotency-keys.en.txt", "utf8");
+  const lines = [...ran.stdout.split("\n"), ...kept.split("\n")];
+  for (const heading of ["case", "form", "request id"]) {
+    const rows = lines.filter((l) => l.trimStart().startsWith(`${heading} `) && l.includes("│"));
+    assert.ok(rows.length > 0, heading);
+    for (const row of rows) assert.match(row, /^ {2}\S/, row);
+  }
 });

@@ -178,9 +178,13 @@ export class Trace {
     }
   }
 
-  /** `text` in the columns left after `prefix`: as it is if it fits, else wrapped. */
+  /**
+   * `text` in the columns left after `prefix`: as it is if it fits, else wrapped. A text written over
+   * several source lines (a long template literal) is one line of words first.
+   */
   #fit(prefix: string, text: string): string[] {
     const room = this.#width - displayWidth(prefix);
+    if (text.includes("\n")) return wrap(text, Math.max(room, 10));
     if (displayWidth(text) <= room) return [text];
     return wrap(text, Math.max(room, 10));
   }

@@ -4,10 +4,11 @@
  * (`npm run demos`, /step) draws them as a sequence diagram, one per click. Both come from the same
  * run of `runCell` (lib/matrix/matrix.ts), so one step in the page is one step in the terminal.
  *
- * The tracker tells its story as short sentences (service.ts, variants/); `classify` reads each
- * sentence back into what the server did (claim, insert, commit, crash, take-over, replay, 409, 422…)
- * and which SQL ran, with whether its transaction committed or rolled back. A test runs every cell
- * and checks that no event is left unread, so a sentence changed in the tracker cannot slip past.
+ * The tracker tells its story as short sentences (service.ts, variants/), each with what it means as
+ * data (lib/tracker/narrate.ts: what happened, the report, the status, the fence); `classify` turns
+ * that into a step (claim, insert, commit, crash, take-over, replay, 409, 422…) with the SQL that ran
+ * and whether its transaction committed or rolled back. A test runs every cell and checks that no
+ * event is left unread, so an event the tracker tells without its data cannot slip past.
  */
 import type { Attempt, Outcome } from "../client/client.ts";
 import type { TrackerEvent } from "../tracker/narrate.ts";
@@ -86,37 +87,38 @@ export interface CellEvent {
 export type NewCellEvent = Omit<CellEvent, "seq">;
 
 // The SQL behind each database step, as store.ts and key-store.ts prepare it (column lists
-// shortened to "…" where they only repeat the table's columns).
+// shortened to "…" where they only repeat the table's columns, and to the columns the variant uses:
+// key-after's rows have neither a lease nor a fence, keyed's no fence).
 const BEGIN = "BEGIN IMMEDIATE";
-const SELECT_KEY =
-  "SELECT caller, key, fingerprint, state, fence, lease_until, … FROM idempotency_keys WHERE caller = ? AND key = ?";
+const SELECT_KEY: Record<VariantName, string> = {
+  naive: "",
+  "key-after":
+    "SELECT caller, key, fingerprint, state, expires_at, … FROM idempotency_keys WHERE caller = ? AND key = ?",
+  keyed:
+    "SELECT caller, key, fingerprint, state, lease_until, … FROM idempotency_keys WHERE caller = ? AND key = ?",
+  fenced:
+    "SELECT caller, key, fingerprint, state, fence, lease_until, … FROM idempotency_keys WHERE caller = ? AND key = ?",
+};
 const NEXT_FENCE = "UPDATE fence_counter SET value = value + 1 WHERE only = 1 RETURNING value";
-const CLAIM =
+const CLAIM_FENCED =
   "INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at) VALUES (?, ?, ?, 'in_progress', ?, ?, ?) " +
   "ON CONFLICT (caller, key) DO UPDATE SET state = 'in_progress', fence = excluded.fence, lease_until = excluded.lease_until, …";
+const CLAIM_KEYED =
+  "INSERT INTO idempotency_keys (caller, key, fingerprint, state, …, lease_until, expires_at) VALUES (?, ?, ?, 'in_progress', …, ?, ?) " +
+  "ON CONFLICT (caller, key) DO UPDATE SET state = 'in_progress', lease_until = excluded.lease_until, …";
 const INSERT_REPORT =
   "INSERT INTO reports (title, title_norm, body, module, run) VALUES (?, ?, ?, ?, ?) RETURNING id, …";
 const COMPLETE =
   "UPDATE idempotency_keys SET state = 'completed', status = ?, headers = ?, body = ? WHERE caller = ? AND key = ?";
 const FENCE_CHECK = " AND state = 'in_progress' AND fence = ?";
 const RECORD =
-  "INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, …, status, headers, body) VALUES (?, ?, ?, 'completed', ?, …) " +
+  "INSERT INTO idempotency_keys (caller, key, fingerprint, state, …, expires_at, status, headers, body) VALUES (?, ?, ?, 'completed', …) " +
   "ON CONFLICT (caller, key) DO UPDATE SET state = 'completed', …";
 
 /**
- * What a tracker event says as data: what the server or the database did, and its numbers. The
- * tracker may give these with the event (`what`, `report`, `status`, `fence`, `was`); then they are
- * read as given, whatever language the sentence is in.
+ * Reads a tracker event back into what it did: from its data (`what` and its numbers), never from
+ * its words, which are in the reader's language.
  */
-interface Said {
-  what?: string;
-  report?: number;
-  status?: number;
-  fence?: number;
-  was?: number;
-}
-
-/** Reads a tracker event back into what it did, with the SQL behind it. */
 export function classify(e: TrackerEvent, variant: VariantName): NewCellEvent {
   const base: NewCellEvent = {
     actor: e.actor,
@@ -125,18 +127,28 @@ export function classify(e: TrackerEvent, variant: VariantName): NewCellEvent {
     request: e.requestNo,
     ...(e.mark ? { mark: e.mark } : {}),
   };
-  const said = (e as TrackerEvent & Said).what !== undefined ? (e as Said) : fromSentence(e.text);
   const numbers = {
-    ...(said.report !== undefined ? { report: said.report } : {}),
-    ...(said.status !== undefined ? { status: said.status } : {}),
-    ...(said.fence !== undefined ? { fence: said.fence } : {}),
-    ...(said.was !== undefined ? { was: said.was } : {}),
+    ...(e.status !== undefined ? { status: e.status } : {}),
+    ...(e.report !== undefined ? { report: e.report } : {}),
+    ...(e.fence !== undefined ? { fence: e.fence } : {}),
+    ...(e.was !== undefined ? { was: e.was } : {}),
   };
-  const keyed = variant === "keyed" || variant === "fenced";
+  const selectKey = SELECT_KEY[variant];
+  const claim = variant === "fenced" ? [NEXT_FENCE, CLAIM_FENCED] : [CLAIM_KEYED];
   const complete = COMPLETE + (variant === "fenced" ? FENCE_CHECK : "");
-  const lookUp = variant === "key-after" ? [SELECT_KEY] : [BEGIN, SELECT_KEY, "COMMIT"];
-  const claimSql = [BEGIN, SELECT_KEY, NEXT_FENCE, CLAIM, "COMMIT"];
-  switch (said.what) {
+  const lookUp = variant === "key-after" ? [selectKey] : [BEGIN, selectKey, "COMMIT"];
+  const step = (what: ServerAction, sql?: string[], tx?: "commit" | "rollback"): NewCellEvent => ({
+    ...base,
+    what,
+    ...numbers,
+    ...(sql ? { sql } : {}),
+    ...(tx ? { tx } : {}),
+  });
+  switch (e.what) {
+    case undefined:
+    case "replace":
+      // A sentence with no meaning as data (a side effect's), or a route the cells never take.
+      return base;
     case "arrived":
     case "dropped":
     case "stall":
@@ -145,121 +157,38 @@ export function classify(e: TrackerEvent, variant: VariantName): NewCellEvent {
     case "answer":
     case "hung-up":
     case "failed":
-      return { ...base, what: said.what, ...numbers };
+      return step(e.what);
+    case "crash":
+      // A crash fault: the process kills itself with SIGKILL (lib/tracker/child.ts).
+      return { ...step("crash"), signal: "SIGKILL" };
     case "look-up":
-      return { ...base, what: "look-up", sql: [SELECT_KEY] };
+      return step("look-up", [selectKey]);
     case "claim":
     case "take-over":
-      return { ...base, what: said.what, ...numbers, sql: claimSql, tx: "commit" };
+      return step(e.what, [BEGIN, selectKey, ...claim, "COMMIT"], "commit");
     case "insert":
-      return {
-        ...base,
-        what: "insert",
-        ...numbers,
-        sql: keyed ? [BEGIN, INSERT_REPORT, complete, "COMMIT"] : [BEGIN, INSERT_REPORT, "COMMIT"],
-        tx: "commit",
-      };
+      return variant === "keyed" || variant === "fenced"
+        ? step("insert", [BEGIN, INSERT_REPORT, complete, "COMMIT"], "commit")
+        : step("insert", [BEGIN, INSERT_REPORT, "COMMIT"], "commit");
     case "record-key":
-      return {
-        ...base,
-        what: "record-key",
-        sql: [BEGIN, NEXT_FENCE, RECORD, "COMMIT"],
-        tx: "commit",
-      };
+      return step("record-key", [BEGIN, RECORD, "COMMIT"], "commit");
     case "store-error":
-      return {
-        ...base,
-        what: "store-error",
-        status: said.status ?? 500,
-        sql: [BEGIN, complete, "COMMIT"],
-        tx: "commit",
-      };
+      return step("store-error", [BEGIN, complete, "COMMIT"], "commit");
     case "rollback":
+      return step(
+        "rollback",
+        [BEGIN, INSERT_REPORT, `${complete} -- 0 rows`, "ROLLBACK"],
+        "rollback",
+      );
     case "failure-rollback":
-      return {
-        ...base,
-        what: "rollback",
-        ...numbers,
-        sql:
-          said.report !== undefined
-            ? [BEGIN, INSERT_REPORT, `${complete} -- 0 rows`, "ROLLBACK"]
-            : [BEGIN, `${complete} -- 0 rows`, "ROLLBACK"],
-        tx: "rollback",
-      };
+      return step("rollback", [BEGIN, `${complete} -- 0 rows`, "ROLLBACK"], "rollback");
     case "replay":
     case "409":
     case "422":
-      return { ...base, what: said.what, ...numbers, sql: lookUp };
+      return step(e.what, lookUp);
     case "fenced-out":
-      return { ...base, what: "fenced-out", ...numbers, sql: [SELECT_KEY] };
-    case "crash":
-      return { ...base, what: "crash", signal: "SIGKILL" };
-    default:
-      // A step this list does not know (test/full/cell-events.test.ts runs every cell to catch it).
-      return base;
+      return step("fenced-out", [selectKey]);
   }
-}
-
-/**
- * The tracker's English sentence read back into data, for a tracker whose events carry no data of
- * their own: each pattern is one sentence of lib/tracker and lib/protocol.
- */
-function fromSentence(t: string): Said {
-  if (/ arrived( \(fault: [a-z-]+\))?$/.test(t)) return { what: "arrived" };
-  if (t.startsWith("dropped before any handler ran")) return { what: "dropped" };
-  if (t.startsWith("handler started, then stalls")) return { what: "stall" };
-  if (t.startsWith("handler wakes up")) return { what: "wake" };
-  if (/ not recorded yet: going ahead$/.test(t)) return { what: "look-up" };
-  const claim = /^claim key \S+ as in_progress, fence (\d+), lease \d+ ms · COMMIT$/.exec(t);
-  if (claim) return { what: "claim", fence: Number(claim[1]) };
-  const takeOver =
-    /^TAKE OVER \(lease ran out\) key \S+ as in_progress, fence (\d+) \(was (\d+)\), lease \d+ ms · COMMIT$/.exec(
-      t,
-    );
-  if (takeOver) return { what: "take-over", fence: Number(takeOver[1]), was: Number(takeOver[2]) };
-  const inserted = /^INSERT report (\d+) · COMMIT( \(first commit\))?$/.exec(t);
-  if (inserted) return { what: "insert", report: Number(inserted[1]) };
-  const withKey = /^INSERT report (\d+) \+ key \S+ completed( WHERE fence = (\d+))? · COMMIT$/.exec(
-    t,
-  );
-  if (withKey)
-    return {
-      what: "insert",
-      report: Number(withKey[1]),
-      ...(withKey[3] ? { fence: Number(withKey[3]) } : {}),
-    };
-  if (/^INSERT key \S+ with the response · COMMIT \(second commit\)$/.test(t))
-    return { what: "record-key" };
-  if (/^key \S+ completed with the error 500/.test(t)) return { what: "store-error", status: 500 };
-  const rolledBack =
-    /^INSERT report (\d+), UPDATE key \S+ completed WHERE fence = (\d+): 0 rows · ROLLBACK/.exec(t);
-  if (rolledBack)
-    return { what: "rollback", report: Number(rolledBack[1]), fence: Number(rolledBack[2]) };
-  if (/^UPDATE key \S+ to the error 500.*: 0 rows.*ROLLBACK/.test(t)) return { what: "rollback" };
-  const replay = /(recorded|completed) before: replaying the stored (\d+)$/.exec(t);
-  if (replay) return { what: "replay", status: Number(replay[2]) };
-  if (
-    / is in progress \(lease ends in \d+ ms\): 409$/.test(t) ||
-    / is held by no live claim: 409, try again$/.test(t)
-  )
-    return { what: "409", status: 409 };
-  if (/ (was recorded|was used) for a different request: 422$/.test(t))
-    return { what: "422", status: 422 };
-  const fencedOut = /^fenced out: key \S+ belongs to fence (\S+) now$/.exec(t);
-  if (fencedOut)
-    return {
-      what: "fenced-out",
-      ...(fencedOut[1] !== "none" ? { fence: Number(fencedOut[1]) } : {}),
-    };
-  if (/^process killed \(SIGKILL\) at "[a-z-]+"$/.test(t)) return { what: "crash" };
-  const lost = /^answer \((\d+)\) lost on the way back/.exec(t);
-  if (lost) return { what: "lost", status: Number(lost[1]) };
-  const hungUp = /^→ (\d+), but the agent had already hung up$/.exec(t);
-  if (hungUp) return { what: "hung-up", status: Number(hungUp[1]) };
-  const answer = /^→ (\d+)( |$)/.exec(t);
-  if (answer) return { what: "answer", status: Number(answer[1]) };
-  if (/^internal error: /.test(t) || /work fails/.test(t)) return { what: "failed" };
-  return {};
 }
 
 /** The agent's attempt as it leaves. */

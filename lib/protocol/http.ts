@@ -15,6 +15,11 @@ export interface Answer {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * A problem's detail in the reader's language, for a trace; never sent. The body is an API and
+   * stays English; the trace speaks the reader's language.
+   */
+  said?: string;
 }
 
 /** A rejected request; the server turns it into a problem+json answer. */
@@ -22,6 +27,8 @@ export class HttpError extends Error {
   readonly status: number;
   readonly title: string;
   readonly headers: Record<string, string>;
+  /** The detail in the reader's language, for a trace (Answer.said). */
+  said: string | undefined;
   constructor(status: number, title: string, detail: string, headers: Record<string, string> = {}) {
     super(detail);
     this.status = status;
@@ -45,7 +52,8 @@ export function problem(
 }
 
 export function answerFromError(err: HttpError): Answer {
-  return problem(err.status, err.title, err.message, err.headers);
+  const answer = problem(err.status, err.title, err.message, err.headers);
+  return err.said === undefined ? answer : { ...answer, said: err.said };
 }
 
 /**

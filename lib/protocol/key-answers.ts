@@ -3,9 +3,10 @@
  * decision on what the key holds (key-decision.ts), and the 400 for a missing or malformed key. The
  * tracker's keyed variants answer so on either store, and the notifier of lesson 07 answers so too.
  */
+import { t } from "../core/i18n.ts";
 import { type Answer, HttpError } from "./http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "./idempotency-key.ts";
-import { decideKey, type KeyDecision, type KeyRow } from "./key-decision.ts";
+import type { KeyDecision, KeyRow } from "./key-decision.ts";
 
 /** What a keyed server keeps for one (caller, key): the decision's view plus the stored response. */
 export interface StoredKey extends KeyRow {
@@ -13,11 +14,6 @@ export interface StoredKey extends KeyRow {
   key: string;
   /** The response to replay, once completed. */
   response: Answer | undefined;
-}
-
-/** Who hears what the answers decided: a line of the server's story, for the trace. */
-export interface ServerSays {
-  server(text: string, mark?: "ok" | "bad" | "warn"): void;
 }
 
 /** The request's idempotency key, from its raw header lines; a missing or malformed one is a 400 (nothing is stored). */
@@ -35,11 +31,16 @@ export function replay(row: StoredKey): Answer {
 
 /** Same key, another request: draft §2.7 "SHOULD reply with a HTTP 422". */
 export function mismatch(key: string): HttpError {
-  return new HttpError(
+  const err = new HttpError(
     422,
     "Unprocessable Content",
     `Idempotency-Key ${shortKey(key)} was first used for a different request; a new operation needs a new key`,
   );
+  err.said = t(
+    "Idempotency-Key {key} was first used for a different request; a new operation needs a new key",
+    { key: shortKey(key) },
+  );
+  return err;
 }
 
 /**
@@ -49,7 +50,7 @@ export function mismatch(key: string): HttpError {
  */
 export function inProgress(key: string, retryAfterMs: number): HttpError {
   const ms = Math.max(1, Math.ceil(retryAfterMs));
-  return new HttpError(
+  const err = new HttpError(
     409,
     "Conflict",
     `the request with Idempotency-Key ${shortKey(key)} is still in progress; retry in ${ms} ms`,
@@ -58,6 +59,11 @@ export function inProgress(key: string, retryAfterMs: number): HttpError {
       "retry-after-ms": String(ms),
     },
   );
+  err.said = t("the request with Idempotency-Key {key} is still in progress; retry in {ms} ms", {
+    key: shortKey(key),
+    ms: String(ms),
+  });
+  return err;
 }
 
 /** A key for the trace: the first 8 characters and the last 4 (keys of one client often share a prefix). */
@@ -66,32 +72,24 @@ export function shortKey(key: string): string {
 }
 
 /**
- * The answer when the key was not free: replay, 422 or 409, from the decision on the stored row.
+ * The answer when the key was not free, from the decision on the stored row: the stored response
+ * replayed, or 422 or 409 thrown. (The tracker tells its trace which, lib/tracker/keyed-request.ts.)
  */
 export function answerFromKey(
-  ctx: ServerSays,
   key: string,
-  label: string,
   row: StoredKey | undefined,
   decision: KeyDecision,
 ): Answer {
   switch (decision.kind) {
     case "replay":
-      ctx.server(`${label} completed before: replaying the stored ${row!.response!.status}`, "ok");
       return replay(row!);
     case "mismatch":
-      ctx.server(`${label} was used for a different request: 422`, "bad");
       throw mismatch(key);
     case "in-progress":
-      ctx.server(
-        `${label} is in progress (lease ends in ${Math.ceil(decision.retryAfterMs)} ms): 409`,
-        "warn",
-      );
       throw inProgress(key, decision.retryAfterMs);
     case "claim":
     case "take-over":
       // The key is free or abandoned, but this request lost its own claim: the client may try again.
-      ctx.server(`${label} is held by no live claim: 409, try again`, "warn");
       throw inProgress(key, 0);
   }
 }
@@ -101,21 +99,11 @@ export function answerFromKey(
  * different request under it is 422 (thrown); otherwise undefined, and the request goes ahead.
  */
 export function answerFromRecorded(
-  ctx: ServerSays & { now(): number },
   key: string,
-  label: string,
-  fingerprint: string,
   row: StoredKey | undefined,
+  decision: KeyDecision,
 ): Answer | undefined {
-  const decision = decideKey(row, fingerprint, ctx.now());
-  if (decision.kind === "replay") {
-    ctx.server(`${label} recorded before: replaying the stored ${row!.response!.status}`, "ok");
-    return replay(row!);
-  }
-  if (decision.kind === "mismatch") {
-    ctx.server(`${label} was recorded for a different request: 422`, "bad");
-    throw mismatch(key);
-  }
-  ctx.server(`${label} not recorded yet: going ahead`);
+  if (decision.kind === "replay") return replay(row!);
+  if (decision.kind === "mismatch") throw mismatch(key);
   return undefined;
 }

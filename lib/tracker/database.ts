@@ -15,6 +15,7 @@
 import type { Answer } from "../protocol/http.ts";
 import type { StoredKey } from "../protocol/key-answers.ts";
 import type { KeyDecision } from "../protocol/key-decision.ts";
+import type { Said } from "./narrate.ts";
 import type { NewReport, Report } from "./store.ts";
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -28,9 +29,14 @@ export interface KeyClaim {
   now: () => number;
   leaseMs: number;
   ttlMs: number;
+  /**
+   * Whether the claim draws a fencing token (fenced). Without one (keyed) the row keeps fence 0 on
+   * SQLite; PostgreSQL draws one all the same, for its take-over's compare-and-set (postgres-store.ts).
+   */
+  fenced: boolean;
 }
 
-/** A key this request now holds, as in_progress, with the fencing token `fence` its claim drew. */
+/** A key this request now holds, as in_progress, with the fencing token `fence` its claim drew (0: none). */
 export interface Claimed {
   claimed: true;
   fence: number;
@@ -54,16 +60,23 @@ export type Completion =
   /** Rolled back whole, report included: the key was not this claim's any more (`reportId`: the id the undone INSERT had). */
   | { stored: false; reportId: number | undefined };
 
-/** The trace's words for what a store's statements did, where the two stores' statements differ. */
+/**
+ * The trace's words for what a store's statements did, where the two stores' statements differ, with
+ * what they mean as data. A fence is said only where the claim has one.
+ */
 export interface StatementWords {
   /** naive's report, in a commit of its own. */
-  reportInserted(id: number): string;
+  reportInserted(id: number): Said;
   /** A claim of a key: a new one, a take-over, or (PostgreSQL) a row past its TTL claimed anew. */
-  keyClaimed(label: string, claim: Claimed, leaseMs: number): string;
-  /** The report and the key's completion, committed together; `where` is the fence condition, if any. */
-  reportAndKeyCommitted(label: string, reportId: number, where: string): string;
+  keyClaimed(label: string, claim: Claimed, leaseMs: number): Said;
+  /** The report and the key's completion, committed together; `fence`: the condition, if any. */
+  reportAndKeyCommitted(label: string, reportId: number, fence: number | undefined): Said;
   /** The same, rolled back because the key's row did not change (another claim holds it). */
-  reportAndKeyRolledBack(label: string, reportId: number | undefined, where: string): string;
+  reportAndKeyRolledBack(
+    label: string,
+    reportId: number | undefined,
+    fence: number | undefined,
+  ): Said;
 }
 
 /** The database of a tracker; `S` is the store behind it (the SQLite ReportStore, or a PostgresStore). */

@@ -6,6 +6,7 @@
  */
 import { sleep } from "../core/clock.ts";
 import { Signals } from "../core/gate.ts";
+import { t } from "../core/i18n.ts";
 
 /** The fault names (fixed: lessons, tests and the tracker's `--fault` flag use them). */
 export const FAULT_NAMES = [
@@ -21,19 +22,33 @@ export const FAULT_NAMES = [
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
 
-export const FAULT_HELP: Record<FaultName, string> = {
-  none: "no fault",
-  "drop-request": "the request is swallowed before any handler runs; the client hears nothing",
-  "lose-response": "the work is committed, then the answer never leaves: the client hears nothing",
-  slow: "the handler stops before its work until released, outliving the client's timeout",
-  "crash-between-commits": "the server process is killed (SIGKILL) between two commits",
-  "crash-after-claim": "the server process is killed (SIGKILL) after claiming the key",
-  "pause-past-lease":
-    "the holder stops until another request has taken its key over and is done, then goes on",
-  "internal-error": "the handler's work fails after it began: the server answers 500",
-  "crash-before-commit":
-    "the server process is killed (SIGKILL) after the handler's work, before the report is committed",
-};
+/** What a fault does, in a sentence (the tracker's --help). */
+export function faultHelp(fault: FaultName): string {
+  switch (fault) {
+    case "none":
+      return t("no fault");
+    case "drop-request":
+      return t("the request is swallowed before any handler runs; the client hears nothing");
+    case "lose-response":
+      return t("the work is committed, then the answer never leaves: the client hears nothing");
+    case "slow":
+      return t("the handler stops before its work until released, outliving the client's timeout");
+    case "crash-between-commits":
+      return t("the server process is killed (SIGKILL) between two commits");
+    case "crash-after-claim":
+      return t("the server process is killed (SIGKILL) after claiming the key");
+    case "pause-past-lease":
+      return t(
+        "the holder stops until another request has taken its key over and is done, then goes on",
+      );
+    case "internal-error":
+      return t("the handler's work fails after it began: the server answers 500");
+    case "crash-before-commit":
+      return t(
+        "the server process is killed (SIGKILL) after the handler's work, before the report is committed",
+      );
+  }
+}
 
 export function isFaultName(s: string): s is FaultName {
   return (FAULT_NAMES as readonly string[]).includes(s);
@@ -66,10 +81,10 @@ export class Faults {
   readonly #plan = new Map<number, FaultName>();
   readonly #signals = new Signals();
   readonly #releases = new Signals<Wake>();
-  /** Fencing token → the request that claimed a key with it (for pause-past-lease). */
-  readonly #claims = new Map<number, number>();
-  /** Request → the fencing token it claimed with (to forget it). */
-  readonly #fenceOf = new Map<number, number>();
+  /** A key (caller and key) → the request whose claim holds it now (for pause-past-lease). */
+  readonly #holders = new Map<string, number>();
+  /** Request → the key it claimed (to forget it). */
+  readonly #keyOf = new Map<number, string>();
   #rule: ((requestNo: number) => FaultName | undefined) | undefined;
   #keepLast = Infinity;
   /** Finished requests, oldest first, while keepLast is in force. */
@@ -155,21 +170,21 @@ export class Faults {
     for (const stage of STAGES) this.#signals.delete(`${requestNo}:${stage}`);
     this.#releases.delete(String(requestNo));
     this.#plan.delete(requestNo);
-    const fence = this.#fenceOf.get(requestNo);
-    if (fence !== undefined) this.#claims.delete(fence);
-    this.#fenceOf.delete(requestNo);
+    const key = this.#keyOf.get(requestNo);
+    if (key !== undefined && this.#holders.get(key) === requestNo) this.#holders.delete(key);
+    this.#keyOf.delete(requestNo);
   }
 
   /**
-   * The server reports that request `requestNo` claimed a key with fencing token `fence`, taking it
-   * over from the claim with token `takenFrom` if given. A pause-past-lease request whose claim is
-   * taken over is marked "taken-over" and wakes once the request that took it over is handled: the
-   * worst moment for it, with the new holder's work done and stored.
+   * The server reports that request `requestNo` claimed `key` (its caller and key), taking it over
+   * from the claim before it if `takenOver` (its lease had run out). A pause-past-lease request whose
+   * claim is taken over is marked "taken-over" and wakes once the request that took it over is
+   * handled: the worst moment for it, with the new holder's work done and stored.
    */
-  claimed(requestNo: number, fence: number, takenFrom?: number): void {
-    this.#claims.set(fence, requestNo);
-    this.#fenceOf.set(requestNo, fence);
-    const holder = takenFrom === undefined ? undefined : this.#claims.get(takenFrom);
+  claimed(requestNo: number, key: string, takenOver: boolean): void {
+    const holder = takenOver ? this.#holders.get(key) : undefined;
+    this.#holders.set(key, requestNo);
+    this.#keyOf.set(requestNo, key);
     if (
       holder === undefined ||
       holder === requestNo ||

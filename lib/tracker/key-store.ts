@@ -6,10 +6,12 @@
  *   caller, key    the scope: two callers may use the same key without seeing each other's results
  *   fingerprint    what the request asked for (lib/protocol/fingerprint.ts)
  *   state          'in_progress' while a request works on it, then 'completed'
- *   fence          the fencing token of the claim that holds it: every claim (a new one or a take-over)
- *                  draws the next number from one counter that only grows, so a newer claim always
- *                  has a larger token than any older one, across all keys, even after a row is pruned
- *   lease_until    an in-progress claim may be taken over from then on (ms)
+ *   fence          the fencing token of the claim that holds it (fenced): every claim (a new one or a
+ *                  take-over) draws the next number from one counter that only grows, so a newer claim
+ *                  always has a larger token than any older one, across all keys, even after a row is
+ *                  pruned. 0 where there is none: keyed's claims and key-after's records draw nothing
+ *   lease_until    an in-progress claim may be taken over from then on (ms); 0 for key-after's records,
+ *                  which are never in progress
  *   expires_at     the TTL: from then on the key is forgotten and a request with it is new (ms)
  *   status, headers, body   the stored response, replayed for the same key
  */
@@ -79,10 +81,11 @@ export class KeyStore {
         fingerprint = excluded.fingerprint, state = 'in_progress', fence = excluded.fence,
         lease_until = excluded.lease_until, expires_at = excluded.expires_at,
         status = NULL, headers = NULL, body = NULL`);
-    // key-after: records a completed key in one go, after the fact.
+    // key-after: records a completed key in one go, after the fact: no claim, so neither a fence
+    // nor a lease.
     this.#record = db.prepare(`
       INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at, status, headers, body)
-      VALUES (?, ?, ?, 'completed', ?, ?, ?, ?, ?, ?)
+      VALUES (?, ?, ?, 'completed', 0, 0, ?, ?, ?, ?)
       ON CONFLICT (caller, key) DO UPDATE SET
         fingerprint = excluded.fingerprint, state = 'completed', fence = excluded.fence,
         lease_until = excluded.lease_until, expires_at = excluded.expires_at,
@@ -109,7 +112,10 @@ export class KeyStore {
     return row && toStoredKey(row);
   }
 
-  /** Claims the key as in progress for `leaseMs`; returns the claim's fencing token. In a transaction. */
+  /**
+   * Claims the key as in progress for `leaseMs`; returns the claim's fencing token, drawn from the
+   * counter when `fenced` (the default), else 0 (keyed: a lease, no fence). In a transaction.
+   */
   claim(
     caller: string,
     key: string,
@@ -117,8 +123,9 @@ export class KeyStore {
     now: number,
     leaseMs: number,
     ttlMs: number,
+    fenced = true,
   ): number {
-    const fence = this.#fence();
+    const fence = fenced ? this.#fence() : 0;
     this.#claim.run(caller, key, fingerprint, fence, now + leaseMs, now + ttlMs);
     return fence;
   }
@@ -133,17 +140,7 @@ export class KeyStore {
     ttlMs: number,
   ): void {
     const [status, headers, body] = serialise(response);
-    this.#record.run(
-      caller,
-      key,
-      fingerprint,
-      this.#fence(),
-      now,
-      now + ttlMs,
-      status,
-      headers,
-      body,
-    );
+    this.#record.run(caller, key, fingerprint, now + ttlMs, status, headers, body);
   }
 
   /** Stores the response and marks the key completed, without asking who holds it. Rows changed. */

@@ -14,6 +14,7 @@
  * statement; a key that is there already costs the claim, a SELECT, and perhaps a take-over.
  */
 
+import { t } from "../core/i18n.ts";
 import type { Answer } from "../protocol/http.ts";
 import { decideKey } from "../protocol/key-decision.ts";
 import {
@@ -28,18 +29,79 @@ import type { PostgresStore, PostgresTransaction } from "./postgres-store.ts";
 /** How often a request that lost a race for a key reads it again before answering 409. */
 const CLAIM_ROUNDS = 3;
 
+// Every claim here draws a token from the sequence, keyed's too: its take-over's compare-and-set
+// (`fence = $seen`) needs it. So the fence is said for both variants; the completion checks it only
+// for fenced.
 const WORDS: StatementWords = {
-  reportInserted: (id) => `INSERT report ${id} (autocommit) · COMMIT`,
-  keyClaimed: (label, c, leaseMs) =>
-    c.takenFrom !== undefined
-      ? `UPDATE ${label} … WHERE lease_until <= now: TAKEN OVER (lease ran out), fence ${c.fence} (was ${c.takenFrom}), lease ${leaseMs} ms · COMMIT`
-      : c.renewedFrom !== undefined
-        ? `UPDATE ${label} … WHERE expires_at <= now: its TTL ran out, claimed as new, fence ${c.fence} (was ${c.renewedFrom}), lease ${leaseMs} ms · COMMIT`
-        : `INSERT ${label} … ON CONFLICT DO NOTHING RETURNING fence: claimed as in_progress, fence ${c.fence}, lease ${leaseMs} ms · COMMIT`,
-  reportAndKeyCommitted: (label, id, where) =>
-    `BEGIN · INSERT report ${id} + UPDATE ${label} completed${where} · COMMIT`,
-  reportAndKeyRolledBack: (label, id, where) =>
-    `BEGIN · INSERT report ${id}, UPDATE ${label} completed${where}: 0 rows · ROLLBACK (report ${id} undone)`,
+  reportInserted: (id) => ({
+    what: "insert",
+    report: id,
+    text: t("INSERT report {id} (autocommit) · COMMIT", { id: String(id) }),
+  }),
+  keyClaimed(label, c, leaseMs) {
+    const values = { label, fence: String(c.fence), ms: String(leaseMs) };
+    if (c.takenFrom !== undefined)
+      return {
+        what: "take-over",
+        fence: c.fence,
+        was: c.takenFrom,
+        text: t(
+          "UPDATE {label} … WHERE lease_until <= now: TAKEN OVER (lease ran out), fence {fence} (was {was}), lease {ms} ms · COMMIT",
+          { ...values, was: String(c.takenFrom) },
+        ),
+      };
+    if (c.renewedFrom !== undefined)
+      return {
+        what: "claim",
+        fence: c.fence,
+        text: t(
+          "UPDATE {label} … WHERE expires_at <= now: its TTL ran out, claimed as new, fence {fence} (was {was}), lease {ms} ms · COMMIT",
+          { ...values, was: String(c.renewedFrom) },
+        ),
+      };
+    return {
+      what: "claim",
+      fence: c.fence,
+      text: t(
+        "INSERT {label} … ON CONFLICT DO NOTHING RETURNING fence: claimed as in_progress, fence {fence}, lease {ms} ms · COMMIT",
+        values,
+      ),
+    };
+  },
+  reportAndKeyCommitted: (label, id, fence) =>
+    fence === undefined
+      ? {
+          what: "insert",
+          report: id,
+          text: t("BEGIN · INSERT report {id} + UPDATE {label} completed · COMMIT", {
+            id: String(id),
+            label,
+          }),
+        }
+      : {
+          what: "insert",
+          report: id,
+          fence,
+          text: t(
+            "BEGIN · INSERT report {id} + UPDATE {label} completed WHERE fence = {fence} · COMMIT",
+            { id: String(id), label, fence: String(fence) },
+          ),
+        },
+  reportAndKeyRolledBack: (label, id, fence) => ({
+    what: "rollback",
+    ...(id === undefined ? {} : { report: id }),
+    ...(fence === undefined ? {} : { fence }),
+    text:
+      fence === undefined
+        ? t(
+            "BEGIN · INSERT report {id}, UPDATE {label} completed: 0 rows · ROLLBACK (report {id} undone)",
+            { id: String(id ?? "?"), label },
+          )
+        : t(
+            "BEGIN · INSERT report {id}, UPDATE {label} completed WHERE fence = {fence}: 0 rows · ROLLBACK (report {id} undone)",
+            { id: String(id ?? "?"), label, fence: String(fence) },
+          ),
+  }),
 };
 
 /** The PostgreSQL database of a tracker, over an open store. */

@@ -86,9 +86,10 @@ const SQL = {
     WHERE caller = $1 AND key = $2 AND fence = $7
       AND (expires_at <= $6 OR (state = 'in_progress' AND lease_until <= $6))
     RETURNING fence`,
-  // key-after: a completed key recorded in one go, after the fact.
+  // key-after: a completed key recorded in one go, after the fact: no claim, so neither a fence nor
+  // a lease.
   recordKey: `INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at, status, headers, body)
-    VALUES ($1, $2, $3, 'completed', nextval('idempotency_fence'), $4, $5, $6, $7, $8)
+    VALUES ($1, $2, $3, 'completed', 0, 0, $4, $5, $6, $7)
     ON CONFLICT (caller, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'completed', fence = excluded.fence,
       lease_until = excluded.lease_until, expires_at = excluded.expires_at,
       status = excluded.status, headers = excluded.headers, body = excluded.body`,
@@ -390,7 +391,7 @@ export class PostgresStore {
     await run(
       this.pool,
       "recordKey",
-      [caller, key, fingerprint, now, now + ttlMs, ...serialise(response)],
+      [caller, key, fingerprint, now + ttlMs, ...serialise(response)],
       this.counts,
       true,
     );

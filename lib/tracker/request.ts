@@ -6,6 +6,7 @@
  */
 import type { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { currentLang, t } from "../core/i18n.ts";
 import { type Answer, answerFromError, HttpError, problem, send } from "../protocol/http.ts";
 import { keyHeaderValues } from "../protocol/idempotency-key.ts";
 import { isOversized, lingerBeforeClose } from "../protocol/oversized.ts";
@@ -88,7 +89,10 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
       emit({
         actor: "server",
         requestNo,
-        text: `internal error: ${err instanceof Error ? err.message : err}`,
+        what: "failed",
+        text: t("internal error: {message}", {
+          message: err instanceof Error ? err.message : String(err),
+        }),
         mark: "bad",
       });
       if (!res.headersSent && !res.destroyed)
@@ -106,7 +110,14 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
       emit({
         actor: "server",
         requestNo,
-        text: `${method} ${path}${search} arrived${fault === "none" ? "" : ` (fault: ${fault})`}`,
+        what: "arrived",
+        text:
+          fault === "none"
+            ? t("{request} arrived", { request: `${method} ${path}${search}` })
+            : t("{request} arrived (fault: {fault})", {
+                request: `${method} ${path}${search}`,
+                fault,
+              }),
       });
 
     if (fault === "drop-request") {
@@ -116,7 +127,8 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
       emit({
         actor: "server",
         requestNo,
-        text: "dropped before any handler ran: nothing done, nothing said",
+        what: "dropped",
+        text: t("dropped before any handler ran: nothing done, nothing said"),
         mark: "warn",
       });
       await silenceUntilClientLeaves(res);
@@ -140,7 +152,11 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
       emit({
         actor: "server",
         requestNo,
-        text: `answer (${answer.status}) lost on the way back: not one byte reaches the agent`,
+        what: "lost",
+        status: answer.status,
+        text: t("answer ({status}) lost on the way back: not one byte reaches the agent", {
+          status: answer.status,
+        }),
         mark: "warn",
       });
       await silenceUntilClientLeaves(res);
@@ -150,7 +166,9 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
       emit({
         actor: "server",
         requestNo,
-        text: `→ ${answer.status}, but the agent had already hung up`,
+        what: "hung-up",
+        status: answer.status,
+        text: t("→ {status}, but the agent had already hung up", { status: answer.status }),
         mark: "warn",
       });
       return;
@@ -161,7 +179,12 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
       emit({
         actor: "server",
         requestNo,
-        text: `→ ${answer.status} ${describe(answer)}`,
+        what: "answer",
+        status: answer.status,
+        text: t("→ {status} {description}", {
+          status: answer.status,
+          description: describe(answer),
+        }),
         mark: answer.status < 400 ? "ok" : "bad",
       });
     // A body refused for its size may still be arriving: read and discard it before closing.
@@ -223,12 +246,25 @@ function silenceUntilClientLeaves(res: ServerResponse): Promise<void> {
   });
 }
 
-/** An answer in a few words, for the trace: "(report 3)", "(2 reports)", "(the detail, a replay)". */
+/**
+ * An answer in a few words, for the trace: "(report 3)", "(2 reports)", "(the detail, a replay)". A
+ * problem's detail is the API's own English (problem bodies are an API, and stay English); the trace
+ * tells it in the reader's language where the server said it so (Answer.said). A detail it did not
+ * (a stored one, replayed) is shown to an English reader only: the line before says what it means.
+ */
 function describe(answer: Answer): string {
   const body = answer.body as { id?: unknown; title?: unknown; detail?: unknown } | unknown[];
-  const replayed = answer.headers?.["idempotent-replayed"] === "true" ? ", a replay" : "";
-  if (Array.isArray(body)) return `(${body.length} report${body.length === 1 ? "" : "s"})`;
-  if (body && typeof body.id === "number") return `(report ${body.id}${replayed})`;
-  if (body && typeof body.detail === "string") return `(${body.detail}${replayed})`;
+  const replayed = answer.headers?.["idempotent-replayed"] === "true";
+  if (Array.isArray(body))
+    return t("({n, plural, one {# report} other {# reports}})", { n: body.length });
+  if (body && typeof body.id === "number")
+    return replayed
+      ? t("(report {id}, a replay)", { id: String(body.id) })
+      : t("(report {id})", { id: String(body.id) });
+  if (body && typeof body.detail === "string") {
+    const detail = answer.said ?? (currentLang() === "en" ? body.detail : undefined);
+    if (detail === undefined) return replayed ? t("(a replay)") : "";
+    return replayed ? t("({detail}, a replay)", { detail }) : t("({detail})", { detail });
+  }
   return "";
 }

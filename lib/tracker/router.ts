@@ -11,6 +11,7 @@
  *   PUT  /reports/<id>     create or replace the report with this id         → 201 or 200
  */
 import type { IncomingMessage } from "node:http";
+import { t } from "../core/i18n.ts";
 import { callerOf } from "../protocol/caller.ts";
 import { type Answer, HttpError, readBody } from "../protocol/http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
@@ -33,8 +34,11 @@ export interface RouterOptions {
   /** Records that a request reached a stage (a no-op when nobody waits on the stages). */
   mark: (requestNo: number, stage: Stage) => void;
   emit: (event: TrackerEvent) => void;
-  /** Tells the faults that a request claimed a key (for pause-past-lease); absent: nobody asks. */
-  claimed?: (requestNo: number, fence: number, takenFrom?: number) => void;
+  /**
+   * Tells the faults that a request claimed a key (`caller` and key, joined), taking it over if
+   * `takenOver` (for pause-past-lease); absent: nobody asks.
+   */
+  claimed?: (requestNo: number, key: string, takenOver: boolean) => void;
   /** What a crash fault does at its point. */
   crash: (point: CrashPoint, requestNo: number) => void;
   sideEffects: SideEffects | undefined;
@@ -101,7 +105,11 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
         emit({
           actor: "database",
           requestNo,
-          text: `${result.created ? "INSERT" : "REPLACE"} report ${id} · COMMIT`,
+          what: result.created ? "insert" : "replace",
+          report: id,
+          text: result.created
+            ? t("INSERT report {id} · COMMIT", { id: String(id) })
+            : t("REPLACE report {id} · COMMIT", { id: String(id) }),
         });
         mark(requestNo, "committed");
         return {
@@ -152,47 +160,58 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
           emit({
             actor: "server",
             requestNo,
-            text: `handler started, then stalls (fault: ${fault})`,
+            what: "stall",
+            text: t("handler started, then stalls (fault: {fault})", { fault }),
             mark: "warn",
           });
           const wake = await faults.hold(requestNo);
           emit({
             actor: "server",
             requestNo,
-            text: WAKE_TEXT[wake],
+            what: wake === "fail" ? "failed" : "wake",
+            text: wakeText(wake),
             ...(wake === "released" ? {} : { mark: "warn" as const }),
           });
-          if (wake === "fail") throw new Error("the work failed after the pause (injected)");
+          if (wake === "fail")
+            throw saying(
+              "the work failed after the pause (injected)",
+              t("the work failed after the pause (injected)"),
+            );
         }
         if (fault === "internal-error") {
           emit({
             actor: "server",
             requestNo,
-            text: "the handler's work fails (fault: internal-error)",
+            what: "failed",
+            text: t("the handler's work fails (fault: internal-error)"),
             mark: "bad",
           });
-          throw new Error("the work failed (injected fault: internal-error)");
+          throw saying(
+            "the work failed (injected fault: internal-error)",
+            t("the work failed (injected fault: internal-error)"),
+          );
         }
         if (call && sideEffects?.beforeCommit) await sideEffects.beforeCommit(call);
         ctx.crashPoint("before-commit");
       },
-      claimed: (fence, takenFrom) => options.claimed?.(requestNo, fence, takenFrom),
+      claimed: (key, takenOver) => options.claimed?.(requestNo, `${ctx.caller}\n${key}`, takenOver),
       crashPoint: (point) => {
         if (fault === `crash-${point}`) {
           emit({
             actor: "server",
             requestNo,
-            text: `process killed (SIGKILL) at "${point}"`,
+            what: "crash",
+            text: t('process killed (SIGKILL) at "{point}"', { point }),
             mark: "bad",
           });
           crash(point, requestNo);
         }
       },
-      database: (text, committed = false) => {
-        emit({ actor: "database", requestNo, text });
+      database: (said, committed = false) => {
+        emit({ actor: "database", requestNo, ...said });
         if (committed) mark(requestNo, "committed");
       },
-      server: (text, mark) => emit({ actor: "server", requestNo, text, ...(mark ? { mark } : {}) }),
+      server: (said) => emit({ actor: "server", requestNo, ...said }),
     };
     const answer = await variant.create(ctx);
     if (
@@ -267,12 +286,22 @@ function parseId(text: string): number {
   return id;
 }
 
+/** An error whose message goes into an answer (English, an API) and `said` into the trace. */
+function saying(message: string, said: string): Error & { said: string } {
+  return Object.assign(new Error(message), { said });
+}
+
 /** What the trace says when a held handler goes on. */
-const WAKE_TEXT: Record<Wake, string> = {
-  released: "handler wakes up and carries on",
-  "taken-over": "handler wakes up and carries on, unaware that its key was taken over meanwhile",
-  fail: "handler wakes up, and its work fails",
-};
+function wakeText(wake: Wake): string {
+  switch (wake) {
+    case "released":
+      return t("handler wakes up and carries on");
+    case "taken-over":
+      return t("handler wakes up and carries on, unaware that its key was taken over meanwhile");
+    case "fail":
+      return t("handler wakes up, and its work fails");
+  }
+}
 
 /** The request's Idempotency-Key for a side effect's use, or undefined when absent or malformed. */
 function requestKeyIfAny(rawHeaders: string[]): string | undefined {

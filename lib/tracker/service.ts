@@ -171,8 +171,8 @@ async function serve<S>(
       emit,
       ...(options.faults
         ? {
-            claimed: (requestNo: number, fence: number, takenFrom?: number) =>
-              options.faults?.claimed(requestNo, fence, takenFrom),
+            claimed: (requestNo: number, key: string, takenOver: boolean) =>
+              options.faults?.claimed(requestNo, key, takenOver),
           }
         : {}),
       crash:

@@ -11,6 +11,7 @@
  * so what one SELECT sees is the answer (a replay or a 422). Otherwise it looks again and claims in
  * one BEGIN IMMEDIATE transaction, so that of two requests with one key exactly one sees it free.
  */
+import { t } from "../core/i18n.ts";
 import type { Answer } from "../protocol/http.ts";
 import { decideKey } from "../protocol/key-decision.ts";
 import {
@@ -23,14 +24,83 @@ import {
 import { keyStoreOf } from "./key-store.ts";
 import type { Report, ReportStore } from "./store.ts";
 
+// The fence is said only where the claim drew one: keyed's claims leave fence 0 (it has none).
 const WORDS: StatementWords = {
-  reportInserted: (id) => `INSERT report ${id} · COMMIT`,
-  keyClaimed: (label, c, leaseMs) =>
-    `${c.takenFrom === undefined ? "claim" : "TAKE OVER (lease ran out)"} ${label} as in_progress, fence ${c.fence}${c.takenFrom === undefined ? "" : ` (was ${c.takenFrom})`}, lease ${leaseMs} ms · COMMIT`,
-  reportAndKeyCommitted: (label, id, where) =>
-    `INSERT report ${id} + ${label} completed${where} · COMMIT`,
-  reportAndKeyRolledBack: (label, id, where) =>
-    `INSERT report ${id}, UPDATE ${label} completed${where}: 0 rows · ROLLBACK (report ${id} undone)`,
+  reportInserted: (id) => ({
+    what: "insert",
+    report: id,
+    text: t("INSERT report {id} · COMMIT", { id: String(id) }),
+  }),
+  keyClaimed(label, c, leaseMs) {
+    const ms = String(leaseMs);
+    if (c.takenFrom !== undefined)
+      return c.fence > 0
+        ? {
+            what: "take-over",
+            fence: c.fence,
+            was: c.takenFrom,
+            text: t(
+              "TAKE OVER (lease ran out) {label} as in_progress, fence {fence} (was {was}), lease {ms} ms · COMMIT",
+              { label, fence: String(c.fence), was: String(c.takenFrom), ms },
+            ),
+          }
+        : {
+            what: "take-over",
+            text: t("TAKE OVER (lease ran out) {label} as in_progress, lease {ms} ms · COMMIT", {
+              label,
+              ms,
+            }),
+          };
+    return c.fence > 0
+      ? {
+          what: "claim",
+          fence: c.fence,
+          text: t("claim {label} as in_progress, fence {fence}, lease {ms} ms · COMMIT", {
+            label,
+            fence: String(c.fence),
+            ms,
+          }),
+        }
+      : {
+          what: "claim",
+          text: t("claim {label} as in_progress, lease {ms} ms · COMMIT", { label, ms }),
+        };
+  },
+  reportAndKeyCommitted: (label, id, fence) =>
+    fence === undefined
+      ? {
+          what: "insert",
+          report: id,
+          text: t("INSERT report {id} + {label} completed · COMMIT", { id: String(id), label }),
+        }
+      : {
+          what: "insert",
+          report: id,
+          fence,
+          text: t("INSERT report {id} + {label} completed WHERE fence = {fence} · COMMIT", {
+            id: String(id),
+            label,
+            fence: String(fence),
+          }),
+        },
+  reportAndKeyRolledBack: (label, id, fence) => ({
+    what: "rollback",
+    ...(id === undefined ? {} : { report: id }),
+    ...(fence === undefined ? {} : { fence }),
+    text:
+      fence === undefined
+        ? t(
+            "INSERT report {id}, UPDATE {label} completed: 0 rows · ROLLBACK (report {id} undone)",
+            {
+              id: String(id ?? "?"),
+              label,
+            },
+          )
+        : t(
+            "INSERT report {id}, UPDATE {label} completed WHERE fence = {fence}: 0 rows · ROLLBACK (report {id} undone)",
+            { id: String(id ?? "?"), label, fence: String(fence) },
+          ),
+  }),
 };
 
 /** The SQLite database of a tracker, over `store` (its key table is made beside it on first use). */
@@ -57,7 +127,7 @@ export function sqliteDatabase(store: ReportStore): TrackerDatabase<ReportStore>
     putReport: (id, report) => store.transaction(() => store.putReport(id, report)),
     page: (after, limit, title) => store.page(after, limit, title),
     getKey: (caller, key) => keys().get(caller, key),
-    claimKey({ caller, key, fingerprint, now, leaseMs, ttlMs }): Claimed | NotClaimed {
+    claimKey({ caller, key, fingerprint, now, leaseMs, ttlMs, fenced }): Claimed | NotClaimed {
       const seen = keys().get(caller, key);
       if (seen?.state === "completed") {
         const early = decideKey(seen, fingerprint, now());
@@ -69,7 +139,7 @@ export function sqliteDatabase(store: ReportStore): TrackerDatabase<ReportStore>
         const decision = decideKey(row, fingerprint, now());
         if (decision.kind !== "claim" && decision.kind !== "take-over")
           return { claimed: false, row, decision };
-        const fence = keys().claim(caller, key, fingerprint, now(), leaseMs, ttlMs);
+        const fence = keys().claim(caller, key, fingerprint, now(), leaseMs, ttlMs, fenced);
         return decision.kind === "take-over"
           ? { claimed: true, fence, takenFrom: row!.fence }
           : { claimed: true, fence };

@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Answer } from "../protocol/http.ts";
 import type { TrackerDatabase } from "./database.ts";
+import type { Said } from "./narrate.ts";
 import type { NewReport } from "./store.ts";
 
 /** The variants (fixed names). */
@@ -15,6 +16,19 @@ export type VariantName = (typeof VARIANT_NAMES)[number];
 export function isVariantName(s: string): s is VariantName {
   return (VARIANT_NAMES as readonly string[]).includes(s);
 }
+
+/**
+ * What a variant keeps for a key besides its state and its stored answer: key-after records a key
+ * once the work is done, with neither a lease nor a fence; keyed claims it first, with a lease;
+ * fenced adds the fencing token that its completing writes check. naive keeps no keys.
+ */
+export const VARIANT_KEEPS: Record<VariantName, { keys: boolean; lease: boolean; fence: boolean }> =
+  {
+    naive: { keys: false, lease: false, fence: false },
+    "key-after": { keys: true, lease: false, fence: false },
+    keyed: { keys: true, lease: true, fence: false },
+    fenced: { keys: true, lease: true, fence: true },
+  };
 
 /**
  * The places where a crash fault can kill the server process; the fault `crash-<point>` fires there.
@@ -42,16 +56,16 @@ export interface CreateContext {
   /** The handler's own work happens here; a `slow` or `pause-past-lease` fault holds it. */
   work(): Promise<void>;
   /**
-   * Tells the service that this request claimed its key with fencing token `fence`, taking it over
-   * from the claim with token `takenFrom` if given (a pause-past-lease holder wakes on that).
+   * Tells the service that this request claimed `key` (scoped to its caller), taking it over from a
+   * claim whose lease ran out if `takenOver` (a pause-past-lease holder wakes on that).
    */
-  claimed(fence: number, takenFrom?: number): void;
+  claimed(key: string, takenOver: boolean): void;
   /** A point where a crash fault may kill the process. */
   crashPoint(point: CrashPoint): void;
   /** Tells the trace what the database did, and marks the request "committed" if `committed`. */
-  database(text: string, committed?: boolean): void;
+  database(said: Said, committed?: boolean): void;
   /** Tells the trace what the server did. */
-  server(text: string, mark?: "ok" | "bad" | "warn"): void;
+  server(said: Said): void;
   /** The service's clock in ms (injected in tests). */
   now(): number;
   leaseMs: number;

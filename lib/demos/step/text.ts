@@ -8,12 +8,13 @@
 import type { PolicyName } from "../../client/client.ts";
 import type { CellEvent } from "../../matrix/cell-events.ts";
 import type { StepFault } from "../../matrix/matrix.ts";
-import type { VariantName } from "../../tracker/variant.ts";
+import { VARIANT_KEEPS, type VariantName } from "../../tracker/variant.ts";
 import type { Lang, Text } from "../lang.ts";
 
 // The choices themselves are not listed here: the page offers the variants, faults and policies the
 // code has (VARIANT_NAMES, STEP_FAULTS, POLICY_NAMES), and each needs its words below, no more, no
-// fewer (the Records are keyed by their types). Types only, so the page's bundle takes in no server code.
+// fewer (the Records are keyed by their types). Types only, and the variants' plain table of what they
+// keep, so the page's bundle takes in no server code.
 
 export const UI = {
   title: {
@@ -148,21 +149,20 @@ export const POLICY_HELP: Record<PolicyName, Text> = {
   },
 };
 
-/** A column of the key table. */
-export type KeyColumn = "key" | "state" | "fence" | "lease" | "answer";
+/** The key row's columns, in the order the table shows them. */
+export const KEY_COLUMNS = ["key", "state", "fence", "lease", "answer"] as const;
+export type KeyColumn = (typeof KEY_COLUMNS)[number];
 
 /**
- * The key table's columns for a variant: only what the variant has. A lease from keyed on (lesson
- * 04's claim), a fencing token only for fenced (lesson 05); key-after records a key and its answer.
+ * The key table's columns for a variant: only what the variant has (lib/tracker/variant.ts's
+ * VARIANT_KEEPS): a lease from keyed on (lesson 04's claim), a fencing token only for fenced
+ * (lesson 05); key-after records a key and its answer.
  */
 export function keyColumns(variant: VariantName): KeyColumn[] {
-  return [
-    "key",
-    "state",
-    ...(variant === "fenced" ? (["fence"] as const) : []),
-    ...(variant === "keyed" || variant === "fenced" ? (["lease"] as const) : []),
-    "answer",
-  ];
+  const keeps = VARIANT_KEEPS[variant];
+  return KEY_COLUMNS.filter(
+    (c) => (c !== "fence" || keeps.fence) && (c !== "lease" || keeps.lease),
+  );
 }
 
 export const KEY_COLUMN_TITLE: Record<KeyColumn, Text> = {

@@ -8,7 +8,8 @@
  * It answers from what the key holds now: the winner's response (a replay), or 409 while the winner
  * still runs. The lease only decides when a take-over may happen (liveness); the fence keeps it safe.
  *
- * The code is keyed.ts's, with the fence check switched on: that check is the whole difference.
+ * The code is keyed.ts's, with the fence switched on (a token drawn at each claim, and the check):
+ * that is the whole difference.
  */
 import type { Variant } from "../variant.ts";
 import { claimThenComplete } from "./keyed.ts";

@@ -8,9 +8,9 @@
  * - two concurrent requests with one key: both look, both find nothing, both insert.
  * Nothing marks the key as taken while the work runs; `keyed` claims it first.
  */
+import { t } from "../../core/i18n.ts";
 import type { Answer } from "../../protocol/http.ts";
-import { answerFromRecorded } from "../../protocol/key-answers.ts";
-import { created, keyedRequest } from "../keyed-request.ts";
+import { answerIfRecorded, created, keyedRequest } from "../keyed-request.ts";
 import type { CreateContext, Variant } from "../variant.ts";
 
 export const keyAfter: Variant = {
@@ -18,8 +18,8 @@ export const keyAfter: Variant = {
   async create(ctx: CreateContext): Promise<Answer> {
     const { key, fingerprint, label } = keyedRequest(ctx);
 
-    // Its rows are only ever completed ones, so the decision is claim (go ahead), replay or 422.
-    const recorded = answerFromRecorded(
+    // Its rows are only ever completed ones, so the decision is go ahead, replay or 422.
+    const recorded = answerIfRecorded(
       ctx,
       key,
       label,
@@ -29,14 +29,22 @@ export const keyAfter: Variant = {
     if (recorded !== undefined) return recorded;
 
     await ctx.work();
-    const answer = created(await ctx.db.insertReport(ctx.report));
+    const report = await ctx.db.insertReport(ctx.report);
+    const answer = created(report);
     ctx.database(
-      `INSERT report ${(answer.body as { id: number }).id} · COMMIT (first commit)`,
+      {
+        what: "insert",
+        report: report.id,
+        text: t("INSERT report {id} · COMMIT (first commit)", { id: String(report.id) }),
+      },
       true,
     );
     ctx.crashPoint("between-commits");
     await ctx.db.recordKey(ctx.caller, key, fingerprint, answer, ctx.now(), ctx.ttlMs);
-    ctx.database(`INSERT ${label} with the response · COMMIT (second commit)`);
+    ctx.database({
+      what: "record-key",
+      text: t("INSERT {label} with the response · COMMIT (second commit)", { label }),
+    });
     return answer;
   },
 };

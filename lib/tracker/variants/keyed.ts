@@ -1,12 +1,14 @@
 /**
- * `keyed` and `fenced`: one implementation, parameterised by a single choice, whether the writes
- * that finish a claim check its fencing token. Everything else is the same code.
+ * `keyed` and `fenced`: one implementation, parameterised by a single choice, whether a claim has a
+ * fencing token that the writes finishing it check. Everything else is the same code.
  *
  * Both claim the key as `in_progress` with a lease in one short transaction, do the work, then store
  * the report and the response in one transaction. The same key replays the stored response
  * (`Idempotent-Replayed: true`), a different request under the key is 422, a key still in progress
- * within its lease is 409 with Retry-After, and an expired lease may be taken over. Every claim, a
- * new one or a take-over, draws the next fencing token from a counter in the database.
+ * within its lease is 409 with Retry-After, and an expired lease may be taken over. fenced's claims,
+ * a new one or a take-over, draw the next fencing token from a counter in the database; keyed's draw
+ * none on SQLite (on PostgreSQL every claim draws one from the sequence, which its take-over needs:
+ * postgres-store.ts).
  *
  * Two transactions, never one held across the work (on SQLite one connection is shared by every
  * request: a transaction left open across an `await` would take in the statements of every other
@@ -25,12 +27,12 @@
  *   holder's update changes 0 rows; the transaction rolls back, its report with it, and it answers
  *   from what the key holds now: the winner's stored response, or 409 while the winner still runs.
  * Both roll back unless exactly one row changed; for `keyed` that never happens
- * (the row is there), so the fence condition is the whole difference.
+ * (the row is there), so the fence and its condition are the whole difference.
  */
+import { t } from "../../core/i18n.ts";
 import { type Answer, problem } from "../../protocol/http.ts";
-import { answerFromKey } from "../../protocol/key-answers.ts";
 import { decideKey } from "../../protocol/key-decision.ts";
-import { created, keyedRequest } from "../keyed-request.ts";
+import { answerKeyNotFree, created, keyedRequest } from "../keyed-request.ts";
 import type { CreateContext, Variant } from "../variant.ts";
 
 /** A keyed variant: `checkFence` decides whether finishing a claim is conditional on its token. */
@@ -42,7 +44,8 @@ export function claimThenComplete(name: "keyed" | "fenced", checkFence: boolean)
       const { db } = ctx;
 
       // 1. Look the key up and, if it is free, claim it (the database makes the look and the claim
-      //    one step, so that of two requests with one key exactly one sees it free).
+      //    one step, so that of two requests with one key exactly one sees it free). Only fenced's
+      //    claims draw a fencing token.
       const claim = await db.claimKey({
         caller: ctx.caller,
         key,
@@ -50,42 +53,66 @@ export function claimThenComplete(name: "keyed" | "fenced", checkFence: boolean)
         now: () => ctx.now(),
         leaseMs: ctx.leaseMs,
         ttlMs: ctx.ttlMs,
+        fenced: checkFence,
       });
-      if (!claim.claimed) return answerFromKey(ctx, key, label, claim.row, claim.decision);
+      if (!claim.claimed) return answerKeyNotFree(ctx, key, label, claim.row, claim.decision);
       ctx.database(db.words.keyClaimed(label, claim, ctx.leaseMs));
-      ctx.claimed(claim.fence, claim.takenFrom);
+      ctx.claimed(key, claim.takenFrom !== undefined);
       ctx.crashPoint("after-claim");
       // The writes that finish the claim: for fenced, only while this claim still holds the key.
       const fencedBy = checkFence ? claim.fence : undefined;
-      const where = checkFence ? ` WHERE fence = ${claim.fence}` : "";
 
       // 2. The work, outside any transaction. A slow or pause-past-lease fault holds it here.
       try {
         await ctx.work();
       } catch (err) {
         // Execution began, so the failure is the key's result (Stripe API v1 saves 500s too).
-        const failed = problem(
-          500,
-          "Internal Server Error",
-          `the report could not be filed: ${err instanceof Error ? err.message : String(err)}`,
-        );
+        const reason = err instanceof Error ? err.message : String(err);
+        const failed: Answer = {
+          ...problem(500, "Internal Server Error", `the report could not be filed: ${reason}`),
+          said: t("the report could not be filed: {reason}", {
+            reason: (err as { said?: string }).said ?? reason,
+          }),
+        };
         if (!(await db.completeWithFailure(ctx.caller, key, failed, fencedBy))) {
-          ctx.database(
-            `UPDATE ${label} to the error 500${where}: 0 rows, another claim holds it · ROLLBACK (the failure is not stored)`,
-          );
+          ctx.database({
+            what: "failure-rollback",
+            ...(fencedBy === undefined ? {} : { fence: fencedBy }),
+            text:
+              fencedBy === undefined
+                ? t(
+                    "UPDATE {label} to the error 500: 0 rows, another claim holds it · ROLLBACK (the failure is not stored)",
+                    { label },
+                  )
+                : t(
+                    "UPDATE {label} to the error 500 WHERE fence = {fence}: 0 rows, another claim holds it · ROLLBACK (the failure is not stored)",
+                    { label, fence: String(fencedBy) },
+                  ),
+          });
           return answerAfterStale(ctx, key, label, fingerprint);
         }
-        ctx.database(`${label} completed with the error 500${where} (stored for replay) · COMMIT`);
+        ctx.database({
+          what: "store-error",
+          status: 500,
+          ...(fencedBy === undefined ? {} : { fence: fencedBy }),
+          text:
+            fencedBy === undefined
+              ? t("{label} completed with the error 500 (stored for replay) · COMMIT", { label })
+              : t(
+                  "{label} completed with the error 500 WHERE fence = {fence} (stored for replay) · COMMIT",
+                  { label, fence: String(fencedBy) },
+                ),
+        });
         return failed;
       }
 
       // 3. The report and the response, in one transaction, rolled back whole unless the key was ours.
       const done = await db.completeWithReport(ctx.caller, key, ctx.report, created, fencedBy);
       if (!done.stored) {
-        ctx.database(db.words.reportAndKeyRolledBack(label, done.reportId, where));
+        ctx.database(db.words.reportAndKeyRolledBack(label, done.reportId, fencedBy));
         return answerAfterStale(ctx, key, label, fingerprint);
       }
-      ctx.database(db.words.reportAndKeyCommitted(label, done.reportId, where), true);
+      ctx.database(db.words.reportAndKeyCommitted(label, done.reportId, fencedBy), true);
       // The moment key-after has its report committed but not its key; here both are in, and the
       // answer has not left yet.
       ctx.crashPoint("between-commits");
@@ -102,8 +129,15 @@ async function answerAfterStale(
   fingerprint: string,
 ): Promise<Answer> {
   const row = await ctx.db.getKey(ctx.caller, key);
-  ctx.server(`fenced out: ${label} belongs to fence ${row?.fence ?? "none"} now`, "warn");
-  return answerFromKey(ctx, key, label, row, decideKey(row, fingerprint, ctx.now()));
+  ctx.server({
+    what: "fenced-out",
+    mark: "warn",
+    ...(row ? { fence: row.fence } : {}),
+    text: row
+      ? t("fenced out: {label} belongs to fence {fence} now", { label, fence: String(row.fence) })
+      : t("fenced out: {label} belongs to fence none now", { label }),
+  });
+  return answerKeyNotFree(ctx, key, label, row, decideKey(row, fingerprint, ctx.now()));
 }
 
 export const keyed: Variant = claimThenComplete("keyed", false);
