@@ -1,12 +1,18 @@
 /**
  * @title Side effects outside your database: the outbox
- * @summary A notification cannot share the report's transaction: call it inline and a crash sends it twice or never; write a "to send" row in the transaction, deliver it with a key, and let the receiver deduplicate.
+ * @summary A notification cannot share the report's transaction: call it inline and a crash sends
+ * it twice or never; write a "to send" row in the transaction, deliver it with a key, and let the
+ * receiver deduplicate.
  * @run npm run lesson 7
  * @exercise 07a
- * @resource Chris Richardson, "Pattern: Transactional outbox": https://microservices.io/patterns/data/transactional-outbox.html
- * @resource Stripe, "Idempotent requests" (keys on POST, replay of the saved result): https://docs.stripe.com/idempotency
- * @resource IETF draft-ietf-httpapi-idempotency-key-header-07 (15 Oct 2025, expired 18 Apr 2026), §2.6 Idempotency Enforcement
- * @resource SQLite, "Write-Ahead Logging" (readers do not block the writer, the writer does not block readers): https://www.sqlite.org/wal.html
+ * @resource Chris Richardson, "Pattern: Transactional outbox":
+ * https://microservices.io/patterns/data/transactional-outbox.html
+ * @resource Stripe, "Idempotent requests" (keys on POST, replay of the saved result):
+ * https://docs.stripe.com/idempotency
+ * @resource IETF draft-ietf-httpapi-idempotency-key-header-07 (15 Oct 2025, expired 18 Apr 2026),
+ * §2.6 Idempotency Enforcement
+ * @resource SQLite, "Write-Ahead Logging" (readers do not block the writer, the writer does not
+ * block readers): https://www.sqlite.org/wal.html
  *
  * What you will see: the tracker now also tells a maintainer about each new report, through a
  * third-party notifier (a real `node:http` service with idempotency keys of its own, counting what
@@ -33,16 +39,18 @@ const started = performance.now();
 
 // The tracker of this lesson: fenced, the one lesson 08's matrix finds right in every cell. Every
 // duplicate or loss below is therefore the notification's, not the report's. Its lease is 300 ms,
-// scaled down as in lesson 05; its clock is paced by the agent's waits (lib/tracker/paced-clock.ts).
+// scaled down as in lesson 05; its clock is paced by the agent's waits
+// (lib/tracker/paced-clock.ts).
 const VARIANT: VariantName = "fenced";
 const LEASE_MS = 300;
 
 trace.title(heading);
-trace.prose(`Filing a report now has a second effect: the maintainer is told, through a notification service run by
-  somebody else. Lesson 04's rule was "record the key and do the side effect in one transaction". The
-  notifier is not in our database, so no transaction of ours can include it: whatever order we pick, a crash
-  can fall between the two. The notifier here is a real HTTP service on 127.0.0.1 with idempotency keys of its
-  own (the way Stripe's API takes them on POST) and a count of what the maintainer received.`);
+trace.prose(`Filing a report now has a second effect: the maintainer is told, through a notification
+  service run by somebody else. Lesson 04's rule was "record the key and do the side effect in one
+  transaction". The notifier is not in our database, so no transaction of ours can include it:
+  whatever order we pick, a crash can fall between the two. The notifier here is a real HTTP service
+  on 127.0.0.1 with idempotency keys of its own (the way Stripe's API takes them on POST) and a
+  count of what the maintainer received.`);
 
 /** One row of the closing table. */
 interface Case {
@@ -117,10 +125,11 @@ async function inlineCase(
 }
 
 // ## 1. Call the notifier in the handler, then commit
-// The obvious code: inside POST /reports, after the work, tell the maintainer, then store the report.
-// The tracker's hook (lib/tracker/side-effects.ts, beforeCommit) makes that call from the handler's
-// work; the fault crash-before-commit kills the process right after it, before the commit. The
-// agent's retry waits out the claim's lease (409), takes the key over, and does it all again.
+// The obvious code: inside POST /reports, after the work, tell the maintainer, then store the
+// report. The tracker's hook (lib/tracker/side-effects.ts, beforeCommit) makes that call from the
+// handler's work; the fault crash-before-commit kills the process right after it, before the
+// commit. The agent's retry waits out the claim's lease (409), takes the key over, and does it all
+// again.
 trace.section("1 · Notify in the handler, then commit; killed in between");
 const before = await inlineCase("before", "inline: notify, then commit", "crash-before-commit", {
   inline: "before-commit",
@@ -147,14 +156,15 @@ trace.knows(
   `the report is stored and its key completed; the call to the notifier died with the process, and a replay does no work: ${afterCommit.notifications} notifications`,
 );
 counts(afterCommit);
-trace.prose(`Neither order is safe: before the commit, a crash leaves a notification for nothing, and the retry sends
-  another; after it, a crash leaves a report nobody hears of. Two writes to two systems with no transaction
-  around both: one of them can always be the last thing the process did.`);
+trace.prose(`Neither order is safe: before the commit, a crash leaves a notification for nothing,
+  and the retry sends another; after it, a crash leaves a report nobody hears of. Two writes to two
+  systems with no transaction around both: one of them can always be the last thing the process
+  did.`);
 
 // ## 3. Pass the key downstream
-// When the downstream service takes idempotency keys, the tracker can pass its own request's key on,
-// scoped to this purpose ("<key>/<caller>/notify"): the retry's second call to the notifier carries
-// the same key, and the notifier answers from its store instead of delivering again.
+// When the downstream service takes idempotency keys, the tracker can pass its own request's key
+// on, scoped to this purpose ("<key>/<caller>/notify"): the retry's second call to the notifier
+// carries the same key, and the notifier answers from its store instead of delivering again.
 trace.section("3 · Notify before the commit, passing the request's key downstream");
 const passed = await inlineCase("passed", "inline: key passed on", "crash-before-commit", {
   inline: "before-commit",
@@ -165,20 +175,20 @@ trace.knows(
   `the second call carried the same key and the notifier did not deliver again: ${passed.notifications} notification; but at the crash it was there before its report (${passed.early})`,
 );
 counts(passed);
-trace.prose(`This works when the downstream takes keys, and only as long as the client retries: had the agent given up
-  after the crash, the maintainer would keep a notification for a report that never came to be. It also
-  needs the request to carry a key at all (naive's callers send none).`);
+trace.prose(`This works when the downstream takes keys, and only as long as the client retries: had
+  the agent given up after the crash, the maintainer would keep a notification for a report that
+  never came to be. It also needs the request to carry a key at all (naive's callers send none).`);
 
 // ## 4. The outbox
 // The report and a "to send" row in one transaction (the hook inTransaction, inside fenced's
 // completing transaction: both commit, or a stale holder's rollback takes both). Nothing is sent
 // while the request runs. A dispatcher, a separate process here, reads the 'to_send' rows from the
 // same SQLite file (any journal mode lets several processes share one file; WAL, which the tracker
-// uses, lets the dispatcher read while the tracker writes, neither blocking the other), posts each to
-// the notifier, and marks it 'sent'.
-// It is killed with SIGKILL at the one moment the pattern cannot avoid: the notifier has accepted the
-// row, the row is not marked yet. The next dispatcher sends it again. Without a key the notifier
-// cannot know; with a key derived from the row, the same on every redelivery, it can.
+// uses, lets the dispatcher read while the tracker writes, neither blocking the other), posts each
+// to the notifier, and marks it 'sent'.
+// It is killed with SIGKILL at the one moment the pattern cannot avoid: the notifier has accepted
+// the row, the row is not marked yet. The next dispatcher sends it again. Without a key the
+// notifier cannot know; with a key derived from the row, the same on every redelivery, it can.
 async function outboxCase(
   name: string,
   withKey: boolean,
@@ -224,7 +234,7 @@ async function outboxCase(
       runs,
     };
     const left = outboxRowsIn(cell.db).filter((r) => r.state === "to_send").length;
-    // The agent sees only its own call; the outbox rows and the notifications are the server's side.
+    // The agent sees only its own call; the outbox rows and the notifications are the server's.
     const seen = cell.calls[0]?.join(" → ") ?? "nothing";
     trace.knows(
       `its call: ${seen}`,
@@ -248,17 +258,19 @@ trace.section(
 const outboxNoKey = await outboxCase("outbox-nokey", false);
 trace.section("4b · The same, each row delivered with a key derived from it");
 const outboxKeyed = await outboxCase("outbox-keyed", true);
-trace.prose(`The outbox gives at-least-once delivery: a row is sent until it is marked, so a crash in between sends it
-  twice (${outboxNoKey.notifications} notifications in 4a). Exactly once takes the receiver's help: the key ${downstreamKey({ id: 1 })}
-  names the row, not the attempt, and the notifier replayed its stored answer for the second delivery
-  (${outboxKeyed.notifications} notification in 4b). The pattern's own description says as much: the relay may publish a message
+trace.prose(`The outbox gives at-least-once delivery: a row is sent until it is marked, so a crash
+  in between sends it twice (${outboxNoKey.notifications} notifications in 4a). Exactly once takes
+  the receiver's help: the key ${downstreamKey({ id: 1 })} names the row, not the attempt, and the
+  notifier replayed its stored answer for the second delivery (${outboxKeyed.notifications}
+  notification in 4b). The pattern's own description says as much: the relay may publish a message
   more than once, so the consumer must be idempotent (microservices.io, "Transactional outbox").`);
 
 // ## 5. The outbox is only as good as its transaction
-// The row is keyed by the row. If the tracker itself files the report twice, it writes two rows, and
-// two keys: the notifier sees two different notifications and delivers both. Lesson 05's paused
-// holder does exactly that on keyed; on fenced its rollback takes the row with the report. Both
-// trackers' traces are as in lesson 05; here, the rows they left and what the dispatcher made of them.
+// The row is keyed by the row. If the tracker itself files the report twice, it writes two rows,
+// and two keys: the notifier sees two different notifications and delivers both. Lesson 05's
+// paused holder does exactly that on keyed; on fenced its rollback takes the row with the report.
+// Both trackers' traces are as in lesson 05; here, the rows they left and what the dispatcher made
+// of them.
 trace.section("5 · The fence guards the outbox row too: a holder paused past its lease");
 const guarded: string[][] = [];
 for (const variant of ["keyed", "fenced"] as const) {
@@ -298,12 +310,13 @@ for (const variant of ["keyed", "fenced"] as const) {
   cases.push({ label: c.label, reports: c.reports, notifications: c.notifications });
 }
 trace.table(["tracker", "reports", "outbox rows", "notifications"], guarded);
-trace.prose(`Keys deduplicate deliveries of one row; they cannot merge two rows. The outbox row must be written where
-  the report is, in the transaction that decides whether the report exists: fenced's stale holder rolls back
-  its report and its row together.`);
+trace.prose(`Keys deduplicate deliveries of one row; they cannot merge two rows. The outbox row must
+  be written where the report is, in the transaction that decides whether the report exists:
+  fenced's stale holder rolls back its report and its row together.`);
 
 // ## The cases, measured
-// Every number below was counted in this run: reports in the SQLite files, notifications at the notifier.
+// Every number below was counted in this run: reports in the SQLite files, notifications at the
+// notifier.
 trace.section("Lesson 07, as measured in this run");
 trace.table(
   ["case", "reports", "notifications", "before its report", "should be"],
@@ -315,12 +328,14 @@ trace.table(
     "1 and 1",
   ]),
 );
-trace.prose(`"before its report": the notifications the maintainer held when the tracker process died, beyond the
-  reports its database held then. The outbox sends nothing before the report's commit: its row commits with it.`);
-trace.prose(`When the side effect is outside your database: pass your key downstream if the other side takes keys, or
-  write a "to send" row in the same transaction as the data and let a separate sender deliver it, with a key
-  derived from the row, so that the receiver can deduplicate the redelivery that will come. Exercise 07a: npm
-  run check 7. Next, lesson 08: every variant against every fault. (This run took
-  ${Math.round(performance.now() - started)} ms, tracker and dispatcher processes included.)`);
+trace.prose(`"before its report": the notifications the maintainer held when the tracker process
+  died, beyond the reports its database held then. The outbox sends nothing before the report's
+  commit: its row commits with it.`);
+trace.prose(`When the side effect is outside your database: pass your key downstream if the other
+  side takes keys, or write a "to send" row in the same transaction as the data and let a separate
+  sender deliver it, with a key derived from the row, so that the receiver can deduplicate the
+  redelivery that will come. Exercise 07a: npm run check 7. Next, lesson 08: every variant against
+  every fault. (This run took ${Math.round(performance.now() - started)} ms, tracker and dispatcher
+  processes included.)`);
 
 scratch.remove();

@@ -28,3 +28,19 @@ export function businessKey(run: string, module: string, title: string): string 
 export function toolUseKey(run: string, toolUseId: string): string {
   return `${run}:${toolUseId}`;
 }
+
+/** How titles normalise, and the business key each gives in `run` and `module`. */
+export function businessKeyTable(
+  run: string,
+  module: string,
+  titles: readonly string[],
+): [string[], string[][]] {
+  return [
+    ["title as the model wrote it", "normalised", `businessKey("${run}", "${module}", title)`],
+    titles.map((t) => [
+      JSON.stringify(t),
+      normalizeTitle(t),
+      `${businessKey(run, module, t).slice(0, 20)}…`,
+    ]),
+  ];
+}

@@ -12,6 +12,17 @@
  *   - `snapshot`: the retry resends the request as it was before the failed call. The tool call that
  *     ran is forgotten, and the model asks for it again, with a new tool_use id.
  * The model call itself touches nothing outside (it costs tokens); the tool call it leads to may.
+ *
+ * Codex's side, read at openai/codex @ 553376ff, codex-rs/core/src/session/turn.rs:
+ * `run_sampling_request` sends the input it was given on the first attempt and, on every retry,
+ * rebuilds it from the session's history (`sess.clone_history().await.for_prompt(…)`). In
+ * `try_run_sampling_request` a tool call starts as soon as its item is done
+ * (`handle_output_item_done` hands back a `tool_future`); when the stream then fails,
+ * `drain_in_flight` still awaits the calls in flight and records each output with
+ * `record_conversation_items`. The retry logs "stream disconnected - retrying sampling request
+ * ({retries}/{max_retries} in {delay:?})..."; `report_error = retries > 1 || cfg!(debug_assertions) ||
+ * !responses_websocket_enabled()` decides whether the UI shows "Reconnecting...
+ * {retries}/{max_retries}", and a fall-back from WebSocket to HTTPS sets `retries = 0`.
  */
 import type { Harness } from "./harness.ts";
 import { type Message, type ToolResult, textOf, toolUsesOf } from "./messages.ts";

@@ -27,6 +27,41 @@ export interface McpTool {
   annotations?: ToolAnnotations;
 }
 
+/**
+ * Lesson 06's tool as an MCP server it does not trust lists it: it says `idempotentHint: true`, while
+ * the backend behind it files a report on every call and takes no key. Nothing in the protocol
+ * checks a hint.
+ */
+export const UNTRUSTED_FILE_TOOL: McpTool = {
+  name: "file_bug_report",
+  description: "File a bug report in the tracker.",
+  inputSchema: {
+    type: "object",
+    properties: { title: { type: "string" }, body: { type: "string" }, module: { type: "string" } },
+    required: ["title"],
+  },
+  annotations: {
+    title: "File a bug report",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+};
+
+/** A `tools/list` result holding one tool, one line per field, indented for a trace. */
+export function toolsListLines(tool: McpTool): string[] {
+  const fields = Object.entries(tool);
+  return [
+    '    {"tools": [{',
+    ...fields.map(
+      ([k, v], i) =>
+        `      ${JSON.stringify(k)}: ${JSON.stringify(v)}${i < fields.length - 1 ? "," : ""}`,
+    ),
+    "    }]}",
+  ];
+}
+
 export interface RetryContext {
   /** The harness sends an idempotency key this server is known to honour. */
   keyed: boolean;
