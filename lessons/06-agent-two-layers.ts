@@ -5,22 +5,15 @@
  * @run npm run lesson 6
  * @exercise 06a
  * @exercise 06b
- * @resource openai/codex `codex-rs/core/src/session/turn.rs` (`run_sampling_request`,
- * `try_run_sampling_request`, `drain_in_flight`)
- * @resource openai/codex `codex-rs/app-server-protocol/src/protocol/v2/account.rs`,
- * `codex-rs/tui/src/chatwidget/usage.rs`, `codex-rs/tui/src/chatwidget/tests/usage.rs`
+ * @resource openai/codex `codex-rs/core/src/session/turn.rs` (`run_sampling_request`)
  * @resource MCP specification 2025-11-25: `schema/2025-11-25/schema.ts` (ToolAnnotations) and
  * https://modelcontextprotocol.io/specification/2025-11-25/server/tools
- * @resource Anthropic Messages API, tool use: `tool_use` blocks with an `id`, `tool_result` blocks
- * with `tool_use_id`, `content`, `is_error` (@anthropic-ai/sdk `resources/messages/messages.d.ts`)
- * @resource RFC 9110 §9.2.2 Idempotent Methods:
- * https://www.rfc-editor.org/rfc/rfc9110.html#section-9.2.2
+ * @resource Anthropic Messages API, tool use: `tool_use` blocks (`id`), `tool_result` blocks
+ * (`tool_use_id`, `content`, `is_error`)
+ * @resource RFC 9110 §9.2.2: https://www.rfc-editor.org/rfc/rfc9110.html#section-9.2.2
  *
- * What you will see: a scripted test agent files one bug report through a harness that turns each
- * `tool_use` into HTTP calls to a real tracker and SQLite file, and each case counts the reports:
- * a key per HTTP attempt, per tool call, or from the report's content; a tool result that says
- * "submission failed" or "outcome unknown"; a model call retried as Codex does; an MCP hint from an
- * untrusted server.
+ * What you will see: a scripted agent files one bug report through a harness, against a real
+ * tracker and SQLite file, while the key, the tool result's words and the retry layer change.
  */
 
 import {
@@ -41,6 +34,7 @@ import {
 import type { ReportInput } from "../lib/agent/messages.ts";
 import { toolsListLines, UNTRUSTED_FILE_TOOL } from "../lib/agent/tool-annotations.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
+import { t } from "../lib/core/i18n.ts";
 import { seeded, uuid } from "../lib/core/random.ts";
 import { scratchDir } from "../lib/core/scratch.ts";
 import type { FaultName, Faults } from "../lib/tracker/faults.ts";
@@ -76,51 +70,54 @@ const runCase = agentCases({
   attempts: 2,
   leaseMs: 2_000,
 });
-// Request 1 is stored and its answer lost; with GIVE_UP the harness's resend (request 2) is also
-// dropped before any handler runs, and its 2 attempts are spent.
+// Request 1 is stored, its answer lost; with GIVE_UP the resend is dropped too: the harness quits.
 const LOST: Record<number, FaultName> = { 1: "lose-response" };
 const GIVE_UP: Record<number, FaultName> = { 1: "lose-response", 2: "drop-request" };
 
 trace.title(heading);
-trace.prose(`A test agent files bug reports. The model asks for a tool with a tool_use block (it has
-  an id); the harness turns it into HTTP calls and answers with a tool_result (content and
-  is_error). There are two places a retry can come from. The harness resends inside one tool_use
-  when an HTTP attempt fails. And when the harness gives up and answers is_error, the model may "try
-  again": a new tool_use, with a new id. The model here is scripted, not called: it files again when
-  a result says "submission failed", looks the report up first when a result says it "may already
-  exist", and stops on success. A real model only leans that way; the script makes the lean
-  repeatable, so every count below is measured, not hoped. Evaluation run ${RUN}. Each case gets a
-  fresh ${VARIANT} tracker and SQLite file; request numbers count arrivals at the tracker, and
-  faults are planned by number.`);
+trace.prose(
+  t(
+    `A test agent files bug reports. The model asks for a tool with a tool_use block (it has an id);
+      the harness turns it into HTTP calls and answers with a tool_result (content and is_error).
+      There are two places a retry can come from. The harness resends inside one tool_use when an
+      HTTP attempt fails. And when the harness gives up and answers is_error, the model may "try
+      again": a new tool_use, with a new id. The model here is scripted, not called: it files again
+      when a result says "submission failed", looks the report up first when a result says it "may
+      already exist", and stops on success. A real model only leans that way; the script makes the
+      lean repeatable, so every count below is measured, not hoped. Evaluation run {run}. Each case
+      gets a fresh {variant} tracker and SQLite file; request numbers count arrivals at the tracker,
+      and faults are planned by number.`,
+    { run: RUN, variant: VARIANT },
+  ),
+);
 
-trace.section("1a · Harness layer: a new key for every HTTP attempt");
+trace.section(t("1a · Harness layer: a new key for every HTTP attempt"));
 const perAttempt = await runCase("per-attempt", "submission-failed", { faults: LOST });
 trace.knows(
-  "a timeout, then a 201 for report 2",
-  "report 1 was stored; the resend had another key, so it was another operation",
+  t("a timeout, then a 201 for report 2"),
+  t("report 1 was stored; the resend had another key, so it was another operation"),
 );
 trace.count(perAttempt.reports, 1);
 
-trace.section("1b · Harness layer: the key run_id:tool_use_id");
+trace.section(t("1b · Harness layer: the key run_id:tool_use_id"));
 const perToolUse = await runCase("tool-use", "submission-failed", { faults: LOST });
 trace.knows(
-  "a timeout, then a 201 marked Idempotent-Replayed",
-  "the resend carried the same key; the tracker replayed the stored answer",
+  t("a timeout, then a 201 marked Idempotent-Replayed"),
+  t("the resend carried the same key; the tracker replayed the stored answer"),
 );
 trace.count(perToolUse.reports, 1);
 
-trace.section("2 · Model layer: the harness gives up, the model files again");
+trace.section(t("2 · Model layer: the harness gives up, the model files again"));
 const modelLayer = await runCase("tool-use", "submission-failed", { faults: GIVE_UP });
-const [firstFiling] = filings(modelLayer);
 trace.knows(
-  `"${firstFiling!.result.content}"`,
-  "report 1 was stored by request 1; the model's second tool_use carried another key",
+  t('"{content}"', { content: filings(modelLayer)[0]!.result.content }),
+  t("report 1 was stored by request 1; the model's second tool_use carried another key"),
 );
 trace.table(...toolUseKeyTable(RUN, modelLayer));
 trace.count(modelLayer.reports, 1);
 
 // The model's second tool_use rewords the title a little, as models do.
-trace.section("3 · A business key: run, module and normalised title");
+trace.section(t("3 · A business key: run, module and normalised title"));
 const titles = [
   report.title,
   "Login Button does nothing.",
@@ -128,27 +125,31 @@ const titles = [
   "Login button does nothing when clicked",
 ];
 trace.table(...businessKeyTable(RUN, report.module, titles));
-trace.prose(`The first three name one report; the fourth adds words, and normalising cannot know
-  they change nothing. The key is a hash: the tracker takes an Idempotency-Key of at most 255
-  printable ASCII characters (Stripe's rule, which it follows; the IETF draft sets no length limit),
-  a title may be longer and in any script, and hashing the three parts as a JSON array keeps ("a:b",
-  "c") apart from ("a", "b:c").`);
+trace.prose(
+  t(`The first three name one report; the fourth adds words, and normalising cannot know they change
+    nothing. The key is a hash: the tracker takes an Idempotency-Key of at most 255 printable ASCII
+    characters (Stripe's rule, which it follows; the IETF draft sets no length limit), a title may
+    be longer and in any script, and hashing the three parts as a JSON array keeps ("a:b", "c")
+    apart from ("a", "b:c").`),
+);
 const business = await runCase("business", "submission-failed", {
   faults: GIVE_UP,
   resubmitTitle: "Login Button does nothing.",
 });
 trace.knows(
-  `"${filings(business)[1]?.result.content ?? "no second filing"}"`,
-  "the second tool_use had the same business key; the tracker refused a second report",
+  t('"{content}"', { content: filings(business)[1]?.result.content ?? t("no second filing") }),
+  t("the second tool_use had the same business key; the tracker refused a second report"),
 );
-trace.prose(`Note the 422 on the way. The tracker checks a key's request fingerprint (lesson 04):
-  same key, different body means "this key was used for another request". A business key maps
-  several wordings of one report to one key on purpose, so for this harness a 422 means "filed
-  before, worded differently"; it looks the report up by its normalised title and tells the model it
-  already exists. Resent word for word, the same key would have been a plain replay.`);
+trace.prose(
+  t(`Note the 422 on the way. The tracker checks a key's request fingerprint (lesson 04): same key,
+    different body means "this key was used for another request". A business key maps several
+    wordings of one report to one key on purpose, so for this harness a 422 means "filed before,
+    worded differently"; it looks the report up by its normalised title and tells the model it
+    already exists. Resent word for word, the same key would have been a plain replay.`),
+);
 trace.count(business.reports, 1);
 
-trace.section("4 · The limit: the model rewrites the title");
+trace.section(t("4 · The limit: the model rewrites the title"));
 let suspects: Suspect[] = [];
 const rewritten = await runCase("business", "submission-failed", {
   faults: GIVE_UP,
@@ -159,62 +160,69 @@ const rewritten = await runCase("business", "submission-failed", {
   },
 });
 trace.knows(
-  "two 201s, for two titles",
-  "one bug, two reports: the second title normalises to another key",
+  t("a 201 for each of two titles"),
+  t("one bug, two reports: the second title normalises to another key"),
 );
 trace.count(rewritten.reports, 1);
-trace.prose(`The judge: for each pair of reports in the same run and module, the Jaccard index of
-  the two titles' word sets (normalised as above): words in common ÷ words in either. Threshold
-  ${JUDGE_THRESHOLD}: at or above, the pair is flagged as a likely duplicate.`);
+trace.prose(
+  t(
+    `The judge: for each pair of reports in the same run and module, the Jaccard index of the two
+      titles' word sets (normalised as above): words in common ÷ words in either. Threshold
+      {threshold}: at or above, the pair is flagged as a likely duplicate. Below, the same measure
+      beside other titles: short titles share most of their words, so one word changed ("login" to
+      "logout") still scores high, and a paraphrase scores low. The judge narrows what a person (or
+      a stronger judge) must read; it does not decide.`,
+    { threshold: JUDGE_THRESHOLD },
+  ),
+);
 trace.table(...suspectTable(suspects));
 const others = [
-  ["Login button does nothing when clicked", "the same bug, reworded (the case above)"],
-  ["Logout button does nothing", "another bug in the same module"],
-  ["Login button unresponsive", "the same bug, paraphrased"],
+  ["Login button does nothing when clicked", t("the same bug, reworded (the case above)")],
+  ["Logout button does nothing", t("another bug in the same module")],
+  ["Login button unresponsive", t("the same bug, paraphrased")],
 ] as const;
 trace.table(...similarityTable(report.title, others));
-trace.prose(`Short titles share most of their words: one word changed ("login" to "logout") still
-  scores high, and a paraphrase scores low. The judge narrows what a person (or a stronger judge)
-  must read; it does not decide.`);
 
 // Section 2 again, with one change: the harness says what it knows. It heard nothing; it does not
 // know that the report is missing.
-trace.section('5a · The tool result\'s words: "outcome unknown, look it up first"');
+trace.section(t('5a · The tool result\'s words: "outcome unknown, look it up first"'));
 const honest = await runCase("tool-use", "honest", { faults: GIVE_UP });
 trace.knows(
-  `"${filings(honest)[0]!.result.content}"`,
-  "report 1 existed; the lookup found it and the model stopped",
+  t('"{content}"', { content: filings(honest)[0]!.result.content }),
+  t("report 1 existed; the lookup found it and the model stopped"),
 );
 trace.count(honest.reports, 1);
 trace.table(
   ...wordingTable([
-    ["submission failed (section 2)", modelLayer],
-    ["outcome unknown, look it up first", honest],
+    [t("submission failed (section 2)"), modelLayer],
+    [t("outcome unknown, look it up first"), honest],
   ]),
 );
-trace.prose(`Both are is_error: neither call is known to have succeeded. The difference is in the
-  words, and words are all the model reads. Success, a definite failure (the tracker answered and
-  refused: nothing was stored, so correcting and filing again is right) and an unknown outcome are
-  three different messages (exercise 06b).`);
+trace.prose(
+  t(`Both are is_error: neither call is known to have succeeded. The difference is in the words, and
+    words are all the model reads. Success, a definite failure (the tracker answered and refused:
+    nothing was stored, so correcting and filing again is right) and an unknown outcome are three
+    different messages (exercise 06b).`),
+);
 
 // A lookup is a read, and a read cannot see a request that is still running (lesson 01's third
 // truth): request 1 is held at its gate until the model has looked.
-trace.section("5b · The lookup's blind spot: the first request is still running");
+trace.section(t("5b · The lookup's blind spot: the first request is still running"));
 const releaseFirst = async (faults: Faults): Promise<void> => {
-  trace.event("lesson", "the lesson lets request #1 go on", "warn");
+  trace.event("lesson", t("the lesson lets request #1 go on"), "warn");
   faults.release(1);
   await faults.reached(1, "committed");
 };
 const SLOW: Record<number, FaultName> = { 1: "slow", 2: "drop-request" };
 const blindToolUse = await runCase("tool-use", "honest", { faults: SLOW, after: releaseFirst });
 trace.knows(
-  "the lookup found nothing, the second filing got a 201",
-  "request 1 was still running; it stored its report after the lookup",
+  t("the lookup found nothing, the second filing got a 201"),
+  t("request 1 was still running; it stored its report after the lookup"),
 );
 trace.count(blindToolUse.reports, 1);
 // The second tool_use carries the key request 1 claimed: 409 (in progress). The harness waits (here
 // at a gate: the lesson lets request 1 finish first) and resends the same key.
-trace.section("5c · The same, with the business key");
+trace.section(t("5c · The same, with the business key"));
 const blindBusiness = await runCase("business", "honest", {
   faults: SLOW,
   maxRetryAfterMs: 0,
@@ -223,130 +231,138 @@ const blindBusiness = await runCase("business", "honest", {
   },
 });
 trace.knows(
-  "409 (in progress), then a replayed 201",
-  "the key was claimed by request 1; its report is the only one",
+  t("409 (in progress), then a replayed 201"),
+  t("the key was claimed by request 1; its report is the only one"),
 );
 trace.count(blindBusiness.reports, 1);
-trace.prose(`"Look it up first" stops the model from filing blind, and the business key covers what
-  a lookup cannot see. Each misses a case the other catches.`);
+trace.prose(
+  t(`"Look it up first" stops the model from filing blind, and the business key covers what a lookup
+    cannot see. Each misses a case the other catches.`),
+);
 
-// The first model call's stream breaks after its tool call ran (report 1 is filed). How Codex
-// retries it, read in its source: lib/agent/conversation.ts.
-trace.section("6 · Codex: a sampling retry rebuilds the request from history");
-trace.prose(`Codex's sampling layer (lesson 03) sends one request to the model and reads its answer
-  as a stream; when the stream breaks, it sends the model request again. What goes into that second
-  request decides whether a tool call runs twice.`);
+// The first model call's stream breaks after its tool call ran. Codex's source: conversation.ts.
+trace.section(t("6 · Codex: a sampling retry rebuilds the request from history"));
+trace.prose(
+  t(`Codex's sampling layer (lesson 03) sends one request to the model and reads its answer as a
+    stream; when the stream breaks, it sends the model request again. What goes into that second
+    request decides whether a tool call runs twice.`),
+);
 const snapshot = await runCase("tool-use", "honest", {
-  label: "retry 1: resend the request as it was first sent",
+  label: t("retry 1: resend the request as it was first sent"),
   breakStream: { call: 1, retry: "snapshot" },
 });
 trace.knows(
-  "the model call failed and was resent as it was",
-  "the resent request did not hold the tool call that ran; the model asked again",
+  t("the model call failed and was resent as it was"),
+  t("the resent request did not hold the tool call that ran; the model asked again"),
 );
 trace.count(snapshot.reports, 1);
 const fromHistory = await runCase("tool-use", "honest", {
-  label: "retry 2: rebuild the request from the history (Codex)",
+  label: t("retry 2: rebuild the request from the history (Codex)"),
   breakStream: { call: 1, retry: "history" },
 });
 trace.knows(
-  "the model call failed and was retried",
-  "the retry's input held the tool call and its result; the model saw it done",
+  t("the model call failed and was retried"),
+  t("the retry's input held the tool call and its result; the model saw it done"),
 );
 trace.count(fromHistory.reports, 1);
 trace.table(
   ...samplingTable([
-    ["the request as first sent", snapshot],
-    ["a request rebuilt from history", fromHistory],
+    [t("the request as first sent"), snapshot],
+    [t("a request rebuilt from history"), fromHistory],
   ]),
 );
 const calls = fromHistory.conversation.modelCalls;
-trace.prose(`What Codex does: the first model request carries the input it was given. Every retry
-  builds the request again from the conversation as it stands. A tool call starts as soon as the
-  model has finished asking for it; if the stream then breaks, Codex still waits for the tool calls
-  already running and writes their results into the conversation. So the retried request holds the
-  calls that already ran and their results, and nothing runs twice. The user may see "Reconnecting…
-  n/m" meanwhile, though only from the second retry on, in a debug build, or when the WebSocket
-  transport is off; and a fall-back from WebSocket to HTTPS starts the count again. (Source:
-  openai/codex, codex-rs/core/src/session/turn.rs.) The difference between the layers: resending a
-  model call changes nothing outside; it costs tokens and time (${calls} model calls above where
-  ${calls - 1} would have done). Resending a tool call may file another report. Retry the model call
-  freely, the tool call only with a key that makes the resend harmless. Codex's reset button (lesson
-  04) makes the same cut: its key is made once, on confirm, and "Try again" sends it again. The key
-  is born with the logical attempt, above the retries. An agent's logical attempt, "file this
-  report", has no id of its own; the business key gives it one.`);
+trace.prose(
+  t(
+    `What Codex does: the first model request carries the input it was given. Every retry builds the
+      request again from the conversation as it stands. A tool call starts as soon as the model has
+      finished asking for it; if the stream then breaks, Codex still waits for the tool calls
+      already running and writes their results into the conversation. So the retried request holds
+      the calls that already ran and their results, and nothing runs twice. (Source: openai/codex,
+      codex-rs/core/src/session/turn.rs.) The difference between the layers: resending a model call
+      changes nothing outside; it costs tokens and time ({calls} model calls above where {fewer}
+      would have done). Resending a tool call may file another report. Retry the model call freely,
+      the tool call only with a key that makes the resend harmless. Codex's reset button (lesson 04)
+      makes the same cut: its key is made once, on confirm, and "Try again" sends it again. The key
+      is born with the logical attempt, above the retries. An agent's logical attempt, "file this
+      report", has no id of its own; the business key gives it one.`,
+    { calls, fewer: calls - 1 },
+  ),
+);
 
-// The tool now comes from a server the harness does not trust, in front of the naive tracker. The
-// two harnesses differ only in what they make of its hint.
-trace.section("7 · MCP: idempotentHint: true from an untrusted server");
-trace.line("  tools/list, as the untrusted server answers it:");
+// An MCP server the harness does not trust, before the naive tracker; the harnesses read its hint.
+trace.section(t("7 · MCP: idempotentHint: true from an untrusted server"));
+trace.line(`  ${t("tools/list, as the untrusted server answers it:")}`);
 for (const line of toolsListLines(UNTRUSTED_FILE_TOOL)) trace.line(line);
+const hints = UNTRUSTED_FILE_TOOL.annotations!;
 const mcpCase = (label: string, believeUntrustedHints: boolean) =>
   runCase("none", "honest", {
     label,
     variant: "naive",
     faults: LOST,
-    tool: {
-      annotations: UNTRUSTED_FILE_TOOL.annotations!,
-      trustedServer: false,
-      believeUntrustedHints,
-    },
+    tool: { annotations: hints, trustedServer: false, believeUntrustedHints },
   });
-const believing = await mcpCase("harness 1 believes the hint, whoever sent it", true);
+const believing = await mcpCase(t("harness 1 believes the hint, whoever sent it"), true);
 trace.knows(
-  "a timeout, then a 201 after a resend the hint allowed",
-  "the tool was not idempotent: the resend filed the report again",
+  t("a timeout, then a 201 after a resend the hint allowed"),
+  t("the tool was not idempotent: the resend filed the report again"),
 );
 trace.count(believing.reports, 1);
-const notBelieving = await mcpCase("harness 2 ignores hints from servers it does not trust", false);
+const ignoring = await mcpCase(t("harness 2 ignores hints from servers it does not trust"), false);
 trace.knows(
-  'a timeout; no resend; "outcome unknown"',
-  "the model looked the report up, found it, and stopped",
+  t('a timeout; no resend; "outcome unknown"'),
+  t("the model looked the report up, found it, and stopped"),
 );
-trace.count(notBelieving.reports, 1);
+trace.count(ignoring.reports, 1);
 // Read at modelcontextprotocol/modelcontextprotocol @ b0f60ba5; the tools page's warning is in the
 // 2025-03-26 (L188-189), 2025-06-18, 2025-11-25 and 2026-07-28 versions.
-trace.prose(`What the MCP specification says (schema/2025-11-25/schema.ts, ToolAnnotations):
-  idempotentHint: "If true, calling the tool repeatedly with the same arguments will have no
-  additional effect on its environment." It is meaningful only when readOnlyHint is false, and false
-  by default. Of all annotations: "Clients should never make tool use decisions based on
-  ToolAnnotations received from untrusted servers." The tools page makes it a MUST: "clients
-  **MUST** consider tool annotations to be untrusted unless they come from trusted servers." Both
-  texts have stood since 2025-03-26, the version that introduced annotations, and are unchanged in
-  2026-07-28. So the harness resends a tool call on its own only with "some means to know" (RFC 9110
-  §9.2.2): a key the server honours, or a hint from a server it trusts by its own configuration.
-  Otherwise one attempt, and words that tell the model what is not known.`);
+trace.prose(
+  t(`What the MCP specification says (schema/2025-11-25/schema.ts, ToolAnnotations): idempotentHint:
+    "If true, calling the tool repeatedly with the same arguments will have no additional effect on
+    its environment." It is meaningful only when readOnlyHint is false, and false by default. Of all
+    annotations: "Clients should never make tool use decisions based on ToolAnnotations received
+    from untrusted servers." The tools page makes it a MUST: "clients **MUST** consider tool
+    annotations to be untrusted unless they come from trusted servers." Both texts have stood since
+    2025-03-26, the version that introduced annotations, and are unchanged in 2026-07-28. So the
+    harness resends a tool call on its own only with "some means to know" (RFC 9110 §9.2.2): a key
+    the server honours, or a hint from a server it trusts by its own configuration. Otherwise one
+    attempt, and words that tell the model what is not known.`),
+);
 
 // Every number below was counted in this run's SQLite files (the judge's, in its flagged pairs).
-trace.section("Lesson 06, as measured in this run");
-const tool = "the tool call";
-const content = "run + module + title";
+trace.section(t("Lesson 06, as measured in this run"));
+const tool = t("the tool call");
+const flagged = t("{n, plural, one {# pair flagged} other {# pairs flagged}}", {
+  n: suspects.length,
+});
+const content = t("run + module + title");
 trace.table(
-  ["case", "the key comes from", "reports (one bug: 1)"],
+  [t("case"), t("the key comes from"), t("reports (one bug: 1)")],
   [
-    ["harness retry, key per HTTP attempt", "a UUID per attempt", perAttempt.reports],
-    ["harness retry, key run_id:tool_use_id", tool, perToolUse.reports],
-    ["model files again, key run_id:tool_use_id", tool, modelLayer.reports],
-    ["model files again, business key", content, business.reports],
-    ["model rewrites the title, business key", content, rewritten.reports],
-    [
-      "  judge over the stored reports",
-      `Jaccard ≥ ${JUDGE_THRESHOLD}`,
-      `${suspects.length} pair flagged`,
-    ],
-    ["tool result says unknown: the model looks first", tool, honest.reports],
-    ["still being filed: lookup, tool-call key", tool, blindToolUse.reports],
-    ["still being filed: lookup, business key", content, blindBusiness.reports],
-    ["sampling retry resends the first request", tool, snapshot.reports],
-    ["sampling retry rebuilt from history (Codex)", tool, fromHistory.reports],
-    ["MCP idempotentHint believed, no key", "none (the hint)", believing.reports],
-    ["MCP hint from an untrusted server ignored", "none", notBelieving.reports],
+    [t("harness retry, key per HTTP attempt"), t("a UUID per attempt"), perAttempt.reports],
+    [t("harness retry, key run_id:tool_use_id"), tool, perToolUse.reports],
+    [t("model files again, key run_id:tool_use_id"), tool, modelLayer.reports],
+    [t("model files again, business key"), content, business.reports],
+    [t("model rewrites the title, business key"), content, rewritten.reports],
+    [`  ${t("judge over the stored reports")}`, `Jaccard ≥ ${JUDGE_THRESHOLD}`, flagged],
+    [t("tool result says unknown: the model looks first"), tool, honest.reports],
+    [t("still being filed: lookup, tool-call key"), tool, blindToolUse.reports],
+    [t("still being filed: lookup, business key"), content, blindBusiness.reports],
+    [t("sampling retry resends the first request"), tool, snapshot.reports],
+    [t("sampling retry rebuilt from history (Codex)"), tool, fromHistory.reports],
+    [t("MCP idempotentHint believed, no key"), t("none (the hint)"), believing.reports],
+    [t("MCP hint from an untrusted server ignored"), t("none"), ignoring.reports],
   ].map((row) => row.map(String)),
 );
-trace.prose(`Two layers retry: the harness inside one tool call (a key from the tool call is enough
-  there), the model with a new tool call (only a key from the report's content reaches it). Tell the
-  model what is known: unknown is not failed. Nothing recognises a rewritten title but a judge after
-  the fact. Retrying a model call is cheap; retrying a tool call needs a key. Exercises 06a and 06b:
-  npm run check 6. (This run took ${Math.round(performance.now() - started)} ms.)`);
+trace.prose(
+  t(
+    `Two layers retry: the harness inside one tool call (a key from the tool call is enough there),
+      the model with a new tool call (only a key from the report's content reaches it). Tell the
+      model what is known: unknown is not failed. Nothing recognises a rewritten title but a judge
+      after the fact. Retrying a model call is cheap; retrying a tool call needs a key. Exercises
+      06a and 06b: npm run check 6. (This run took {ms} ms.)`,
+    { ms: Math.round(performance.now() - started) },
+  ),
+);
 
 scratch.remove();

@@ -5,6 +5,7 @@
  * request the case held back) has ended. Every actor's steps go to the trace.
  */
 import { nowMs } from "../core/clock.ts";
+import { t } from "../core/i18n.ts";
 import type { Random } from "../core/random.ts";
 import type { Trace } from "../core/trace.ts";
 import { type FaultName, Faults } from "../tracker/faults.ts";
@@ -152,18 +153,21 @@ export function nextMove(r: AgentCaseResult): string {
     (m) => m.role === "user" && m.content.some((b) => b.type === "tool_result"),
   );
   const after = history[firstResult + 1];
-  if (!after) return "nothing";
+  if (!after) return t("nothing");
   const use = toolUsesOf(after)[0];
-  if (!use) return `stops: "${textOf(after)}"`;
-  const id = `${use.id.slice(0, 12)}…`;
+  if (!use) return t('stops: "{text}"', { text: textOf(after) });
+  const id = use.id.slice(0, 12);
   return use.name === "file_bug_report"
-    ? `files again (new tool_use ${id})`
-    : `looks it up (new tool_use ${id})`;
+    ? t("files again (new tool_use {id}…)", { id })
+    : t("looks it up (new tool_use {id}…)", { id });
 }
 
 /** The user's request that starts each conversation. */
 export function taskFor(run: string, report: ReportInput): string {
-  return `You are testing the web app (evaluation run ${run}). File a bug report for what you found: "${report.title}" in module ${report.module}.`;
+  return t(
+    'You are testing the web app (evaluation run {run}). File a bug report for what you found: "{title}" in module {module}.',
+    { run, title: report.title, module: report.module },
+  );
 }
 
 /** A table of cases by what the harness told the model: is_error, the model's next move, the count. */
@@ -171,7 +175,7 @@ export function wordingTable(
   cases: ReadonlyArray<readonly [says: string, result: AgentCaseResult]>,
 ): [string[], string[][]] {
   return [
-    ["harness says", "is_error", "the model then", "reports"],
+    [t("harness says"), "is_error", t("the model then"), t("reports")],
     cases.map(([says, r]) => [
       says,
       String(filings(r)[0]!.result.is_error),
@@ -186,7 +190,7 @@ export function samplingTable(
   cases: ReadonlyArray<readonly [sends: string, result: AgentCaseResult]>,
 ): [string[], string[][]] {
   return [
-    ["sampling retry sends", "model calls", "tool calls run", "reports"],
+    [t("sampling retry sends"), t("model calls"), t("tool calls run"), t("reports")],
     cases.map(([sends, r]) => [
       sends,
       String(r.conversation.modelCalls),
@@ -199,7 +203,7 @@ export function samplingTable(
 /** The tool calls of a case and the key the harness derived from each (`run_id:tool_use_id`). */
 export function toolUseKeyTable(run: string, r: AgentCaseResult): [string[], string[][]] {
   return [
-    ["tool_use", "Idempotency-Key the harness sent (run_id:tool_use_id)"],
+    ["tool_use", t("Idempotency-Key the harness sent (run_id:tool_use_id)")],
     filings(r).map((c) => [`${c.toolUse.id.slice(0, 16)}…`, toolUseKey(run, c.toolUse.id)]),
   ];
 }

@@ -14,6 +14,7 @@
  * a separator would let ("a:b", "c") and ("a", "b:c") collide, while hashing their JSON array cannot.
  */
 import { createHash } from "node:crypto";
+import { t } from "../core/i18n.ts";
 import { normalizeTitle } from "../tracker/store.ts";
 
 export { normalizeTitle };
@@ -36,7 +37,11 @@ export function businessKeyTable(
   titles: readonly string[],
 ): [string[], string[][]] {
   return [
-    ["title as the model wrote it", "normalised", `businessKey("${run}", "${module}", title)`],
+    [
+      t("title as the model wrote it"),
+      t("normalised"),
+      `businessKey("${run}", "${module}", title)`,
+    ],
     titles.map((t) => [
       JSON.stringify(t),
       normalizeTitle(t),

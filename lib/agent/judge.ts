@@ -10,6 +10,7 @@
  * A flagged pair is a suspect for a person (or a stronger judge) to confirm, not a verdict.
  */
 import { httpCall } from "../client/client.ts";
+import { t } from "../core/i18n.ts";
 import { normalizeTitle, type Report } from "../tracker/store.ts";
 
 /** Pairs at or above this similarity are flagged. */
@@ -72,15 +73,18 @@ export async function judgeTracker(url: string, threshold = JUDGE_THRESHOLD): Pr
     : [];
 }
 
-/** The pairs the judge flagged, with their similarity ("none" when it flagged nothing). */
+/**
+ * The pairs the judge flagged, with their similarity ("none" when it flagged nothing): a pair takes
+ * two rows, one report each, so that a title is not cut between two lines of a narrow terminal.
+ */
 export function suspectTable(suspects: readonly Suspect[]): [string[], string[][]] {
   return [
-    ["flagged pair", "similarity"],
+    [t("flagged pair"), t("similarity")],
     suspects.length === 0
-      ? [["none", "-"]]
-      : suspects.map((s) => [
-          `#${s.first.id} "${s.first.title}" / #${s.second.id} "${s.second.title}"`,
-          s.similarity.toFixed(2),
+      ? [[t("none"), "-"]]
+      : suspects.flatMap((s) => [
+          [`#${s.first.id} "${s.first.title}" /`, s.similarity.toFixed(2)],
+          [`  #${s.second.id} "${s.second.title}"`, ""],
         ]),
   ];
 }
@@ -91,10 +95,20 @@ export function similarityTable(
   others: ReadonlyArray<readonly [other: string, really: string]>,
 ): [string[], string[][]] {
   return [
-    [`"${title}" beside`, "really", "similarity", `flagged (≥ ${JUDGE_THRESHOLD})`],
+    [
+      t('"{title}" beside', { title }),
+      t("really"),
+      t("similarity"),
+      t("flagged (≥ {threshold})", { threshold: JUDGE_THRESHOLD }),
+    ],
     others.map(([other, really]) => {
       const s = titleSimilarity(title, other);
-      return [JSON.stringify(other), really, s.toFixed(2), s >= JUDGE_THRESHOLD ? "yes" : "no"];
+      return [
+        JSON.stringify(other),
+        really,
+        s.toFixed(2),
+        s >= JUDGE_THRESHOLD ? t("yes") : t("no"),
+      ];
     }),
   ];
 }

@@ -9,6 +9,7 @@
  * know"): it sends an idempotency key the server honours, or a server it trusts says the tool is
  * read-only or idempotent.
  */
+import { t } from "../core/i18n.ts";
 
 /** The annotations of one tool, as the schema names them. */
 export interface ToolAnnotations {
@@ -79,13 +80,15 @@ export function mayAutoRetry(ctx: RetryContext): { retry: boolean; why: string }
   if (ctx.keyed && ctx.newKeyPerAttempt === true) {
     return {
       retry: true,
-      why: "it sends an idempotency key, but a new one on every attempt: to the server a resend is a new report",
+      why: t(
+        "it sends an idempotency key, but a new one on every attempt: to the server a resend is a new report",
+      ),
     };
   }
   if (ctx.keyed)
     return {
       retry: true,
-      why: "it sends an idempotency key the server honours: a resend is replayed, not repeated",
+      why: t("it sends an idempotency key the server honours: a resend is replayed, not repeated"),
     };
   const a = ctx.annotations ?? {};
   const believed = ctx.trustedServer || ctx.believeUntrustedHints === true;
@@ -98,16 +101,20 @@ export function mayAutoRetry(ctx: RetryContext): { retry: boolean; why: string }
   if (claim && believed) {
     return {
       retry: true,
-      why: `the server says ${claim}${ctx.trustedServer ? " and is trusted" : ", and the harness believes it"}`,
+      why: ctx.trustedServer
+        ? t("the server says {claim} and is trusted", { claim })
+        : t("the server says {claim}, and the harness believes it", { claim }),
     };
   }
   if (claim)
     return {
       retry: false,
-      why: `the server says ${claim}, but it is not trusted: a hint is not a means to know`,
+      why: t("the server says {claim}, but it is not trusted: a hint is not a means to know", {
+        claim,
+      }),
     };
   return {
     retry: false,
-    why: "nothing says a resend is harmless (no key; idempotentHint defaults to false)",
+    why: t("nothing says a resend is harmless (no key; idempotentHint defaults to false)"),
   };
 }
