@@ -28,13 +28,8 @@ test("lesson 06 measures every case: red where the key or the words miss, green 
   assert.equal(reports("MCP hint from an untrusted server ignored"), "1");
 
   // The judge flagged the rewritten pair, with the similarity it computed.
-  assert.deepEqual(
-    tableRow(
-      ran.stdout,
-      '#1 "Login button does nothing" / #2 "Login button does nothing when clicked"',
-    )?.[1],
-    "0.67",
-  );
+  assert.deepEqual(tableRow(ran.stdout, '#1 "Login button does nothing" /')?.[1], "0.67");
+  assert.ok(tableRow(ran.stdout, '#2 "Login button does nothing when clicked"'), "its pair");
   // … and is wrong both ways on the other titles.
   assert.deepEqual(tableRow(ran.stdout, '"Logout button does nothing"')?.slice(2), ["0.60", "yes"]);
   assert.deepEqual(tableRow(ran.stdout, '"Login button unresponsive"')?.slice(2), ["0.40", "no"]);
@@ -103,10 +98,6 @@ test("lesson 06's words agree with its results and its sources", () => {
   // Section 6 in plain words: no Rust internals or commit hashes printed, the sampling layer explained.
   assert.doesNotMatch(text, /clone_history|drain_in_flight|handle_output_item_done|@ [0-9a-f]{8}/);
   assert.match(text, /Codex's sampling layer \(lesson 03\) sends one request to the model/);
-  assert.match(
-    text,
-    /only from the second retry on, in a debug build, or when the WebSocket transport is off/,
-  );
   // 5b: the model's conclusion is its own, not a fact (the first submission was still running).
   assert.match(text, /the lookup found nothing, so it concludes the first submission never landed/);
 });

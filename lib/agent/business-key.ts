@@ -14,6 +14,7 @@
  * a separator would let ("a:b", "c") and ("a", "b:c") collide, while hashing their JSON array cannot.
  */
 import { createHash } from "node:crypto";
+import { t } from "../core/i18n.ts";
 import { normalizeTitle } from "../tracker/store.ts";
 
 export { normalizeTitle };
@@ -27,4 +28,24 @@ export function businessKey(run: string, module: string, title: string): string 
 /** The key a harness derives from one tool call: `run_id:tool_use_id`. */
 export function toolUseKey(run: string, toolUseId: string): string {
   return `${run}:${toolUseId}`;
+}
+
+/** How titles normalise, and the business key each gives in `run` and `module`. */
+export function businessKeyTable(
+  run: string,
+  module: string,
+  titles: readonly string[],
+): [string[], string[][]] {
+  return [
+    [
+      t("title as the model wrote it"),
+      t("normalised"),
+      `businessKey("${run}", "${module}", title)`,
+    ],
+    titles.map((t) => [
+      JSON.stringify(t),
+      normalizeTitle(t),
+      `${businessKey(run, module, t).slice(0, 20)}…`,
+    ]),
+  ];
 }

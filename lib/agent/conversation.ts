@@ -12,7 +12,19 @@
  *   - `snapshot`: the retry resends the request as it was before the failed call. The tool call that
  *     ran is forgotten, and the model asks for it again, with a new tool_use id.
  * The model call itself touches nothing outside (it costs tokens); the tool call it leads to may.
+ *
+ * Codex's side, read at openai/codex @ 553376ff, codex-rs/core/src/session/turn.rs:
+ * `run_sampling_request` sends the input it was given on the first attempt and, on every retry,
+ * rebuilds it from the session's history (`sess.clone_history().await.for_prompt(…)`). In
+ * `try_run_sampling_request` a tool call starts as soon as its item is done
+ * (`handle_output_item_done` hands back a `tool_future`); when the stream then fails,
+ * `drain_in_flight` still awaits the calls in flight and records each output with
+ * `record_conversation_items`. The retry logs "stream disconnected - retrying sampling request
+ * ({retries}/{max_retries} in {delay:?})..."; `report_error = retries > 1 || cfg!(debug_assertions) ||
+ * !responses_websocket_enabled()` decides whether the UI shows "Reconnecting...
+ * {retries}/{max_retries}", and a fall-back from WebSocket to HTTPS sets `retries = 0`.
  */
+import { t } from "../core/i18n.ts";
 import type { Harness } from "./harness.ts";
 import { type Message, type ToolResult, textOf, toolUsesOf } from "./messages.ts";
 import type { ScriptedModel } from "./scripted-model.ts";
@@ -49,13 +61,19 @@ export async function runConversation(opts: ConversationOptions): Promise<Conver
     const uses = toolUsesOf(reply);
     history.push(reply);
     if (uses.length === 0) {
-      log("model", `call ${call} → "${textOf(reply)}"`, "ok");
+      log("model", t('call {call} → "{text}"', { call, text: textOf(reply) }), "ok");
       return { history, modelCalls: call, final: textOf(reply) };
     }
     for (const u of uses) {
       log(
         "model",
-        `call ${call} → tool_use ${u.id.slice(0, 14)}… ${u.name} "${u.input.title}" (${opts.model.lastWhy})`,
+        t('call {call} → tool_use {id}… {name} "{title}" ({why})', {
+          call,
+          id: u.id.slice(0, 14),
+          name: u.name,
+          title: u.input.title,
+          why: opts.model.lastWhy,
+        }),
       );
     }
     // Each tool call starts as soon as its block is complete, before the rest of the stream arrives.
@@ -65,18 +83,25 @@ export async function runConversation(opts: ConversationOptions): Promise<Conver
     if (opts.breakStream?.call === call) {
       log(
         "network",
-        `call ${call}: the stream broke before it completed; the loop retries the model call`,
+        t("call {call}: the stream broke before it completed; the loop retries the model call", {
+          call,
+        }),
         "warn",
       );
       if (opts.breakStream.retry === "snapshot") {
         history = request;
         log(
           "model",
-          `retry from the request as it was sent: the tool call that ran and its result are not in it`,
+          t(
+            "retry from the request as it was sent: the tool call that ran and its result are not in it",
+          ),
           "warn",
         );
       } else {
-        log("model", `retry rebuilt from history: the tool call that ran and its result are in it`);
+        log(
+          "model",
+          t("retry rebuilt from history: the tool call that ran and its result are in it"),
+        );
       }
     }
   }

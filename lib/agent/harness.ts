@@ -21,6 +21,7 @@ import {
   type Outcome,
   type PolicyName,
 } from "../client/client.ts";
+import { formatList, t } from "../core/i18n.ts";
 import type { Random } from "../core/random.ts";
 import type { Report } from "../tracker/store.ts";
 import { businessKey, normalizeTitle, toolUseKey } from "./business-key.ts";
@@ -119,7 +120,10 @@ export function createHarness(opts: HarnessOptions): Harness {
             : "no-retry";
     const attempts = permission.retry ? opts.attempts : 1;
     log(
-      `${toolUse.id.slice(0, 14)}… file_bug_report "${input.title}": ${attempts} attempt${attempts === 1 ? "" : "s"} allowed (${permission.why})`,
+      t(
+        '{id}… file_bug_report "{title}": {n, plural, one {# attempt} other {# attempts}} allowed ({why})',
+        { id: toolUse.id.slice(0, 14), title: input.title, n: attempts, why: permission.why },
+      ),
     );
     const call = await fileReport({
       url: opts.url,
@@ -136,11 +140,19 @@ export function createHarness(opts: HarnessOptions): Harness {
       onAttempt: (e) => {
         if (e.phase === "start")
           log(
-            `attempt ${e.n} → POST /reports${e.key ? ` (Idempotency-Key ${showKey(e.key)})` : " (no key)"}`,
+            e.key
+              ? t("attempt {n} → POST /reports (Idempotency-Key {key})", {
+                  n: e.n,
+                  key: showKey(e.key),
+                })
+              : t("attempt {n} → POST /reports (no key)", { n: e.n }),
           );
         else
           log(
-            `attempt ${e.attempt.n} ← ${describeOutcome(e.attempt.outcome)}`,
+            t("attempt {n} ← {outcome}", {
+              n: e.attempt.n,
+              outcome: describeOutcome(e.attempt.outcome),
+            }),
             ok(e.attempt.outcome) ? "ok" : "bad",
           );
       },
@@ -161,9 +173,13 @@ export function createHarness(opts: HarnessOptions): Harness {
     id: string,
   ): Promise<ToolOutcome> {
     const title = input.title;
-    const tries = `${attempts.length} attempt${attempts.length === 1 ? "" : "s"}`;
-    if (final.kind !== "response")
-      return { kind: "unknown", title, saw: `${describeOutcome(final)} after ${tries}` };
+    /** What the harness saw, and after how many attempts. */
+    const saw = (): string =>
+      t("{outcome} after {n, plural, one {# attempt} other {# attempts}}", {
+        outcome: describeOutcome(final),
+        n: attempts.length,
+      });
+    if (final.kind !== "response") return { kind: "unknown", title, saw: saw() };
     const body = final.body as { id?: unknown; title?: unknown; detail?: unknown } | undefined;
     if (ok(final) && typeof body?.id === "number") {
       const existing =
@@ -181,7 +197,9 @@ export function createHarness(opts: HarnessOptions): Harness {
     // answers 422 when the same report comes back worded differently: it was filed before. Find it.
     if (final.status === 422 && opts.keys === "business") {
       log(
-        `422 on the business key: a report for this run, module and title was filed before; looking it up`,
+        t(
+          "422 on the business key: a report for this run, module and title was filed before; looking it up",
+        ),
         "warn",
       );
       const found = await find(title, input.module);
@@ -190,7 +208,9 @@ export function createHarness(opts: HarnessOptions): Harness {
       return {
         kind: "unknown",
         title,
-        saw: "the business key is taken by a request still being filed (422) and no report is visible yet",
+        saw: t(
+          "the business key is taken by a request still being filed (422) and no report is visible yet",
+        ),
       };
     }
     const detail = typeof body?.detail === "string" ? body.detail : describeOutcome(final);
@@ -198,7 +218,7 @@ export function createHarness(opts: HarnessOptions): Harness {
       final.status >= 400 && final.status < 500 && final.status !== 408 && final.status !== 409;
     return definite
       ? { kind: "failed", title, status: final.status, detail }
-      : { kind: "unknown", title, saw: `${describeOutcome(final)} after ${tries}` };
+      : { kind: "unknown", title, saw: saw() };
   }
 
   type Found = { kind: "found"; reports: Report[] } | { kind: "no-answer"; saw: string };
@@ -207,7 +227,7 @@ export function createHarness(opts: HarnessOptions): Harness {
   async function find(title: string, module?: string): Promise<Found> {
     let last: Outcome | undefined;
     for (let n = 1; n <= Math.max(1, opts.attempts); n++) {
-      log(`lookup ${n} → GET /reports?title=${encodeURIComponent(title)}`);
+      log(t("lookup {n} → GET /reports?title={title}", { n, title: encodeURIComponent(title) }));
       last = await httpCall({
         method: "GET",
         url: `${opts.url}/reports?title=${encodeURIComponent(title)}`,
@@ -219,13 +239,22 @@ export function createHarness(opts: HarnessOptions): Harness {
             r.run === opts.run &&
             (module === undefined || normalizeTitle(r.module ?? "") === normalizeTitle(module)),
         );
+        const count = reports.length;
         log(
-          `lookup ${n} ← 200, ${reports.length} report${reports.length === 1 ? "" : "s"} in this run${reports.length ? `: #${reports.map((r) => r.id).join(", #")}` : ""}`,
+          count === 0
+            ? t("lookup {n} ← 200, {count, plural, one {# report} other {# reports}} in this run", {
+                n,
+                count,
+              })
+            : t(
+                "lookup {n} ← 200, {count, plural, one {# report} other {# reports}} in this run: {ids}",
+                { n, count, ids: reports.map((r) => `#${r.id}`).join(", ") },
+              ),
           "ok",
         );
         return { kind: "found", reports };
       }
-      log(`lookup ${n} ← ${describeOutcome(last)}`, "bad");
+      log(t("lookup {n} ← {outcome}", { n, outcome: describeOutcome(last) }), "bad");
     }
     return { kind: "no-answer", saw: describeOutcome(last!) };
   }
@@ -236,15 +265,37 @@ export function createHarness(opts: HarnessOptions): Harness {
     const body: ToolResultBody =
       found.kind === "no-answer"
         ? {
-            content: `Lookup failed: ${found.saw}. Whether the report exists is still unknown.`,
+            content: t("Lookup failed: {saw}. Whether the report exists is still unknown.", {
+              saw: found.saw,
+            }),
             is_error: true,
           }
         : found.reports.length === 0
-          ? { content: `No report titled "${input.title}" in this run.`, is_error: false }
+          ? {
+              content: t('No report titled "{title}" in this run.', { title: input.title }),
+              is_error: false,
+            }
           : {
-              content: `Found ${found.reports.length} report${found.reports.length === 1 ? "" : "s"} in this run: ${found.reports
-                .map((r) => `report #${r.id} ("${r.title}", module ${r.module ?? "none"})`)
-                .join("; ")}.`,
+              content: t(
+                "Found {count, plural, one {# report} other {# reports}} in this run: {reports}.",
+                {
+                  count: found.reports.length,
+                  reports: formatList(
+                    found.reports.map((r) =>
+                      r.module === null
+                        ? t('report #{id} ("{title}", module none)', {
+                            id: String(r.id),
+                            title: r.title,
+                          })
+                        : t('report #{id} ("{title}", module {module})', {
+                            id: String(r.id),
+                            title: r.title,
+                            module: r.module,
+                          }),
+                    ),
+                  ),
+                },
+              ),
               is_error: false,
             };
     return { toolUse, attempts: [], result: answer(toolUse, body) };
@@ -258,7 +309,11 @@ export function createHarness(opts: HarnessOptions): Harness {
       calls.push(handled);
       const r = handled.result;
       log(
-        `tool_result for ${toolUse.id.slice(0, 14)}…: is_error ${r.is_error}, "${r.content}"`,
+        t('tool_result for {id}…: is_error {isError}, "{content}"', {
+          id: toolUse.id.slice(0, 14),
+          isError: String(r.is_error),
+          content: r.content,
+        }),
         r.is_error ? "bad" : "ok",
       );
       return r;

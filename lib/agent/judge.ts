@@ -9,6 +9,8 @@
  * changed in four ("login" → "logout") still scores 0.6, and a paraphrase with other words scores 0.
  * A flagged pair is a suspect for a person (or a stronger judge) to confirm, not a verdict.
  */
+import { httpCall } from "../client/client.ts";
+import { t } from "../core/i18n.ts";
 import { normalizeTitle, type Report } from "../tracker/store.ts";
 
 /** Pairs at or above this similarity are flagged. */
@@ -58,4 +60,55 @@ export function judgeDuplicates(
   return suspects.sort(
     (x, y) => y.similarity - x.similarity || x.first.id - y.first.id || x.second.id - y.second.id,
   );
+}
+
+/**
+ * The judge on the evaluation side: it reads the stored reports over the tracker's API (GET
+ * /reports), after the agent has stopped, and judges them. No answer: no suspects.
+ */
+export async function judgeTracker(url: string, threshold = JUDGE_THRESHOLD): Promise<Suspect[]> {
+  const listed = await httpCall({ method: "GET", url: `${url}/reports`, timeoutMs: 5_000 });
+  return listed.kind === "response" && Array.isArray(listed.body)
+    ? judgeDuplicates(listed.body as Report[], threshold)
+    : [];
+}
+
+/**
+ * The pairs the judge flagged, with their similarity ("none" when it flagged nothing): a pair takes
+ * two rows, one report each, so that a title is not cut between two lines of a narrow terminal.
+ */
+export function suspectTable(suspects: readonly Suspect[]): [string[], string[][]] {
+  return [
+    [t("flagged pair"), t("similarity")],
+    suspects.length === 0
+      ? [[t("none"), "-"]]
+      : suspects.flatMap((s) => [
+          [`#${s.first.id} "${s.first.title}" /`, s.similarity.toFixed(2)],
+          [`  #${s.second.id} "${s.second.title}"`, ""],
+        ]),
+  ];
+}
+
+/** What the judge makes of `title` beside each of `others` (a title and what it really is). */
+export function similarityTable(
+  title: string,
+  others: ReadonlyArray<readonly [other: string, really: string]>,
+): [string[], string[][]] {
+  return [
+    [
+      t('"{title}" beside', { title }),
+      t("really"),
+      t("similarity"),
+      t("flagged (≥ {threshold})", { threshold: JUDGE_THRESHOLD }),
+    ],
+    others.map(([other, really]) => {
+      const s = titleSimilarity(title, other);
+      return [
+        JSON.stringify(other),
+        really,
+        s.toFixed(2),
+        s >= JUDGE_THRESHOLD ? t("yes") : t("no"),
+      ];
+    }),
+  ];
 }

@@ -15,7 +15,12 @@
  * says the first attempt never landed); the lookup failed → it stops and says it could not tell.
  *
  * Tool-use ids come from a seeded random source: the same seed makes the same conversation.
+ *
+ * The harness speaks the workbook's language, so the rules read the words in English and in
+ * Chinese ("may already exist" / "可能已经创建", "look it up first" / "先查一下"), as a model reads
+ * either; and the model answers in the same language.
  */
+import { t } from "../core/i18n.ts";
 import type { Random } from "../core/random.ts";
 import {
   type AssistantMessage,
@@ -32,7 +37,9 @@ import {
 export type Reading = "success" | "look-up" | "failed";
 
 /** The words that send the model to look before filing again. */
-const LOOK_FIRST = /may already exist|look it up first/i;
+const LOOK_FIRST = /may already exist|look it up first|可能已经创建|先查一下/i;
+/** A lookup that found the report. */
+const FOUND = /^(?:Found \d+ report|找到 \d+ 份)/;
 
 export function readToolResult(result: Pick<ToolResult, "content" | "is_error">): Reading {
   if (!result.is_error) return "success";
@@ -68,7 +75,7 @@ export function decide(
     last?.role === "user"
       ? last.content.filter((b): b is ToolResult => b.type === "tool_result").at(-1)
       : undefined;
-  if (!result) return { kind: "file", input: opts.report, why: "asked to file a report" };
+  if (!result) return { kind: "file", input: opts.report, why: t("asked to file a report") };
   const use = uses.find((u) => u.id === result.tool_use_id);
   if (!use)
     throw new Error(
@@ -79,8 +86,8 @@ export function decide(
       ? { kind: "file", input, why }
       : {
           kind: "answer",
-          text: `I could not file the report: ${result.content}`,
-          why: `no filings left (${maxFilings})`,
+          text: t("I could not file the report: {content}", { content: result.content }),
+          why: t("no filings left ({max})", { max: maxFilings }),
         };
 
   if (use.name === "file_bug_report") {
@@ -88,38 +95,44 @@ export function decide(
       case "success":
         return {
           kind: "answer",
-          text: `Done: ${numberIn(result.content)}.`,
-          why: "the tool result says it is filed",
+          text: done(reportNumberIn(result.content)),
+          why: t("the tool result says it is filed"),
         };
       case "look-up":
         return {
           kind: "find",
           input: { title: use.input.title },
-          why: "the tool result says it may exist: look first",
+          why: t("the tool result says it may exist: look first"),
         };
       case "failed":
         return again(
           { ...opts.report, title: opts.resubmitTitle ?? opts.report.title },
-          "the tool result says it failed: submit again",
+          t("the tool result says it failed: submit again"),
         );
     }
   }
   if (result.is_error)
     return {
       kind: "answer",
-      text: `I cannot tell whether the report was filed: ${result.content}`,
-      why: "the lookup failed",
+      text: t("I cannot tell whether the report was filed: {content}", { content: result.content }),
+      why: t("the lookup failed"),
     };
-  if (/^Found \d+ report/.test(result.content)) {
+  if (FOUND.test(result.content)) {
+    const id = reportNumberIn(result.content);
     return {
       kind: "answer",
-      text: `The report already exists (${numberIn(result.content)}); I did not file it again.`,
-      why: "the lookup found it",
+      text:
+        id === undefined
+          ? t("The report already exists; I did not file it again.")
+          : t("The report already exists (report #{id}); I did not file it again.", {
+              id: String(id),
+            }),
+      why: t("the lookup found it"),
     };
   }
   return again(
     opts.report,
-    "the lookup found nothing, so it concludes the first submission never landed",
+    t("the lookup found nothing, so it concludes the first submission never landed"),
   );
 }
 
@@ -151,7 +164,13 @@ export function scriptedModel(opts: ScriptedModelOptions): ScriptedModel {
   };
 }
 
-function numberIn(text: string): string {
-  const m = /report #(\d+)/.exec(text);
-  return m ? `report #${m[1]}` : "filed";
+/** The number of the first report a tool result names ("report #7", "报告 #7"). */
+function reportNumberIn(text: string): number | undefined {
+  const m = /(?:report|报告) #(\d+)/.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The model's closing words after a filing. */
+function done(id: number | undefined): string {
+  return id === undefined ? t("Done: filed.") : t("Done: report #{id}.", { id: String(id) });
 }

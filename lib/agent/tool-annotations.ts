@@ -9,6 +9,7 @@
  * know"): it sends an idempotency key the server honours, or a server it trusts says the tool is
  * read-only or idempotent.
  */
+import { t } from "../core/i18n.ts";
 
 /** The annotations of one tool, as the schema names them. */
 export interface ToolAnnotations {
@@ -25,6 +26,41 @@ export interface McpTool {
   description?: string;
   inputSchema: { type: "object"; properties?: Record<string, object>; required?: string[] };
   annotations?: ToolAnnotations;
+}
+
+/**
+ * Lesson 06's tool as an MCP server it does not trust lists it: it says `idempotentHint: true`, while
+ * the backend behind it files a report on every call and takes no key. Nothing in the protocol
+ * checks a hint.
+ */
+export const UNTRUSTED_FILE_TOOL: McpTool = {
+  name: "file_bug_report",
+  description: "File a bug report in the tracker.",
+  inputSchema: {
+    type: "object",
+    properties: { title: { type: "string" }, body: { type: "string" }, module: { type: "string" } },
+    required: ["title"],
+  },
+  annotations: {
+    title: "File a bug report",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+};
+
+/** A `tools/list` result holding one tool, one line per field, indented for a trace. */
+export function toolsListLines(tool: McpTool): string[] {
+  const fields = Object.entries(tool);
+  return [
+    '    {"tools": [{',
+    ...fields.map(
+      ([k, v], i) =>
+        `      ${JSON.stringify(k)}: ${JSON.stringify(v)}${i < fields.length - 1 ? "," : ""}`,
+    ),
+    "    }]}",
+  ];
 }
 
 export interface RetryContext {
@@ -44,13 +80,15 @@ export function mayAutoRetry(ctx: RetryContext): { retry: boolean; why: string }
   if (ctx.keyed && ctx.newKeyPerAttempt === true) {
     return {
       retry: true,
-      why: "it sends an idempotency key, but a new one on every attempt: to the server a resend is a new report",
+      why: t(
+        "it sends an idempotency key, but a new one on every attempt: to the server a resend is a new report",
+      ),
     };
   }
   if (ctx.keyed)
     return {
       retry: true,
-      why: "it sends an idempotency key the server honours: a resend is replayed, not repeated",
+      why: t("it sends an idempotency key the server honours: a resend is replayed, not repeated"),
     };
   const a = ctx.annotations ?? {};
   const believed = ctx.trustedServer || ctx.believeUntrustedHints === true;
@@ -63,16 +101,20 @@ export function mayAutoRetry(ctx: RetryContext): { retry: boolean; why: string }
   if (claim && believed) {
     return {
       retry: true,
-      why: `the server says ${claim}${ctx.trustedServer ? " and is trusted" : ", and the harness believes it"}`,
+      why: ctx.trustedServer
+        ? t("the server says {claim} and is trusted", { claim })
+        : t("the server says {claim}, and the harness believes it", { claim }),
     };
   }
   if (claim)
     return {
       retry: false,
-      why: `the server says ${claim}, but it is not trusted: a hint is not a means to know`,
+      why: t("the server says {claim}, but it is not trusted: a hint is not a means to know", {
+        claim,
+      }),
     };
   return {
     retry: false,
-    why: "nothing says a resend is harmless (no key; idempotentHint defaults to false)",
+    why: t("nothing says a resend is harmless (no key; idempotentHint defaults to false)"),
   };
 }

@@ -7,7 +7,11 @@
  * progress"): the report may exist. The model reads the words, not the harness's state, so the words
  * must carry the difference. "Submission failed" for the third case invites the model to file again;
  * "outcome unknown … look it up first" invites it to check.
+ *
+ * The words are in the workbook's language: in a Chinese run the model reads the course page's own
+ * "结果未知，报告可能已经创建，先查一下", and the scripted model reads both (scripted-model.ts).
  */
+import { t } from "../core/i18n.ts";
 
 /** What the harness knows when it stops trying. */
 export type ToolOutcome =
@@ -37,18 +41,30 @@ export function toolResultFor(outcome: ToolOutcome): ToolResultBody {
     case "filed":
       return {
         content: outcome.existing
-          ? `Already filed: report #${outcome.reportId} ("${outcome.title}") exists for this run; nothing new was filed.`
-          : `Filed: report #${outcome.reportId} ("${outcome.title}").`,
+          ? t(
+              'Already filed: report #{id} ("{title}") exists for this run; nothing new was filed.',
+              { id: String(outcome.reportId), title: outcome.title },
+            )
+          : t('Filed: report #{id} ("{title}").', {
+              id: String(outcome.reportId),
+              title: outcome.title,
+            }),
         is_error: false,
       };
     case "failed":
       return {
-        content: `Submission failed: the tracker refused the report (${outcome.status}: ${outcome.detail}). Nothing was stored; correct the input before filing it again.`,
+        content: t(
+          "Submission failed: the tracker refused the report ({status}: {detail}). Nothing was stored; correct the input before filing it again.",
+          { status: outcome.status, detail: outcome.detail },
+        ),
         is_error: true,
       };
     case "unknown":
       return {
-        content: `Outcome unknown: ${outcome.saw}. The report may already exist: look it up first (find_reports, ${lookupPath(outcome.title)}) before filing it again.`,
+        content: t(
+          "Outcome unknown: {saw}. The report may already exist: look it up first (find_reports, {lookup}) before filing it again.",
+          { saw: outcome.saw, lookup: lookupPath(outcome.title) },
+        ),
         is_error: true,
       };
   }
@@ -60,8 +76,14 @@ export function submissionFailedResult(outcome: ToolOutcome): ToolResultBody {
     case "filed":
       return toolResultFor(outcome);
     case "failed":
-      return { content: `Submission failed: ${outcome.status} ${outcome.detail}.`, is_error: true };
+      return {
+        content: t("Submission failed: {status} {detail}.", {
+          status: outcome.status,
+          detail: outcome.detail,
+        }),
+        is_error: true,
+      };
     case "unknown":
-      return { content: `Submission failed: ${outcome.saw}.`, is_error: true };
+      return { content: t("Submission failed: {saw}.", { saw: outcome.saw }), is_error: true };
   }
 }

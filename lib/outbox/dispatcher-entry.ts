@@ -4,6 +4,7 @@
  * accepted the row" and "the row is marked sent". Not meant to be run by hand.
  */
 import { tellParent } from "../core/child-pipe.ts";
+import { t } from "../core/i18n.ts";
 import { ReportStore } from "../tracker/store.ts";
 import type { DispatcherConfig, FromDispatcher } from "./dispatcher-messages.ts";
 import { dispatchPending } from "./outbox.ts";
@@ -25,7 +26,10 @@ try {
       if (!config.killAfterAccepted) return;
       tell({
         type: "say",
-        text: `dispatcher killed (SIGKILL) after the notifier accepted row ${row.id}, before marking it sent`,
+        text: t(
+          "dispatcher killed (SIGKILL) after the notifier accepted row {id}, before marking it sent",
+          { id: String(row.id) },
+        ),
         mark: "bad",
       });
       process.kill(process.pid, "SIGKILL");

@@ -21,6 +21,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { describeOutcome, type Outcome } from "../client/client.ts";
+import { t } from "../core/i18n.ts";
 import { listenOnLoopback } from "../core/listen.ts";
 import { callerOf } from "../protocol/caller.ts";
 import { canonicalJson, requestFingerprint } from "../protocol/fingerprint.ts";
@@ -97,7 +98,10 @@ export async function startNotifier(options: NotifierOptions = {}): Promise<Noti
     const before = scope === undefined ? undefined : keys.get(scope);
     if (before) {
       if (before.fingerprint !== fingerprint) {
-        emit({ text: `key ${shortKey(key!)} was used for another notification: 422`, mark: "bad" });
+        emit({
+          text: t("key {key} was used for another notification: 422", { key: shortKey(key!) }),
+          mark: "bad",
+        });
         throw new HttpError(
           422,
           "Unprocessable Content",
@@ -106,7 +110,10 @@ export async function startNotifier(options: NotifierOptions = {}): Promise<Noti
       }
       deduplicated += 1;
       emit({
-        text: `key ${shortKey(key!)} seen before: "${body.subject}" NOT delivered again (stored answer replayed)`,
+        text: t('key {key} seen before: "{subject}" NOT delivered again (stored answer replayed)', {
+          key: shortKey(key!),
+          subject: body.subject,
+        }),
         mark: "ok",
       });
       return {
@@ -124,8 +131,22 @@ export async function startNotifier(options: NotifierOptions = {}): Promise<Noti
       duplicate,
     };
     inbox.push(notification);
+    const told = { id: String(notification.id), subject: body.subject };
     emit({
-      text: `delivered #${notification.id} "${body.subject}"${key === undefined ? " (no key)" : ` (key ${shortKey(key)})`}${duplicate ? ": the maintainer already had this one, a DUPLICATE" : ""}`,
+      text:
+        key === undefined
+          ? duplicate
+            ? t(
+                'delivered #{id} "{subject}" (no key): the maintainer already had this one, a DUPLICATE',
+                told,
+              )
+            : t('delivered #{id} "{subject}" (no key)', told)
+          : duplicate
+            ? t(
+                'delivered #{id} "{subject}" (key {key}): the maintainer already had this one, a DUPLICATE',
+                { ...told, key: shortKey(key) },
+              )
+            : t('delivered #{id} "{subject}" (key {key})', { ...told, key: shortKey(key) }),
       mark: duplicate ? "bad" : "ok",
     });
     const answer: Answer = {
@@ -184,13 +205,32 @@ export async function startNotifier(options: NotifierOptions = {}): Promise<Noti
   };
 }
 
+/** Runs `run` with a fresh notifier (its events to `onEvent`), and closes the notifier after it. */
+export async function withNotifier<T>(
+  onEvent: (event: NotifierEvent) => void,
+  run: (notifier: Notifier) => Promise<T>,
+): Promise<T> {
+  const notifier = await startNotifier({ onEvent });
+  try {
+    return await run(notifier);
+  } finally {
+    await notifier.close();
+  }
+}
+
 /** The notifier's answer in a few words, for traces: "201, notification #1 (a replay)". */
 export function describeDelivery(o: Outcome): string {
   if (o.kind !== "response") return describeOutcome(o);
   const body = o.body as { id?: unknown } | undefined;
-  const id =
-    o.status < 300 && body && typeof body.id === "number" ? `, notification #${body.id}` : "";
-  return `${o.status}${id}${o.headers["idempotent-replayed"] === "true" ? " (Idempotent-Replayed: true)" : ""}`;
+  const replayed = o.headers["idempotent-replayed"] === "true";
+  const status = o.status;
+  if (status < 300 && body && typeof body.id === "number") {
+    const id = String(body.id);
+    return replayed
+      ? t("{status}, notification #{id} (Idempotent-Replayed: true)", { status, id })
+      : t("{status}, notification #{id}", { status, id });
+  }
+  return replayed ? t("{status} (Idempotent-Replayed: true)", { status }) : String(status);
 }
 
 /** A notification request's body: JSON with a non-empty `subject`; 415 or 400 otherwise. */

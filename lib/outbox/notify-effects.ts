@@ -11,6 +11,7 @@
  *                            the dispatcher (outbox.ts) delivers it later
  */
 import { httpCall } from "../client/client.ts";
+import { t } from "../core/i18n.ts";
 import { shortKey } from "../protocol/key-answers.ts";
 import type { SideEffectCall, SideEffects, SideEffectsPlugin } from "../tracker/side-effects.ts";
 import { describeDelivery, type NotificationRequest } from "./notifier.ts";
@@ -38,7 +39,14 @@ export function notifyEffects(config: NotifyConfig): SideEffects {
     const headers: Record<string, string> = { authorization: `Bearer ${TRACKER_CALLER}` };
     if (key !== undefined) headers["idempotency-key"] = `"${key}"`;
     call.say(
-      `→ notifier: POST /notifications "${notification.subject}"${key === undefined ? " (no key)" : ` (Idempotency-Key ${shortKey(key)})`}`,
+      key === undefined
+        ? t('→ notifier: POST /notifications "{subject}" (no key)', {
+            subject: notification.subject,
+          })
+        : t('→ notifier: POST /notifications "{subject}" (Idempotency-Key {key})', {
+            subject: notification.subject,
+            key: shortKey(key),
+          }),
     );
     const outcome = await httpCall({
       method: "POST",
@@ -48,11 +56,10 @@ export function notifyEffects(config: NotifyConfig): SideEffects {
       timeoutMs: 5_000,
     });
     const accepted = outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300;
-    call.say(`← notifier: ${describeDelivery(outcome)}`, accepted ? "ok" : "bad");
+    const delivery = describeDelivery(outcome);
+    call.say(t("← notifier: {delivery}", { delivery }), accepted ? "ok" : "bad");
     if (!accepted)
-      throw new Error(
-        `the notifier did not accept the notification (${describeDelivery(outcome)})`,
-      );
+      throw new Error(t("the notifier did not accept the notification ({delivery})", { delivery }));
   };
   if (config.inline === "before-commit") {
     // No report id yet: the report does not exist until the commit that follows.
@@ -63,7 +70,10 @@ export function notifyEffects(config: NotifyConfig): SideEffects {
   if (config.outbox) {
     effects.inTransaction = (stored, store) => {
       const row = outboxOf(store).add(stored);
-      return `INSERT outbox row ${row.id} 'to_send' (notify about report ${stored.id}), in the report's transaction`;
+      return t(
+        "INSERT outbox row {row} 'to_send' (notify about report {report}), in the report's transaction",
+        { row: String(row.id), report: String(stored.id) },
+      );
     };
   }
   return effects;

@@ -18,6 +18,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { httpCall } from "../client/client.ts";
+import { t } from "../core/i18n.ts";
 import { shortKey } from "../protocol/key-answers.ts";
 import { type Report, ReportStore } from "../tracker/store.ts";
 import { describeDelivery, type NotificationRequest } from "./notifier.ts";
@@ -98,7 +99,7 @@ export function outboxOf(store: ReportStore): Outbox {
 
 /** The line the maintainer reads about a report with this title. */
 export function subjectFor(title: string): string {
-  return `New bug report: ${title}`;
+  return t("New bug report: {title}", { title });
 }
 
 /** What the maintainer is told about a stored report. */
@@ -152,13 +153,18 @@ export async function dispatchPending(
   let delivered = 0;
   let failed = 0;
   const rows = outbox.pending();
-  say(`${rows.length} row(s) to send`);
+  say(t("{n} row(s) to send", { n: rows.length }));
   for (const row of rows) {
     const key = options.withKey ? downstreamKey(row) : undefined;
     const headers: Record<string, string> = { authorization: `Bearer ${TRACKER_CALLER}` };
     if (key !== undefined) headers["idempotency-key"] = `"${key}"`;
     say(
-      `row ${row.id} → POST /notifications ${key === undefined ? "(no key)" : `(Idempotency-Key ${shortKey(key)})`}`,
+      key === undefined
+        ? t("row {id} → POST /notifications (no key)", { id: String(row.id) })
+        : t("row {id} → POST /notifications (Idempotency-Key {key})", {
+            id: String(row.id),
+            key: shortKey(key),
+          }),
     );
     const outcome = await httpCall({
       method: "POST",
@@ -168,7 +174,10 @@ export async function dispatchPending(
       timeoutMs: options.timeoutMs ?? 5_000,
     });
     const accepted = outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300;
-    say(`row ${row.id} ← ${describeDelivery(outcome)}`, accepted ? "ok" : "bad");
+    say(
+      t("row {id} ← {delivery}", { id: String(row.id), delivery: describeDelivery(outcome) }),
+      accepted ? "ok" : "bad",
+    );
     if (!accepted) {
       failed += 1;
       continue; // still 'to_send': the next pass tries again
@@ -176,11 +185,28 @@ export async function dispatchPending(
     options.afterAccepted?.(row);
     const changed = options.store.transaction(() => outbox.markSent(row.id));
     say(
-      `UPDATE outbox row ${row.id} SET state = 'sent' · COMMIT${changed === 0 ? " (0 rows: it was sent already)" : ""}`,
+      changed === 0
+        ? t("UPDATE outbox row {id} SET state = 'sent' · COMMIT (0 rows: it was sent already)", {
+            id: String(row.id),
+          })
+        : t("UPDATE outbox row {id} SET state = 'sent' · COMMIT", { id: String(row.id) }),
     );
     delivered += 1;
   }
   return { delivered, failed };
+}
+
+/** One pass of the dispatcher over a tracker's database file, read after (or beside) its tracker. */
+export async function dispatchFile(
+  path: string,
+  options: Omit<DispatchOptions, "store">,
+): Promise<{ delivered: number; failed: number }> {
+  const store = new ReportStore(path);
+  try {
+    return await dispatchPending({ ...options, store });
+  } finally {
+    store.close();
+  }
 }
 
 function toRow(r: Row): OutboxRow {

@@ -7,6 +7,7 @@
  */
 import pg from "pg";
 import { tellParent } from "../core/child-pipe.ts";
+import { t } from "../core/i18n.ts";
 import type {
   FromPgDispatcher,
   PgDispatcherConfig,
@@ -38,23 +39,27 @@ async function handle(m: ToPgDispatcher): Promise<void> {
   const say = (text: string, mark?: "ok" | "bad" | "warn"): void =>
     tell({ type: "say", text, ...(mark ? { mark } : {}) });
   switch (m.type) {
-    case "take":
+    case "take": {
       batch = await takeBatch(db, config.batch, config.lock !== false);
+      const ids = batch.map((r) => r.id).join(", ");
       if (config.lock === false) {
         say(
           batch.length === 0
-            ? "BEGIN · SELECT (no lock): no row left to send"
-            : `BEGIN · SELECT (no lock): read row(s) ${batch.map((r) => r.id).join(", ")}`,
+            ? t("BEGIN · SELECT (no lock): no row left to send")
+            : t("BEGIN · SELECT (no lock): read row(s) {ids}", { ids }),
         );
       } else {
         say(
           batch.length === 0
-            ? "BEGIN · SELECT … FOR UPDATE SKIP LOCKED: no row left to send"
-            : `BEGIN · SELECT … FOR UPDATE SKIP LOCKED: took row(s) ${batch.map((r) => r.id).join(", ")}, locked until COMMIT`,
+            ? t("BEGIN · SELECT … FOR UPDATE SKIP LOCKED: no row left to send")
+            : t("BEGIN · SELECT … FOR UPDATE SKIP LOCKED: took row(s) {ids}, locked until COMMIT", {
+                ids,
+              }),
         );
       }
       tell({ type: "taken", rows: batch.map((r) => r.id) });
       return;
+    }
     case "deliver": {
       const delivered = await deliverBatch(db, batch, {
         notifierUrl: config.notifierUrl,
@@ -62,17 +67,26 @@ async function handle(m: ToPgDispatcher): Promise<void> {
         afterAccepted: (row) => {
           if (row.id !== m.killAfterAccepted) return;
           say(
-            `dispatcher killed (SIGKILL) after the notifier accepted row ${row.id}, before marking it sent; its transaction is still open`,
+            t(
+              "dispatcher killed (SIGKILL) after the notifier accepted row {id}, before marking it sent; its transaction is still open",
+              { id: String(row.id) },
+            ),
             "bad",
           );
           process.kill(process.pid, "SIGKILL");
         },
       });
-      const locks = config.lock === false ? "" : " (the locks are released)";
       say(
         batch.length === 0
-          ? "COMMIT (nothing was taken)"
-          : `UPDATE outbox SET state = 'sent' for ${delivered} row(s) · COMMIT${locks}`,
+          ? t("COMMIT (nothing was taken)")
+          : config.lock === false
+            ? t("UPDATE outbox SET state = 'sent' for {n} row(s) · COMMIT", { n: delivered })
+            : t(
+                "UPDATE outbox SET state = 'sent' for {n} row(s) · COMMIT (the locks are released)",
+                {
+                  n: delivered,
+                },
+              ),
       );
       batch = [];
       tell({ type: "committed", delivered });

@@ -18,6 +18,7 @@
  */
 import type { ClientBase } from "pg";
 import { httpCall } from "../client/client.ts";
+import { t } from "../core/i18n.ts";
 import { describeDelivery, type NotificationRequest } from "./notifier.ts";
 import { downstreamKey, notificationFor, TRACKER_CALLER } from "./outbox.ts";
 
@@ -120,7 +121,7 @@ export async function deliverBatch(
   try {
     for (const row of rows) {
       const key = downstreamKey(row);
-      say(`row ${row.id} → POST /notifications (Idempotency-Key ${key})`);
+      say(t("row {id} → POST /notifications (Idempotency-Key {key})", { id: String(row.id), key }));
       const outcome = await httpCall({
         method: "POST",
         url: `${options.notifierUrl}/notifications`,
@@ -129,7 +130,10 @@ export async function deliverBatch(
         timeoutMs: 5_000,
       });
       const accepted = outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300;
-      say(`row ${row.id} ← ${describeDelivery(outcome)}`, accepted ? "ok" : "bad");
+      say(
+        t("row {id} ← {delivery}", { id: String(row.id), delivery: describeDelivery(outcome) }),
+        accepted ? "ok" : "bad",
+      );
       if (!accepted) continue;
       options.afterAccepted?.(row);
       await db.query("UPDATE outbox SET state = 'sent' WHERE id = $1", [row.id]);
