@@ -11,9 +11,9 @@
  * and says which messages lack their Chinese; test/translations.test.ts fails on any.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { po } from "gettext-parser";
 import { IntlMessageFormat } from "intl-messageformat";
 import { currentLang, type Lang, LOCALE } from "./lang.ts";
 
@@ -57,6 +57,11 @@ export function catalogueFor(file: string, lang: Exclude<Lang, "en">): string | 
 
 /** A catalogue's translations: English message → translation, only those translated and not fuzzy. */
 export function readCatalogue(path: string): Map<string, string> {
+  // Loaded here, not with the module: an English run never reads a catalogue, and gettext-parser's
+  // load (20-40 ms) would slow every exercise check, which imports this module.
+  const { po } = createRequire(import.meta.url)(
+    "gettext-parser",
+  ) as typeof import("gettext-parser");
   const parsed = po.parse(readFileSync(path));
   const out = new Map<string, string>();
   for (const entries of Object.values(parsed.translations)) {
