@@ -12,8 +12,8 @@
  * 目标：把 RFC 9110 §9.2.2 的重试规则写成两个函数：HTTP 客户端请求失败后、自己重发任何东西之前，先
  * 调用它们问一问。
  *
- * 约束：纯函数，不做 I/O。这条规则为什么存在，看第 01 课（`npm run lesson 1`）。用 `npm run check
- * 1` 检查你的答案。
+ * 约束：纯函数，不做 I/O。这条规则为什么存在，看第 01 课（`npm run lesson 1`）。用
+ * `npm run check 1` 检查你的答案。
  */
 
 /** How an attempt failed, as the client saw it. */

@@ -22,8 +22,8 @@
  * 坏时，它要失败，抛出 AssertionError。不会变红的测试什么都证明不了。
  *
  * 约束：每次运行都在 127.0.0.1 上起一个真的 Bug 库（`startTracker`，用内存存储就行），在服务端给第
- * 1 个请求注入故障 `lose-response`，不许 sleep。第 04 课第 1 节跑的就是这个场景（`npm run lesson
- * 4`）。用 `npm run check 04a` 检查你的答案。
+ * 1 个请求注入故障 `lose-response`，不许 sleep。第 04 课第 1 节跑的就是这个场景
+ * （`npm run lesson 4`）。用 `npm run check 04a` 检查你的答案。
  */
 import assert from "node:assert/strict";
 import { fileReport } from "../lib/client/client.ts";

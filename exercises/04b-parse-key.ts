@@ -17,8 +17,8 @@
  * 义，RFC 9651 §3.3.3），和 Stripe 的裸值（`8e03…`）。
  *
  * 约束：纯函数，不做 I/O，不必用正则表达式（用也可以）。Bug 库把每个拒绝都变成 400，所以 `problem`
- * 要指出第一个出错的地方。第 04 课第 6 节演示 Bug 库怎么用它（`npm run lesson 4`）。用 `npm run
- * check 04b` 检查你的答案。
+ * 要指出第一个出错的地方。第 04 课第 6 节演示 Bug 库怎么用它（`npm run lesson 4`）。用
+ * `npm run check 04b` 检查你的答案。
  */
 import type { KeyParse } from "../lib/protocol/key-parse.ts";
 

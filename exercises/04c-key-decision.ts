@@ -16,8 +16,8 @@
  * 约已到期的占位。
  *
  * 约束：只依赖参数的纯函数（时钟也是参数，测试才能拨动它）。时间单位是毫秒。第 04 课把每种决定都现
- * 场演示一遍（`npm run lesson 4`）；第 05 课讲为什么“接管”需要 fencing token。用 `npm run check
- * 04c` 检查你的答案。
+ * 场演示一遍（`npm run lesson 4`）；第 05 课讲为什么“接管”需要 fencing token。用
+ * `npm run check 04c` 检查你的答案。
  */
 import type { KeyDecision, KeyRow } from "../lib/protocol/key-row.ts";
 

@@ -22,8 +22,8 @@
  *
  * 约束：真的 SQLite 数据库（`node:sqlite`，表结构在 lib/tracker/fencing-schema.ts）。一次读和两次写
  * 放在一个事务里（BEGIN IMMEDIATE 先拿写锁，这样在你读和写之间，别的连接没法接管同一个键）；不要留
- * 下没结束的事务；没有可接管的东西时，什么都不要改。第 05 课第 1、2 节现场演示接管（`npm run lesson
- * 5`）。用 `npm run check 05b` 检查你的答案。
+ * 下没结束的事务；没有可接管的东西时，什么都不要改。第 05 课第 1、2 节现场演示接管
+ * （`npm run lesson 5`）。用 `npm run check 05b` 检查你的答案。
  */
 import type { DatabaseSync } from "node:sqlite";
 

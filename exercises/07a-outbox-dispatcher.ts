@@ -29,8 +29,8 @@
  * 约束：只有通知服务接受之后才标记这条记录，而且要在 store 的事务里标；同一条记录每一轮的键都要相
  * 同，不同记录的键要不同。outbox 表已经交给你了（`input.outbox`，类型在
  * lib/outbox/outbox-row.ts）；通知服务在 lib/outbox/notifier.ts，发一次 HTTP 调用用
- * lib/client/client.ts 里的 `httpCall`。第 07 课第 4 节跑的就是这个（`npm run lesson 7`）。用 `npm
- * run check 07a` 检查你的答案。
+ * lib/client/client.ts 里的 `httpCall`。第 07 课第 4 节跑的就是这个（`npm run lesson 7`）。用
+ * `npm run check 07a` 检查你的答案。
  */
 import type { OutboxRow, OutboxTable } from "../lib/outbox/outbox-row.ts";
 import type { ReportStore } from "../lib/tracker/store.ts";

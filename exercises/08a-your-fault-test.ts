@@ -28,8 +28,8 @@
  *
  * 约束：每次运行都在 127.0.0.1 上起一个真的 Bug 库（`startTracker`，用内存存储就行）；用故障自带的
  * 闸门（`faults.reached`、`faults.release`）安排事件的先后，绝不用 sleep；用 node:assert，它失败时
- * 抛的是 AssertionError。第 08 课跑的就是这些格子（npm run lesson 8 -- --fault slow）。用 `npm run
- * check 08a` 检查你的答案。
+ * 抛的是 AssertionError。第 08 课跑的就是这些格子（npm run lesson 8 -- --fault slow）。用
+ * `npm run check 08a` 检查你的答案。
  */
 import assert from "node:assert/strict";
 import { fileReport } from "../lib/client/client.ts";
