@@ -1,6 +1,6 @@
 /**
- * The types of a claim of an idempotency key on PostgreSQL (lesson 10), and the table it goes in, as
- * the tracker's PostgreSQL store creates it. Types only, in a module of their own: exercise 10a
+ * The types of a claim of an idempotency key on PostgreSQL (lesson 10), and the table it goes in,
+ * as the tracker's PostgreSQL store creates it. Types only, in a module of their own: exercise 10a
  * imports them, and a learner who opens this file finds no claim statement here.
  *
  *   idempotency_keys   one row per (caller, key), PRIMARY KEY (caller, key)
