@@ -13,7 +13,7 @@ export type ToolOutcome =
   | { kind: "filed"; title: string; reportId: number; existing: boolean }
   /** The tracker answered and refused it; nothing was stored. */
   | { kind: "failed"; title: string; status: number; detail: string }
-  /** No answer the harness can trust; `saw` says what it saw ("no answer within 100 ms (timeout)"). */
+  /** No answer the harness can trust; `saw` is what it saw: "no answer within 100 ms (timeout)". */
   | { kind: "unknown"; title: string; saw: string };
 
 /** The part of a `tool_result` block the harness writes: the words, and whether it is an error. */
