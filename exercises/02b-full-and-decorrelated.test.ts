@@ -62,14 +62,16 @@ test(
     for (let attempt = 1; attempt <= 12; attempt++) {
       const v = Math.min(2000, 5 * 2 ** attempt);
       const waits = Array.from({ length: 4000 }, () => fullJitter(attempt, P, random));
-      for (const wait of waits)
-        assert.ok(
-          wait >= 0 && wait < v,
-          t(
-            "fullJitter({attempt}) gave {wait} ms, outside [0, {v}): the wait is a draw between 0 and v_n",
-            { attempt, wait: String(wait), v },
-          ),
-        );
+      // The first wait out of range, if any (one assertion, not 4000).
+      const outside = waits.find((wait) => !(wait >= 0 && wait < v));
+      assert.equal(
+        outside,
+        undefined,
+        t(
+          "fullJitter({attempt}) gave {wait} ms, outside [0, {v}): the wait is a draw between 0 and v_n",
+          { attempt, wait: String(outside), v },
+        ),
+      );
       const mean = waits.reduce((a, b) => a + b, 0) / waits.length;
       assert.ok(
         Math.abs(mean - v / 2) < 0.05 * v,
@@ -122,28 +124,33 @@ test(t("decorrelated jitter is capped"), () => {
 
 test(t("decorrelated jitter: over many seeded draws, always in [base, min(cap, 3 × prev))"), () => {
   const random = seeded(7);
+  // The chain's steps, [previous wait, next wait]; then the first step out of bounds, if any.
+  const steps: [number, number][] = [];
   let prev = P.baseMs;
-  let hitCap = false;
   for (let i = 0; i < 20_000; i++) {
     const next = decorrelatedJitter(prev, P, random);
-    assert.ok(
-      next >= P.baseMs && next <= P.capMs,
-      t(
-        "decorrelatedJitter({prev}) gave {next} ms: every wait lies between base (5 ms) and the cap (2000 ms)",
-        { prev: String(prev), next: String(next) },
-      ),
-    );
-    if (3 * prev < P.capMs)
-      assert.ok(
-        next < 3 * prev,
-        t(
-          "decorrelatedJitter({prev}) gave {next} ms: below the cap, the wait stays under 3 × the previous one",
-          { prev: String(prev), next: String(next) },
-        ),
-      );
-    if (next === P.capMs) hitCap = true;
+    steps.push([prev, next]);
     prev = next;
   }
+  const outside = steps.find(([, next]) => !(next >= P.baseMs && next <= P.capMs));
+  assert.equal(
+    outside,
+    undefined,
+    t(
+      "decorrelatedJitter({prev}) gave {next} ms: every wait lies between base (5 ms) and the cap (2000 ms)",
+      { prev: String(outside?.[0]), next: String(outside?.[1]) },
+    ),
+  );
+  const tooLong = steps.find(([before, next]) => 3 * before < P.capMs && !(next < 3 * before));
+  assert.equal(
+    tooLong,
+    undefined,
+    t(
+      "decorrelatedJitter({prev}) gave {next} ms: below the cap, the wait stays under 3 × the previous one",
+      { prev: String(tooLong?.[0]), next: String(tooLong?.[1]) },
+    ),
+  );
+  const hitCap = steps.some(([, next]) => next === P.capMs);
   assert.ok(
     hitCap,
     t(
