@@ -12,6 +12,18 @@
  * connection can take the same key over between your read and your write); leave no transaction open;
  * change nothing at all when there is nothing to take over. Lesson 05, sections 1 and 2, show
  * take-overs live (run `npm run lesson 5`). Check your answer with `npm run check 05b`.
+ *
+ * 练习 05b · 接管租约已到期的占位，拿下一个 fencing token
+ *
+ * 目标：fenced Bug 库的接管。`key` 在处理中，但持有者没能在租约内做完：从 `now >= lease_until` 起，
+ * 别的请求可以接管这个键。它拿到的是数据库里 fence 计数器的下一个值（不是旧 token 加一：计数器由所
+ * 有键共用，只增不减，所以任何两次占键都不会拿到同一个 token），外加一份新租约。旧持有者的 token 从
+ * 此过期：它的完成（练习 05a）会改到 0 行。
+ *
+ * 约束：真的 SQLite 数据库（`node:sqlite`，表结构在 lib/tracker/fencing-schema.ts）。一次读和两次写
+ * 放在一个事务里（BEGIN IMMEDIATE 先拿写锁，这样在你读和写之间，别的连接没法接管同一个键）；不要留
+ * 下没结束的事务；没有可接管的东西时，什么都不要改。第 05 课第 1、2 节现场演示接管
+ * （`npm run lesson 5`）。用 `npm run check 05b` 检查你的答案。
  */
 import type { DatabaseSync } from "node:sqlite";
 
@@ -28,5 +40,7 @@ export function takeOver(
 ): number | undefined {
   // TODO: in one transaction, read the row; if its lease has run out, draw the next token from
   //   fence_counter and move the row to it with a fresh lease.
+  // 待办：在一个事务里读出这一行；如果租约已到期，从 fence_counter 取下一个 token，把这一行改成新
+  //   token 和新租约。
   throw new Error("TODO: write takeOver (exercise 05b)");
 }

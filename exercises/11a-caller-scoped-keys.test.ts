@@ -3,6 +3,7 @@
 // 11 runs them: the other-caller check must find no leak, the quoted-key check no duplicate.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
+import { t } from "../lib/core/i18n.ts";
 import { tempFolder } from "../lib/core/scratch.ts";
 import { runCell } from "../lib/middleware/cells.ts";
 import { rewriteWith } from "../lib/middleware/scoping.ts";
@@ -19,56 +20,71 @@ const KEY = "8e03978e-40d5-43e8-bc93-6894a57f9324";
 function keyOf(scoped: ReturnType<typeof scopedKey>, what: string): string {
   assert.ok(
     scoped !== undefined && "key" in scoped,
-    `${what}: expected { key }, got ${JSON.stringify(scoped)}`,
+    t("{what} must give an object with a key, and gave {scoped}", {
+      what,
+      scoped: JSON.stringify(scoped),
+    }),
   );
   return scoped.key;
 }
 
-test("no Idempotency-Key line: undefined, so the package does nothing", () => {
-  assert.equal(scopedKey(ALICE, []), undefined, "a request without the header must give undefined");
+test(t("no Idempotency-Key line: undefined, so the package does nothing"), () => {
+  assert.equal(
+    scopedKey(ALICE, []),
+    undefined,
+    t("a request without the header must give undefined: the package then does nothing, as before"),
+  );
   assert.equal(
     scopedKey(undefined, []),
     undefined,
-    "an anonymous request without the header must give undefined",
+    t("an anonymous request without the header must give undefined"),
   );
 });
 
-test("one caller's quoted and bare forms of a key give one key", () => {
-  const bare = keyOf(scopedKey(ALICE, [KEY]), "the bare key");
-  const quoted = keyOf(scopedKey(ALICE, [`"${KEY}"`]), "the quoted key");
-  assert.equal(quoted, bare, `"${KEY}" (quoted) and ${KEY} (bare) must give the same key`);
+test(t("one caller's quoted and bare forms of a key give one key"), () => {
+  const bare = keyOf(scopedKey(ALICE, [KEY]), t("the bare key"));
+  const quoted = keyOf(scopedKey(ALICE, [`"${KEY}"`]), t("the quoted key"));
   assert.equal(
-    keyOf(scopedKey(ALICE, [` ${KEY}\t`]), "the key with white space"),
+    quoted,
     bare,
-    "white space around the value must not change the key",
+    t(
+      "the quoted and the bare form of one key must give the same key: the client meant one operation",
+    ),
   );
   assert.equal(
-    keyOf(scopedKey(ALICE, [KEY]), "the same input again"),
+    keyOf(scopedKey(ALICE, [` ${KEY}\t`]), t("the key with white space around it")),
     bare,
-    "the same input must give the same key every time",
+    t("white space around the value must not change the key"),
+  );
+  assert.equal(
+    keyOf(scopedKey(ALICE, [KEY]), t("the same input again")),
+    bare,
+    t("the same input must give the same key every time: no time, no random value"),
   );
 });
 
-test("two callers with the same key get two keys; so do two keys of one caller", () => {
-  const alice = keyOf(scopedKey(ALICE, [KEY]), "alice's key");
+test(t("two callers with the same key get two keys; so do two keys of one caller"), () => {
+  const alice = keyOf(scopedKey(ALICE, [KEY]), t("alice's key"));
   assert.notEqual(
-    keyOf(scopedKey(BOB, [KEY]), "bob's key"),
+    keyOf(scopedKey(BOB, [KEY]), t("bob's key")),
     alice,
-    "bob's key must differ from alice's for the same Idempotency-Key",
+    t(
+      "bob's key must differ from alice's for the same Idempotency-Key, or bob gets alice's stored answer",
+    ),
   );
   assert.notEqual(
-    keyOf(scopedKey(undefined, [KEY]), "the anonymous key"),
+    keyOf(scopedKey(undefined, [KEY]), t("the anonymous key")),
     alice,
-    "the anonymous caller's key must differ from alice's",
+    t("the anonymous caller's key must differ from alice's"),
   );
   assert.notEqual(
-    keyOf(scopedKey(ALICE, ["another-key"]), "alice's other key"),
+    keyOf(scopedKey(ALICE, ["another-key"]), t("alice's other key")),
     alice,
-    "another Idempotency-Key must give another key",
+    t("another Idempotency-Key must give another key: it names another operation"),
   );
 });
 
-test("no two (caller, key) pairs give one key, whatever characters they hold", () => {
+test(t("no two (caller, key) pairs give one key, whatever characters they hold"), () => {
   const pairs: Array<[string | undefined, string]> = [
     ["Bearer a:b", "c"],
     ["Bearer a", "b:c"],
@@ -77,18 +93,28 @@ test("no two (caller, key) pairs give one key, whatever characters they hold", (
     ["Bearer k", "k"],
   ];
   const keys = pairs.map(([auth, key]) =>
-    keyOf(scopedKey(auth, [key]), `caller ${JSON.stringify(auth)} with key ${key}`),
+    keyOf(
+      scopedKey(auth, [key]),
+      t("caller {caller} with key {key}", { caller: JSON.stringify(auth), key }),
+    ),
   );
   assert.equal(
     new Set(keys).size,
     pairs.length,
-    `these pairs must give distinct keys: ${JSON.stringify(pairs)} gave ${JSON.stringify(keys)}`,
+    t(
+      "these pairs must give distinct keys, or one caller gets another's answer: {pairs} gave {keys}",
+      {
+        pairs: JSON.stringify(pairs),
+        keys: JSON.stringify(keys),
+      },
+    ),
   );
 });
 
 test(
-  "the key it returns is a valid bare Idempotency-Key: printable ASCII, no space, quote or " +
-    "comma, at most 255",
+  t(
+    "the key it returns is a valid bare Idempotency-Key: printable ASCII, no space, quote or comma, at most 255",
+  ),
   () => {
     const tricky: Array<[string | undefined, string]> = [
       [ALICE, KEY],
@@ -97,37 +123,56 @@ test(
       [ALICE, `"with \\"quotes\\" and, a comma"`],
     ];
     for (const [auth, key] of tricky) {
-      const k = keyOf(scopedKey(auth, [key]), `caller ${JSON.stringify(auth)}, key ${key}`);
+      const k = keyOf(
+        scopedKey(auth, [key]),
+        t("caller {caller} with key {key}", { caller: JSON.stringify(auth), key }),
+      );
       assert.match(
         k,
         /^[\x21-\x7e]{1,255}$/,
-        `the key for ${JSON.stringify([auth, key])} must be 1-255 printable characters without ` +
-          `spaces, got ${JSON.stringify(k)}`,
+        t(
+          "the key for {pair} must be 1-255 printable characters without spaces, to go back into the header; got {key}",
+          {
+            pair: JSON.stringify([auth, key]),
+            key: JSON.stringify(k),
+          },
+        ),
       );
       assert.doesNotMatch(
         k,
         /[",]/,
-        `the key for ${JSON.stringify([auth, key])} must hold no double quote and no comma`,
+        t(
+          "the key for {pair} must hold no double quote and no comma, to go back into the header as a bare key",
+          {
+            pair: JSON.stringify([auth, key]),
+          },
+        ),
       );
     }
   },
 );
 
-test("a malformed key, or the header twice, is refused with a reason (then 400)", () => {
+test(t("a malformed key, or the header twice, is refused with a reason (then 400)"), () => {
   const bad: Array<[string, string[]]> = [
-    ["two header lines", [KEY, KEY]],
-    ["an empty key", [""]],
-    ["a quoted key without its closing quote", ['"abc']],
-    ["a bare key with a comma", ["a,b"]],
-    ["a key of 256 characters", ["k".repeat(256)]],
+    [t("two header lines"), [KEY, KEY]],
+    [t("an empty key"), [""]],
+    [t("a quoted key without its closing quote"), ['"abc']],
+    [t("a bare key with a comma"), ["a,b"]],
+    [t("a key of 256 characters"), ["k".repeat(256)]],
   ];
   for (const [what, values] of bad) {
     const scoped = scopedKey(ALICE, values);
     assert.ok(
       scoped !== undefined && "error" in scoped,
-      `${what} must give { error }, got ${JSON.stringify(scoped)}`,
+      t("{what} must be refused with an error (the server answers 400), and gave {scoped}", {
+        what,
+        scoped: JSON.stringify(scoped),
+      }),
     );
-    assert.ok(scoped.error.length > 0, `${what}: the error must say what is wrong`);
+    assert.ok(
+      scoped.error.length > 0,
+      t("{what}: the error must say what is wrong, for the client to read in the 400", { what }),
+    );
   }
 });
 
@@ -136,45 +181,53 @@ after(() => scratch.remove());
 const cells = { scratch: (name: string) => `${scratch.dir}/${name}`, seed: 11 };
 
 test(
-  "the probe's other-caller check against express-idempotency: without your function it " +
-    "leaks, with it each caller gets its own answer",
+  t(
+    "the probe's other-caller check against express-idempotency: without your function it leaks, with it each caller gets its own answer",
+  ),
   async () => {
     const bare = await runCell("express-idempotency", "other-caller", cells);
-    assert.ok(bare.ran, "the other-caller check must run against the lesson's server");
+    assert.ok(bare.ran, t("the other-caller check must run against the lesson's server"));
     assert.equal(
       bare.judged.verdict,
       "leak",
-      "the check must find the leak in the package as installed (else it proves nothing)",
+      t("the check must find the leak in the package as installed (else it proves nothing)"),
     );
     const scoped = await runCell("express-idempotency", "other-caller", {
       ...cells,
       rewrite: rewriteWith(scopedKey),
     });
-    assert.ok(scoped.ran, "the other-caller check must run with your function in front");
+    assert.ok(scoped.ran, t("the other-caller check must run with your function in front"));
     assert.equal(
       scoped.judged.verdict,
       "safe",
-      `with your function in front, the second caller must get its own answer; the check saw ` +
-        `${JSON.stringify(scoped.facts)}`,
+      t(
+        "with your function in front, the second caller must get its own answer; the check saw {facts}",
+        {
+          facts: JSON.stringify(scoped.facts),
+        },
+      ),
     );
-    assert.equal(scoped.facts.rows, 2, "two callers, two reports: one row each");
+    assert.equal(scoped.facts.rows, 2, t("two callers, two reports: one row each"));
   },
 );
 
 test(
-  "the probe's quoted-key check against express-idempotency: with your function the two " +
-    "forms are one key",
+  t(
+    "the probe's quoted-key check against express-idempotency: with your function the two forms are one key",
+  ),
   async () => {
     const scoped = await runCell("express-idempotency", "quoted-key", {
       ...cells,
       rewrite: rewriteWith(scopedKey),
     });
-    assert.ok(scoped.ran, "the quoted-key check must run with your function in front");
+    assert.ok(scoped.ran, t("the quoted-key check must run with your function in front"));
     assert.equal(
       scoped.judged.verdict,
       "safe",
-      `"k" then k must store one report; the check saw ${JSON.stringify(scoped.facts)}`,
+      t('"k" then k must store one report; the check saw {facts}', {
+        facts: JSON.stringify(scoped.facts),
+      }),
     );
-    assert.equal(scoped.facts.rows, 1, "one key in two forms is one operation: one row");
+    assert.equal(scoped.facts.rows, 1, t("one key in two forms is one operation: one row"));
   },
 );

@@ -6,12 +6,14 @@
  * notifier has accepted it. A row the notifier did not accept stays 'to_send' for the next pass.
  */
 import { httpCall } from "../lib/client/client.ts";
-import { type OutboxRow, outboxOf } from "../lib/outbox/outbox.ts";
+import type { OutboxRow, OutboxTable } from "../lib/outbox/outbox-row.ts";
 import type { ReportStore } from "../lib/tracker/store.ts";
 
 export interface DispatchInput {
-  /** The tracker's database; `outboxOf(store)` is its outbox table. */
+  /** The tracker's database: `store.transaction(() => …)` runs a function in one of its transactions. */
   store: ReportStore;
+  /** The store's outbox table: its rows still 'to_send', and marking one sent. */
+  outbox: OutboxTable;
   /** The notifier's base URL: POST <notifierUrl>/notifications. */
   notifierUrl: string;
   /** Called after the notifier accepted a row and before you mark it sent (the tests crash you here). */
@@ -25,9 +27,8 @@ export function rowKey(row: OutboxRow): string {
 
 /** One pass over the 'to_send' rows; returns how many rows it marked sent. */
 export async function dispatch(input: DispatchInput): Promise<number> {
-  const outbox = outboxOf(input.store);
   let sent = 0;
-  for (const row of outbox.pending()) {
+  for (const row of input.outbox.pending()) {
     const outcome = await httpCall({
       method: "POST",
       url: `${input.notifierUrl}/notifications`,
@@ -37,7 +38,7 @@ export async function dispatch(input: DispatchInput): Promise<number> {
     });
     if (outcome.kind !== "response" || outcome.status < 200 || outcome.status >= 300) continue;
     input.afterAccepted?.(row);
-    input.store.transaction(() => outbox.markSent(row.id));
+    input.store.transaction(() => input.outbox.markSent(row.id));
     sent += 1;
   }
   return sent;

@@ -5,7 +5,7 @@
  * the claim returns no token.
  */
 import type { ClientBase } from "pg";
-import type { Claim } from "../lib/postgres/claim.ts";
+import type { Claim } from "../lib/postgres/key-claim.ts";
 
 export async function claimKey(db: ClientBase, claim: Claim): Promise<number | undefined> {
   const { rows } = await db.query<{ fence: string }>(

@@ -107,9 +107,11 @@ for (const e of exercises) {
       `${e.file} passes as shipped: its tests cannot tell a stub from an answer`,
     );
     assert.equal(r.timedOut, false, `${e.file} hangs as shipped`);
+    // The TODO comes first, not under another message (08a's used to sit under 'The error is
+    // expected to be an instance of "AssertionError"').
     assert.match(
       r.firstFailure?.error ?? "",
-      new RegExp(`TODO: .*\\(exercise ${e.id}\\)`),
+      new RegExp(`^TODO: write [\\w.]+ \\(exercise ${e.id}\\)$`),
       `first failure: ${JSON.stringify(r.firstFailure)}`,
     );
   });
@@ -195,5 +197,56 @@ test("exercise 08a: a test that counts before request #1 is handled fails the ch
     } finally {
       writeFileSync(file, shipped);
     }
+  }
+});
+
+// A learner who reads Chinese runs the same tests with WORKBOOK_LANG=zh (npm run check hands the
+// language on to them): the failing test's name and what went wrong come in Chinese, the values as
+// node:assert prints them.
+test("exercise 05a: an answer that leaves its transaction open fails, in Chinese, with what went wrong", {
+  timeout: 120_000,
+}, async () => {
+  const e = exercises.find((x) => x.id === "05a");
+  assert.ok(e, "exercise 05a exists");
+  const file = join(project.root, e.file);
+  const shipped = readFileSync(file);
+  // Commits and rolls back, but leaves the transaction open when a statement throws.
+  const noCatch = [
+    'db.exec("BEGIN IMMEDIATE");',
+    'const id = Number(db.prepare("INSERT INTO reports (title) VALUES (?)").run(title).lastInsertRowid);',
+    "const r = db",
+    "    .prepare(",
+    "      \"UPDATE idempotency_keys SET state = 'completed', report_id = ? WHERE key = ? AND state = 'in_progress' AND fence = ?\",",
+    "    )",
+    "    .run(id, key, fence);",
+    "if (Number(r.changes) !== 1) {",
+    '    db.exec("ROLLBACK");',
+    "    return undefined;",
+    "  }",
+    'db.exec("COMMIT");',
+    "return id;",
+  ].join("\n  ");
+  writeFileSync(
+    file,
+    shipped
+      .toString("utf8")
+      .replace('throw new Error("TODO: write completeFenced (exercise 05a)");', noCatch),
+  );
+  const lang = process.env.WORKBOOK_LANG;
+  process.env.WORKBOOK_LANG = "zh";
+  try {
+    const r = await runExerciseTests(e, "exercises", 60_000, { root: project.root });
+    assert.equal(r.passed, false, "an answer that leaves its transaction open passed 05a's check");
+    assert.equal(
+      r.firstFailure?.test,
+      "语句抛异常时，不留下没结束的事务，错误交给调用方",
+      JSON.stringify(r.firstFailure),
+    );
+    assert.match(r.firstFailure?.error ?? "", /db\.isTransaction 仍然是 true：/);
+    assert.match(r.firstFailure?.error ?? "", /true !== false/);
+  } finally {
+    if (lang === undefined) delete process.env.WORKBOOK_LANG;
+    else process.env.WORKBOOK_LANG = lang;
+    writeFileSync(file, shipped);
   }
 });

@@ -17,6 +17,7 @@ import { parseHeader } from "../lib/core/header.ts";
 import { headerParagraph, listExercises, listLessons, ROOT } from "../lib/runner/catalog.ts";
 import { flowText, MANIFEST, ManifestError, parseManifest } from "../lib/runner/manifest.ts";
 import { recordShipped, resetExercise, shippedExerciseFiles } from "../lib/runner/shipped.ts";
+import { answerIdentifiers, chineseHeader, todoComments } from "./exercise-source.ts";
 import { runIn, shippedExercises, shippedText, tempProject } from "./temp-project.ts";
 
 const SHIPPED = parseManifest(shippedText(MANIFEST));
@@ -81,6 +82,132 @@ test("title and goal are the same words as the header of the exercise file (what
   }
 });
 
+test("every exercise has its Chinese: title, goal, as many hint steps as the English, and the same TODOs", () => {
+  for (const e of SHIPPED) {
+    const zh = e.translations.zh;
+    assert.ok(zh, `${e.id}: no [exercises.zh] table`);
+    for (const key of ["title", "goal", "hint", "todo"] as const)
+      assert.ok(zh[key] !== undefined, `${e.id}: [exercises.zh] has no ${key}`);
+    assert.equal(
+      zh.hint!.length,
+      e.texts.hint.length,
+      `${e.id}: the Chinese hint has ${zh.hint!.length} steps, the English ${e.texts.hint.length}`,
+    );
+    assert.deepEqual(
+      Object.keys(zh.todo!),
+      Object.keys(e.texts.todo ?? {}),
+      `${e.id}: [exercises.zh.todo] names other TODOs than [exercises.todo]`,
+    );
+    for (const text of [zh.title!, zh.goal!, ...zh.hint!, ...Object.values(zh.todo!)])
+      assert.match(text, /[\u4e00-\u9fff]/, `${e.id}: a Chinese text without Chinese: ${text}`);
+  }
+});
+
+test("the TODOs of each file as shipped are the manifest's, in English and in Chinese, each under its stub", () => {
+  for (const e of EXERCISES) {
+    const entry = SHIPPED.find((x) => x.id === e.id)!;
+    const comments = todoComments(shippedText(e.file));
+    const by = (label: string): Record<string, string> =>
+      Object.fromEntries(comments.filter((c) => c.label === label).map((c) => [c.name, c.text]));
+    assert.deepEqual(
+      by("TODO"),
+      entry.texts.todo,
+      `${e.file}: its "// TODO:" comments and [exercises.todo] in ${MANIFEST} differ`,
+    );
+    assert.deepEqual(
+      by("待办"),
+      entry.translations.zh?.todo,
+      `${e.file}: its "// 待办：" comments and [exercises.zh.todo] in ${MANIFEST} differ`,
+    );
+    // Each Chinese line right under its English one.
+    for (const [i, c] of comments.entries())
+      if (c.label === "待办")
+        assert.equal(
+          comments[i - 1]?.name,
+          c.name,
+          `${e.file}:${c.line}: a 待办 without its TODO above`,
+        );
+  }
+});
+
+test("the Chinese header of each file (练习, 目标, 约束) says what the manifest's Chinese says", () => {
+  for (const e of EXERCISES) {
+    const zh = SHIPPED.find((x) => x.id === e.id)!.translations.zh!;
+    const header = chineseHeader(shippedText(e.file));
+    assert.equal(header.first, `练习 ${e.id} · ${zh.title}`, `${e.file}: its Chinese title line`);
+    assert.equal(
+      header.paragraphs.get("目标"),
+      zh.goal,
+      `${e.file}: its "目标：" paragraph and the manifest's Chinese goal differ`,
+    );
+    assert.ok(header.paragraphs.get("约束"), `${e.file}: no "约束：" paragraph`);
+  }
+});
+
+/** SQL that a nudge must not give away (upper case, as it is written in the lessons). */
+const SQL =
+  /\b(SELECT|INSERT|UPDATE|DELETE|BEGIN|COMMIT|ROLLBACK|WHERE|RETURNING|VALUES|CONFLICT|NOTHING|IMMEDIATE|nextval)\b/;
+
+/**
+ * What in a hint's first step is code: backticks, SQL, a call or a member (`f(`, `a.b`), or a name
+ * the answer uses that the exercise file does not (a name written like code: with a capital after
+ * its first letter, a digit or an underscore; plain words such as "first" are words).
+ */
+function codeIn(step: string, answer: Set<string>, exercise: string): string[] {
+  const found: string[] = [];
+  if (step.includes("`")) found.push("a backtick");
+  const sql = SQL.exec(step);
+  if (sql) found.push(`SQL (${sql[1]})`);
+  const call = /[A-Za-z_$][\w$]*\(/.exec(step);
+  if (call) found.push(`a call (${call[0]})`);
+  const member = /\b[A-Za-z_$][\w$]+\.[A-Za-z_$][\w$]*/.exec(step);
+  if (member) found.push(`a member (${member[0]})`);
+  for (const name of answer) {
+    if (!/[A-Z_\d$]/.test(name.slice(1))) continue;
+    const word = new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`);
+    if (word.test(step) && !word.test(exercise)) found.push(`the answer's name ${name}`);
+  }
+  return found;
+}
+
+test("hints come in 2 to 4 steps, and the first, in English and in Chinese, is a nudge without code", () => {
+  for (const e of EXERCISES) {
+    const entry = SHIPPED.find((x) => x.id === e.id)!;
+    assert.ok(
+      entry.texts.hint.length >= 2 && entry.texts.hint.length <= 4,
+      `${e.id}: ${entry.texts.hint.length} hint steps; a hint has 2 to 4`,
+    );
+    const answer = answerIdentifiers(e.solution, ROOT);
+    const exercise = shippedText(e.file);
+    for (const [lang, step] of [
+      ["en", entry.texts.hint[0]!],
+      ["zh", entry.translations.zh?.hint?.[0] ?? ""],
+    ] as const)
+      assert.deepEqual(
+        codeIn(step, answer, exercise),
+        [],
+        `${e.id}: the first hint step (${lang}) gives code away: ${step}`,
+      );
+  }
+});
+
+test("the check of a first step finds backticks, SQL, calls, members and the answer's names", () => {
+  const answer = new Set(["lastInsertRowid", "changes", "completeFenced"]);
+  const exercise = "export function completeFenced() {}";
+  assert.deepEqual(codeIn("Insert the report, then update the key.", answer, exercise), []);
+  assert.deepEqual(codeIn("completeFenced first, and its changes", answer, exercise), []);
+  assert.deepEqual(
+    codeIn("db.exec(`BEGIN IMMEDIATE`), then read lastInsertRowid", answer, exercise),
+    [
+      "a backtick",
+      "SQL (BEGIN)",
+      "a call (exec()",
+      "a member (db.exec)",
+      "the answer's name lastInsertRowid",
+    ],
+  );
+});
+
 test("texts flow: prose lines run together, indented lines stay lines, a blank line starts a paragraph", () => {
   assert.equal(flowText("one\n  two\n\n"), "one\ntwo");
   assert.equal(
@@ -94,6 +221,12 @@ test("texts flow: prose lines run together, indented lines stay lines, a blank l
     goal.some((l) => l.startsWith("Full Jitter:")) &&
       goal.some((l) => l.startsWith("Decorrelated Jitter:")),
     "02b's formulas are lines of their own",
+  );
+  // Chinese runs together without a space where the line breaks between Chinese characters or
+  // beside full-width punctuation; beside Latin letters a line break is a space.
+  assert.equal(
+    flowText("客户端\n可以重试，\nRFC 9110 说\n`x` 也行。\nabc\n中文\nabc\n（括号）"),
+    "客户端可以重试，RFC 9110 说 `x` 也行。abc 中文 abc（括号）",
   );
 });
 
@@ -117,7 +250,9 @@ function refusal(text: string): string {
 test("a manifest is read with its steps and translations; what is wrong with one is said in one line", () => {
   const [e] = parseManifest(
     one(
-      "pure = true\n[exercises.zh]\ntitle = '标题'\nhint = ['''\n第一步\n''', '''\n第二步\n''']\n",
+      "pure = true\n[exercises.todo]\nf = 'write f'\n'C.m' = '''\nwrite\nm\n'''\n" +
+        "[exercises.zh]\ntitle = '标题'\nhint = ['''\n第一步\n''', '''\n第二步\n''']\n" +
+        "[exercises.zh.todo]\nf = '写 f'\n",
     ),
   );
   assert.deepEqual(e, {
@@ -125,9 +260,13 @@ test("a manifest is read with its steps and translations; what is wrong with one
     lesson: "01",
     order: 10,
     pure: true,
-    texts: { title: "T", goal: "G", hint: ["H"] },
-    translations: { zh: { title: "标题", hint: ["第一步", "第二步"] } },
+    texts: { title: "T", goal: "G", hint: ["H"], todo: { f: "write f", "C.m": "write m" } },
+    translations: { zh: { title: "标题", hint: ["第一步", "第二步"], todo: { f: "写 f" } } },
   });
+  assert.match(
+    refusal(one("[exercises.todo]\nf = 1")),
+    /exercise 01a: todo must be a table of texts, one per TODO of the file/,
+  );
   assert.equal(
     refusal(one('title = "again"')),
     `${MANIFEST}, line 12, column 1: trying to redefine an already defined table or value (not valid TOML)`,

@@ -96,6 +96,8 @@ export function tempProject(): TempProject {
 export function shippedProject(): TempProject {
   const root = projectSkeleton();
   for (const f of shippedExerciseFiles(ROOT)) writeFileSync(join(root, f.path), f.data);
+  // The Chinese of the exercises' checks (not a file the learner edits).
+  cpSync(join(ROOT, "exercises", "zh.po"), join(root, "exercises", "zh.po"));
   cpSync(join(ROOT, "solutions"), join(root, "solutions"), { recursive: true });
   return withHelpers(root);
 }
@@ -210,9 +212,13 @@ export async function runIn(
   return { code, output: s.output() };
 }
 
+let shipped: ReturnType<typeof shippedExerciseFiles> | undefined;
+
 /** The text of an exercise file as shipped (never the learner's working copy), by its path. */
 export function shippedText(path: string): string {
-  const file = shippedExerciseFiles(ROOT).find((f) => f.path === path);
+  // Read once per process: finding what shipped asks git for every file of exercises/.
+  shipped ??= shippedExerciseFiles(ROOT);
+  const file = shipped.find((f) => f.path === path);
   if (!file) throw new Error(`${path} is not a shipped exercise file`);
   return file.data.toString("utf8");
 }

@@ -13,22 +13,9 @@
  */
 import { t } from "../core/i18n.ts";
 
-/** What the harness knows when it stops trying. */
-export type ToolOutcome =
-  /**
-   * Stored: `title` as the tracker stored it; `existing` when the tracker recognised it as a report
-   * filed before (by an earlier tool call) and filed nothing new.
-   */
-  | { kind: "filed"; title: string; reportId: number; existing: boolean }
-  /** The tracker answered and refused it; nothing was stored. */
-  | { kind: "failed"; title: string; status: number; detail: string }
-  /** No answer the harness can trust; `saw` says what it did see ("no answer within 100 ms (timeout)"). */
-  | { kind: "unknown"; title: string; saw: string };
+import type { ToolOutcome, ToolResultBody } from "./tool-outcome.ts";
 
-export interface ToolResultBody {
-  content: string;
-  is_error: boolean;
-}
+export type { ToolOutcome, ToolResultBody };
 
 /** Where to look a report up: the tracker's find-by-normalised-title route. */
 export function lookupPath(title: string): string {

@@ -22,14 +22,9 @@ import { t } from "../core/i18n.ts";
 import { shortKey } from "../protocol/key-answers.ts";
 import { type Report, ReportStore } from "../tracker/store.ts";
 import { describeDelivery, type NotificationRequest } from "./notifier.ts";
+import type { OutboxRow } from "./outbox-row.ts";
 
-export interface OutboxRow {
-  id: number;
-  reportId: number;
-  /** What to deliver. */
-  notification: NotificationRequest;
-  state: "to_send" | "sent";
-}
+export type { OutboxRow };
 
 interface Row {
   id: number;

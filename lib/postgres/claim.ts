@@ -25,17 +25,9 @@
  */
 import type { ClientBase } from "pg";
 import type { KeyRow } from "../protocol/key-decision.ts";
+import type { Claim } from "./key-claim.ts";
 
-/** What a claim needs: who, which key, for what request, and the times it runs by. */
-export interface Claim {
-  caller: string;
-  key: string;
-  fingerprint: string;
-  /** The caller's clock, ms. */
-  now: number;
-  leaseMs: number;
-  ttlMs: number;
-}
+export type { Claim };
 
 /** The claim statement: $1 caller, $2 key, $3 fingerprint, $4 lease_until, $5 expires_at. */
 export const CLAIM_SQL = `INSERT INTO idempotency_keys (caller, key, fingerprint, state, fence, lease_until, expires_at)

@@ -12,22 +12,12 @@
  * A request with the header twice is refused: it would name two operations.
  */
 
+import type { KeyForm, KeyParse, KeyProblem } from "./key-parse.ts";
+
 /** The longest key accepted, in characters (after unescaping). */
 export const MAX_KEY_CHARS = 255;
 
-export type KeyForm = "sf-string" | "token";
-
-export type KeyProblem =
-  | "missing"
-  | "duplicated"
-  | "empty"
-  | "too-long"
-  | "not-printable"
-  | "unparseable";
-
-export type KeyParse =
-  | { ok: true; key: string; form: KeyForm }
-  | { ok: false; problem: KeyProblem; detail: string };
+export type { KeyForm, KeyParse, KeyProblem };
 
 /**
  * All values of the Idempotency-Key header, one per header line, from `IncomingMessage.rawHeaders`

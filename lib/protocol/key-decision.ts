@@ -15,24 +15,9 @@
  * alive. The `fenced` variant adds a check at completion for that case; the decision stays the same.
  */
 
-/** What the key table holds for one (caller, key). Times are ms on the service's clock. */
-export interface KeyRow {
-  fingerprint: string;
-  state: "in_progress" | "completed";
-  /** The fencing token of the claim that holds the key (or completed it). */
-  fence: number;
-  /** An in-progress claim may be taken over from this moment on. */
-  leaseUntil: number;
-  /** From this moment on the key is forgotten: the TTL has run out. */
-  expiresAt: number;
-}
+import type { KeyDecision, KeyRow } from "./key-row.ts";
 
-export type KeyDecision =
-  | { kind: "claim" }
-  | { kind: "mismatch" }
-  | { kind: "replay" }
-  | { kind: "in-progress"; retryAfterMs: number }
-  | { kind: "take-over" };
+export type { KeyDecision, KeyRow };
 
 export function decideKey(row: KeyRow | undefined, fingerprint: string, now: number): KeyDecision {
   if (row === undefined || now >= row.expiresAt) return { kind: "claim" };

@@ -1,8 +1,9 @@
 /**
  * The exercise manifest, `exercises/info.toml`: one `[[exercises]]` table per exercise with its id,
- * lesson, order, title, goal and hint (in steps), and room for a translation of the texts in a table
- * under it (`[exercises.zh]`). A person edits it; this module reads it and refuses, in one line, a
- * file that is not what the runner needs. The file's own comment says how to write it.
+ * lesson, order, title, goal, hint (in steps) and what its TODOs ask (`[exercises.todo]`), and room
+ * for a translation of the texts in a table under it (`[exercises.zh]`, `[exercises.zh.todo]`). A
+ * person edits it; this module reads it and refuses, in one line, a file that is not what the runner
+ * needs. The file's own comment says how to write it.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,6 +23,13 @@ export interface ExerciseTexts {
   goal: string;
   /** The hint, step by step: the first a nudge, the last may give the answer away. */
   hint: string[];
+  /**
+   * What each TODO of the exercise file asks, by the name of the function (or `Class.method`, or the
+   * class) it stands in: the name a stub's error gives, "TODO: write <name> (exercise 01a)". The same
+   * words as the file's `// TODO:` comment (npm test checks it), so that a screen can say what a
+   * failing stub asks for, in the learner's language.
+   */
+  todo?: Record<string, string>;
 }
 
 export interface ManifestEntry {
@@ -43,14 +51,36 @@ export interface ManifestEntry {
 export class ManifestError extends Error {}
 
 const ID = /^\d\d[a-z]$/;
-const KEYS = ["id", "lesson", "order", "pure", "title", "goal", "hint", ...TRANSLATIONS] as const;
-const TEXT_KEYS = ["title", "goal", "hint"] as const;
+const KEYS = [
+  "id",
+  "lesson",
+  "order",
+  "pure",
+  "title",
+  "goal",
+  "hint",
+  "todo",
+  ...TRANSLATIONS,
+] as const;
+const TEXT_KEYS = ["title", "goal", "hint", "todo"] as const;
+
+/** Chinese characters, CJK punctuation and full-width forms (lib/core/text.ts breaks lines beside them). */
+const CHINESE = String.raw`[\u2e80-\u2fff\u3000-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]`;
+/** Full-width punctuation: no space beside it, whatever the other side is. */
+const FULL_WIDTH_PUNCTUATION = String.raw`[\u3000-\u303f\uff00-\uffef]`;
+/** Where a line break joins two lines with nothing between them. */
+const JOINED = new RegExp(
+  `(?:${CHINESE}\n${CHINESE}|${FULL_WIDTH_PUNCTUATION}\n|\n${FULL_WIDTH_PUNCTUATION})`,
+  "u",
+);
 
 /**
  * A text as the manifest (or an exercise file's header) writes it, as the runner shows it: lines of
  * prose run together into one line (wrapped when shown); a line indented by two spaces or more (a
  * formula) stays a line of its own, and so does the line after it; a blank line starts a new
- * paragraph (an empty line in the result). Lines of the result are separated by "\n".
+ * paragraph (an empty line in the result). Lines of the result are separated by "\n". Lines of
+ * Chinese run together without a space where both sides of the line break are Chinese characters or
+ * full-width punctuation, as a browser (and the terminal's wrap) joins them.
  */
 export function flowText(raw: string): string {
   const lines = raw.replace(/\r\n?/g, "\n").split("\n");
@@ -65,7 +95,8 @@ export function flowText(raw: string): string {
     const shown = indented(i) ? line.trim() : line.trim().replace(/\s+/g, " ");
     if (text === "") text = shown;
     else if (gap) text += `\n\n${shown}`;
-    else text += indented(i) || indented(i - 1) ? `\n${shown}` : ` ${shown}`;
+    else if (indented(i) || indented(i - 1)) text += `\n${shown}`;
+    else text += JOINED.test(`${text.slice(-1)}\n${shown.slice(0, 1)}`) ? shown : ` ${shown}`;
     gap = false;
   }
   return text;
@@ -173,7 +204,10 @@ function readEntry(table: Record<string, unknown>, index: number): ManifestEntry
   };
 }
 
-/** title, goal and hint of a table, each flowed; all three required in English, each optional in a translation. */
+/**
+ * title, goal, hint and todo of a table, each flowed; the first three required in English, each
+ * optional in a translation, and todo optional in both.
+ */
 function readTexts(
   table: Record<string, unknown>,
   where: string,
@@ -190,6 +224,19 @@ function readTexts(
     if (key === "title" && flowText(value).includes("\n"))
       throw new ManifestError(`${where}: the title must be one line`);
     out[key] = flowText(value);
+  }
+  const todo = table.todo;
+  if (todo !== undefined) {
+    if (
+      !isTable(todo) ||
+      !Object.values(todo).every((s) => typeof s === "string" && flowText(s) !== "")
+    )
+      throw new ManifestError(
+        `${where}: todo must be a table of texts, one per TODO of the file: [exercises.todo] with name = "…"`,
+      );
+    out.todo = Object.fromEntries(
+      Object.entries(todo).map(([name, text]) => [name, flowText(text as string)]),
+    );
   }
   const hint = table.hint;
   if (hint === undefined && !required) return out;
