@@ -90,12 +90,27 @@ export function agentCall(
 export function agentCallOn(
   trace: Trace,
   options: Omit<FileReportOptions, "url" | "report" | "onAttempt">,
-): (tracker: Tracker) => Promise<{ status: number; replayed: string; reports: number }> {
-  return async ({ url, store }) => {
-    const { final } = await agentCall(trace, url, options);
+): (
+  tracker: Tracker,
+  faults: Faults,
+) => Promise<{ status: number; replayed: string; reports: number }> {
+  return async ({ url, store }, faults) => {
+    const { final } = await agentCall(trace, url, { ...patience(faults, options), ...options });
     const status = final.kind === "response" ? final.status : 0;
     return { status, replayed: String(isReplay(final)), reports: store.countReports() };
   };
+}
+
+/**
+ * The agent alone against a tracker sends one request at a time, so its attempt n is the server's
+ * request n: it gives up on an attempt `timeoutMs` after a fault struck it, and waits for one the
+ * server answers, however busy the machine (lib/tracker/faults.ts, noAnswer).
+ */
+function patience(
+  faults: Faults,
+  call: Pick<FileReportOptions, "timeoutMs">,
+): Pick<FileReportOptions, "giveUp"> {
+  return { giveUp: (n) => faults.noAnswer(n, call.timeoutMs) };
 }
 
 /** A `beforeRetry` that moves `clock` by what the agent waited, without a word in the trace. */
@@ -152,6 +167,7 @@ export async function pacedRun<T>(
   const pace = pacer(trace, clock);
   return withTracker(trace, { ...options, now: clock.now }, async (tracker, faults) => {
     const result = await agentCall(trace, tracker.url, {
+      ...patience(faults, call),
       ...call,
       policy: "same-key",
       beforeRetry: async (retry, last, waited) => {
