@@ -144,7 +144,7 @@ test("npm run check keeps the indentation of a failure's continuation lines", {
   const r = await runIn(p.root, "lib/runner/check-cli.ts", [e.id]);
   assert.match(
     r.output,
-    /\n {4}failing: explains\n {13}first line\n {15}second line, indented\n {13}third\n/,
+    /\n {4}failing: +explains\n( +)first line\n\1 {2}second line, indented\n\1third\n/,
     r.output,
   );
 });
