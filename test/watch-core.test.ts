@@ -219,6 +219,11 @@ test("after a pass the solved exercise has the screen, the next one named; the n
     [],
     "Enter only shows the next exercise: it is checked already",
   );
+  assert.equal(
+    run(s, { type: "key", key: "n" }).state.current,
+    s.current,
+    "n, too, shows the exercise named: the next one",
+  );
   for (const shown of [
     enter.state,
     run(s, { type: "key", key: "h" }).state,
@@ -277,7 +282,13 @@ test("moving on skips exercises that pass and wraps around to an earlier one", (
     "the next one is checked afresh",
   );
 
-  s = run(moved.state, { type: "key", key: "n" }, { type: "key", key: "n" }).state;
+  // Enter shows 02a, named after the pass; then n goes on from there.
+  s = run(
+    moved.state,
+    { type: "key", key: "enter" },
+    { type: "key", key: "n" },
+    { type: "key", key: "n" },
+  ).state;
   assert.equal(s.exercises[s.current]!.id, "01b");
   s = run(s, { type: "key", key: "n" }).state;
   assert.equal(s.exercises[s.current]!.id, "02a", "n wraps around");

@@ -419,3 +419,33 @@ test("80x24 in Chinese: the runner's own words are Chinese, every line fits by d
     setLang("en");
   }
 });
+
+test("in Chinese, a sentence after a full-width stop follows it without a space", () => {
+  setLang("zh");
+  try {
+    const pass: CheckReport = {
+      passed: true,
+      timedOut: false,
+      counts: { tests: 5, pass: 5, fail: 0 },
+      ms: 1,
+    };
+    let s = run(initialState(EXERCISES), { type: "start" });
+    for (const e of EXERCISES)
+      s = run(s, { type: "check-finished", id: e.id, run: s.checks[e.id]!.run, report: pass });
+    // All pass: the finished banner; then 01a checked again and passing, on its own screen.
+    s = run(s, { type: "key", key: "n" });
+    s = run(s, {
+      type: "check-finished",
+      id: s.exercises[s.current]!.id,
+      run: s.checks[s.exercises[s.current]!.id]!.run,
+      report: pass,
+    });
+    const text = flat(renderScreen(s, { color: true, width: 100, lessons: listLessons() }).text);
+    assert.match(
+      text,
+      /✓ 测试全部通过（共 5 个）。把你的答案和 solutions\/\S+ 对照一下；按 n 继续。/,
+    );
+  } finally {
+    setLang("en");
+  }
+});

@@ -1,6 +1,6 @@
 /** Colour for the runner's commands: styleText when colour is wanted, plain text otherwise. */
 import { styleText } from "node:util";
-import { displayWidth } from "../core/text.ts";
+import { displayWidth, stripAnsi } from "../core/text.ts";
 
 export type Style = Parameters<typeof styleText>[0];
 export type Paint = (style: Style, text: string) => string;
@@ -34,4 +34,12 @@ export function labelled(label: string): string {
  */
 export function labelColumn(labels: readonly string[]): number {
   return Math.max(...labels.map((l) => displayWidth(labelled(l))));
+}
+
+/**
+ * Two sentences, one after the other: with a space between them, but none after a full-width stop
+ * ("通过了！把你的答案…"), as Chinese is written.
+ */
+export function sentences(first: string, second: string): string {
+  return /[。！？；：）]$/.test(stripAnsi(first)) ? first + second : `${first} ${second}`;
 }

@@ -294,10 +294,11 @@ function onKey(s: Draft, key: string, fx: Effect[]): void {
     return;
   }
   if (s.lessonRunning) return; // the lesson has the screen until it ends
-  // After a pass, the first key shows the next exercise: Enter only that, any other key its own job too.
+  // After a pass, the first key shows the next exercise: Enter (or n) only that, any other key its
+  // own job too.
   if (justSolved(s)) {
     delete s.solved;
-    if (key === "enter") {
+    if (key === "enter" || key === "n") {
       fx.push({ type: "render" });
       return;
     }

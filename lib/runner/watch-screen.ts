@@ -16,7 +16,7 @@ import {
 } from "../core/text.ts";
 import type { Exercise, Lesson } from "./catalog.ts";
 import { PARALLEL_CHECKS } from "./status.ts";
-import { labelColumn, labelled, type Paint, painter, progressBar } from "./style.ts";
+import { labelColumn, labelled, type Paint, painter, progressBar, sentences } from "./style.ts";
 import {
   type CheckReport,
   type CheckStatus,
@@ -147,7 +147,10 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
       const file = state.exercises.find((e) => e.id === state.solved)!.solution;
       out.push(
         ...para(
-          `${paint("green", t("✓ Exercise {id} passes!", { id: state.solved }))} ${t("Compare your answer with {file}.", { file })}`,
+          sentences(
+            paint("green", t("✓ Exercise {id} passes!", { id: state.solved })),
+            t("Compare your answer with {file}.", { file }),
+          ),
           "",
         ),
         "",
@@ -399,7 +402,10 @@ function exerciseView(
       : t("✓ Its tests pass.");
     out.push(
       ...para(
-        `${paint("green", all)} ${t("Compare your answer with {file}; n goes on.", { file: exercise.solution })}`,
+        sentences(
+          paint("green", all),
+          t("Compare your answer with {file}; n goes on.", { file: exercise.solution }),
+        ),
         "",
         undefined,
         "  ",
