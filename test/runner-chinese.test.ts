@@ -26,44 +26,54 @@ function assertChinese(output: string, width: number, what: string): void {
 }
 
 test("every runner command's --help is Chinese with --lang zh, or with LANG=zh_CN.UTF-8, and fits 80 columns", {
-  timeout: 60_000,
+  timeout: 120_000,
 }, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
-  for (const command of COMMANDS) {
-    const flag = await runIn(p.root, `lib/runner/${command}.ts`, ["--lang", "zh", "--help"], "", {
-      COLUMNS: "80",
-    });
+  const help = (command: string, args: string[], env: Record<string, string> = {}) =>
+    runIn(p.root, `lib/runner/${command}.ts`, args, "", { COLUMNS: "80", ...env });
+  const runs = await Promise.all(
+    COMMANDS.map(async (command) => ({
+      command,
+      flag: await help(command, ["--lang", "zh", "--help"]),
+      // The environment, read the way gettext reads it (the tests' own WORKBOOK_LANG=en taken away).
+      env: await help(command, ["--help"], {
+        WORKBOOK_LANG: "",
+        LC_ALL: "",
+        LC_MESSAGES: "",
+        LANG: "zh_CN.UTF-8",
+      }),
+    })),
+  );
+  for (const { command, flag, env } of runs) {
     assert.equal(flag.code, 0, `${command}: ${flag.output}`);
     assert.match(flag.output, /\n选项：\n/, `${command}: ${flag.output}`);
     assert.match(flag.output, /--lang <zh\|en> +输出用的语言/);
     assertChinese(flag.output, 80, `${command} --lang zh --help`);
-    // The environment, read the way gettext reads it (the tests' own WORKBOOK_LANG=en taken away).
-    const env = await runIn(p.root, `lib/runner/${command}.ts`, ["--help"], "", {
-      COLUMNS: "80",
-      WORKBOOK_LANG: "",
-      LC_ALL: "",
-      LC_MESSAGES: "",
-      LANG: "zh_CN.UTF-8",
-    });
     assert.equal(env.output, flag.output, `${command}: LANG=zh_CN.UTF-8 is --lang zh`);
   }
 });
 
 test("a wrong argument in Chinese is one line: 错误：…（用 --help 查看用法）", {
-  timeout: 60_000,
+  timeout: 120_000,
 }, async (t) => {
   const p = tempProject();
   t.after(() => p.remove());
-  for (const [command, args, valid] of [
+  const cases = [
     ["check-cli", ["zz9"], /没有和 "zz9" 对得上的练习/],
     ["watch-cli", ["--bogus"], /没有这个选项：'--bogus'/],
     ["progress-cli", ["extra"], /多余的参数 'extra'/],
     ["hint-cli", ["--step", "x"], /--step 要一个整数，收到的是 "x"/],
     ["lesson-cli", ["42"], /没有这一课："42"/],
     ["reset-cli", [], /写一个练习（/],
-  ] as const) {
-    const r = await runIn(p.root, `lib/runner/${command}.ts`, [...args, "--lang", "zh"]);
+  ] as const;
+  const runs = await Promise.all(
+    cases.map(([command, args]) =>
+      runIn(p.root, `lib/runner/${command}.ts`, [...args, "--lang", "zh"]),
+    ),
+  );
+  for (const [i, [command, , valid]] of cases.entries()) {
+    const r = runs[i]!;
     assert.equal(r.code, 2, `${command}: ${r.output}`);
     assert.match(r.output, /^错误：.*（用 --help 查看用法）\n$/, `${command}: ${r.output}`);
     assert.match(r.output, valid);
