@@ -65,7 +65,7 @@ test("a wrong argument in Chinese is one line: 错误：…（用 --help 查看�
     ["progress-cli", ["extra"], /多余的参数 'extra'/],
     ["hint-cli", ["--step", "x"], /--step 要一个整数，收到的是 "x"/],
     ["lesson-cli", ["42"], /没有这一课："42"/],
-    ["reset-cli", [], /写一个练习（/],
+    ["reset-cli", [], /写一道练习（/],
   ] as const;
   const runs = await Promise.all(
     cases.map(([command, args]) =>
@@ -96,7 +96,7 @@ test("npm run lesson -- --lang zh lists the lessons in Chinese; npm run lesson 1
     "the lessons' own titles, from their catalogues",
   );
   assert.match(list.output, /练习：✗ \d\d[a-z]/);
-  assert.match(list.output, /✓\/✗：每个练习的测试，刚刚跑过/);
+  assert.match(list.output, /✓\/✗：每道练习的测试，刚刚跑过/);
   for (const line of list.output.split("\n"))
     assert.ok(displayWidth(line) <= 80, `${displayWidth(line)} columns: ${line}`);
   // After the lesson's number the flags are the lesson's: --lang reaches it, and so it does before.
@@ -129,7 +129,7 @@ test("npm run check and npm run progress in Chinese: the verdict, the labels and
     check.output.replace(/\s+/g, " "),
     new RegExp(`（第 \\d\\d 课；和 ${b!.solution.replace(/\./g, "\\.")} 对照一下）`),
   );
-  assert.match(check.output, /2 个练习里解出了 1 个。/);
+  assert.match(check.output, /2 道练习里解出了 1 道。/);
   for (const line of check.output.split("\n"))
     assert.ok(displayWidth(line) <= 80, `${displayWidth(line)} columns: ${line}`);
 
@@ -137,7 +137,7 @@ test("npm run check and npm run progress in Chinese: the verdict, the labels and
     COLUMNS: "80",
   });
   assert.equal(progress.code, 0, progress.output);
-  assert.match(progress.output, /^你的进度（每个练习的测试刚刚跑过，每次 2 个，用时 /);
+  assert.match(progress.output, /^你的进度（每道练习的测试刚刚跑过，每次 2 个，用时 /);
   assert.match(progress.output, /通过的练习：1\/2 · 完成的课：0\/1/);
-  assert.match(progress.output, new RegExp(`下一个：练习 ${a!.id}，`));
+  assert.match(progress.output, new RegExp(`下一道练习：${a!.id}，`));
 });

@@ -407,7 +407,7 @@ test("80x24 in Chinese: the runner's own words are Chinese, every line fits by d
         assert.match(flat(text), /第一个失败的测试：课程页面的问题/);
         assert.match(
           lines.at(-2)!,
-          /^h 提示 · l 列表 · r 运行第 02 课 · n 下一个 · p 上一个 · ⏎ 检查 · q 退出$/,
+          /^h 提示 · l 列表 · r 运行第 02 课 · n 下一道 · p 上一道 · ⏎ 检查 · q 退出$/,
         );
       }
     }
