@@ -58,8 +58,8 @@ export interface RunOptions {
   typeCheck?: boolean;
   /**
    * How long the process may go on after every test it queued has ended before it counts as left
-   * open (a server not closed). Node exits at once when nothing is left, so this is a grace for a busy
-   * machine, not a wait for anything.
+   * open (a server not closed), at the least (see stillOpenGraceMs). Node exits at once when nothing
+   * is left, so this is a grace for a busy machine, not a wait for anything.
    */
   stillOpenMs?: number;
 }
@@ -71,6 +71,16 @@ const ISOLATION_NONE =
     : "--experimental-test-isolation=none";
 const TEST_EVENTS = new URL("./test-events.ts", import.meta.url).href;
 const STILL_OPEN_MS = 5_000;
+
+/**
+ * The grace after the last test's end before a run counts as left open: `least`, or on a busy machine
+ * more. Ending a run (node:test's summary, the process's exit) takes about as long as starting it did,
+ * and both grow with the machine's load: at a load of 30 on two cores a run that passed took more than
+ * 5 s to end. So the grace is also three times the time the process took to start its first test.
+ */
+export function stillOpenGraceMs(least: number, startupMs: number | undefined): number {
+  return Math.max(least, 3 * (startupMs ?? 0));
+}
 
 /**
  * Exercises whose answer is pure functions (`pure = true` in the manifest: no server, no database, no
@@ -127,6 +137,7 @@ function runTests(
     // One process for the test file (no isolation): a syntax error in the learner's file is then reported
     // in the TAP output, and stopping the process stops the learner's code with it. test-events.ts
     // says on stderr, as they happen, which tests start and end.
+    const spawnedAt = performance.now();
     const child = spawn(
       process.execPath,
       [
@@ -182,10 +193,14 @@ function runTests(
     function armStillOpen(): void {
       clearTimeout(openTimer);
       if (!progress.allEnded()) return;
-      openTimer = setTimeout(() => {
-        stopped ??= "still-open";
-        stop();
-      }, stillOpenMs);
+      const startup = progress.firstStart();
+      openTimer = setTimeout(
+        () => {
+          stopped ??= "still-open";
+          stop();
+        },
+        stillOpenGraceMs(stillOpenMs, startup === undefined ? undefined : startup - spawnedAt),
+      );
     }
     signal?.addEventListener("abort", stop, { once: true });
     if (signal?.aborted) stop();
@@ -231,6 +246,7 @@ function runTests(
 class TestProgress {
   #running: { name: string; since: number }[] = [];
   #ended = 0;
+  #firstStart: number | undefined;
 
   add(json: string, at: number): void {
     let e: { type: string; name: string };
@@ -239,12 +255,20 @@ class TestProgress {
     } catch {
       return;
     }
-    if (e.type === "start") this.#running.push({ name: e.name, since: at });
+    if (e.type === "start") {
+      this.#running.push({ name: e.name, since: at });
+      this.#firstStart ??= at;
+    }
     if (e.type === "end") {
       const i = this.#running.findLastIndex((r) => r.name === e.name);
       if (i >= 0) this.#running.splice(i);
       this.#ended++;
     }
+  }
+
+  /** When the first test started. */
+  firstStart(): number | undefined {
+    return this.#firstStart;
   }
 
   /** Tests have run, and none is running now. */
