@@ -8,6 +8,7 @@ import {
   checkLimitMs,
   firstFailure,
   runExerciseTests,
+  stillOpenGraceMs,
   testCounts,
 } from "../lib/runner/exercise-run.ts";
 import { runIn, shippedExercises, tempProject } from "./temp-project.ts";
@@ -119,6 +120,12 @@ test("every test passes but the file never ends: said so, soon after the last te
   assert.ok(r.ms < limit, `it waited for the whole limit (${r.ms} ms)`);
 });
 
+test("the grace before a run counts as left open grows with the time the run took to start (a busy machine)", () => {
+  assert.equal(stillOpenGraceMs(5_000, 800), 5_000, "an idle machine: the least");
+  assert.equal(stillOpenGraceMs(5_000, undefined), 5_000, "no test started yet");
+  assert.equal(stillOpenGraceMs(5_000, 4_000), 12_000, "a start that took 4 s: three times that");
+});
+
 test("pure-function exercises get a much shorter time limit than those that start servers", () => {
   const all = shippedExercises();
   const pure = all.find((e) => e.id === "01a")!;
@@ -144,7 +151,7 @@ test("npm run check keeps the indentation of a failure's continuation lines", {
   const r = await runIn(p.root, "lib/runner/check-cli.ts", [e.id]);
   assert.match(
     r.output,
-    /\n {4}failing: explains\n {13}first line\n {15}second line, indented\n {13}third\n/,
+    /\n {4}failing: +explains\n( +)first line\n\1 {2}second line, indented\n\1third\n/,
     r.output,
   );
 });

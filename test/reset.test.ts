@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { displayWidth } from "../lib/core/text.ts";
 import { runExerciseTests } from "../lib/runner/exercise-run.ts";
 import {
   BACKUP_DIR,
@@ -135,7 +136,7 @@ test("npm run reset asks first: no keeps the file, yes resets it and says where 
 
   const yes = await runIn(p.root, "lib/runner/reset-cli.ts", [e.id], "y\n");
   assert.equal(yes.code, 0, yes.output);
-  const backup = /Your version is saved as (\S+\.ts)\./.exec(yes.output)?.[1];
+  const backup = /Your version is saved as\s+(\S+\.ts)\./.exec(yes.output)?.[1];
   assert.ok(backup, yes.output);
   assert.ok(p.read(e.file).equals(shipped));
   assert.match(readFileSync(join(p.root, backup)).toString(), /the learner was here/);
@@ -211,4 +212,33 @@ test("the postinstall step records the shipped copies and never fails the instal
     JSON.parse(p.read("package.json").toString()).scripts.postinstall,
     "tsx lib/runner/record-shipped-cli.ts",
   );
+});
+
+test("the reset question wraps between words to the terminal, the backup folder whole; in Chinese too", async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const e = p.exercises[0]!;
+  recordShipped(p.root);
+  for (const [lang, width] of [
+    ["en", "60"],
+    ["en", "100"],
+    ["zh", "60"],
+  ] as const) {
+    writeFileSync(join(p.root, e.file), `${p.read(e.file).toString()}\n// the learner was here\n`);
+    const r = await runIn(p.root, "lib/runner/reset-cli.ts", [e.id, "--lang", lang], "n\n", {
+      COLUMNS: width,
+    });
+    assert.equal(r.code, 0, r.output);
+    const lines = r.output.split("\n");
+    for (const line of lines)
+      assert.ok(displayWidth(line) <= Number(width), `${lang} ${width}: wider: ${line}`);
+    assert.ok(
+      lines.some((l) => l.includes(".workbook/backups/")),
+      `${lang} ${width}: the backup folder whole on one line:\n${r.output}`,
+    );
+    assert.match(
+      r.output,
+      lang === "en" ? /\[y\/N\] ?\n?Nothing changed\./ : /\[y\/N\] ?\n?什么都没改。/,
+    );
+  }
 });

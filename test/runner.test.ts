@@ -1,7 +1,10 @@
 // The learner's commands: lesson list and lookup, check, hint; bad arguments give one clear line.
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { parseHeader } from "../lib/core/header.ts";
+import { displayWidth } from "../lib/core/text.ts";
 import { type Exercise, findExercises, findLesson, listLessons } from "../lib/runner/catalog.ts";
 import { firstFailure } from "../lib/runner/exercise-run.ts";
 import { runTs } from "./run-helpers.ts";
@@ -76,8 +79,8 @@ test("npm run check names the file to edit and the hint for an unsolved exercise
   const r = await runIn(p.root, "lib/runner/check-cli.ts", [e.id]);
   assert.equal(r.code, 1, r.output);
   assert.match(r.output, new RegExp(`✗ ${e.id}`));
-  assert.match(r.output, new RegExp(`edit: {4}${e.file.replace(/\./g, "\\.")}`));
-  assert.match(r.output, new RegExp(`hint: {4}npm run hint ${e.id}`));
+  assert.match(r.output, new RegExp(`edit: +${e.file.replace(/\./g, "\\.")}`));
+  assert.match(r.output, new RegExp(`hint: +npm run hint ${e.id}`));
   assert.match(r.output, new RegExp(`TODO: .*\\(exercise ${e.id}\\)`));
 });
 
@@ -102,7 +105,8 @@ test("npm run hint prints the hint; a bad id lists the valid ones", async (t) =>
   t.after(() => p.remove());
   const ok = await runIn(p.root, "lib/runner/hint-cli.ts", ["01a"]);
   assert.equal(ok.code, 0);
-  assert.match(ok.output.replace(/\s+/g, " "), /Method names are case-sensitive/);
+  const first = shippedExercises().find((e) => e.id === "01a")!.hintSteps[0]!;
+  assert.ok(ok.output.replace(/\s+/g, " ").includes(first.replace(/\s+/g, " ")), ok.output);
   const bad = await runIn(p.root, "lib/runner/hint-cli.ts", ["nope"]);
   assert.equal(bad.code, 2);
   assert.match(bad.output, /the exercises are 01a/);
@@ -208,5 +212,110 @@ test("flags given before -- (npm keeps them as npm_config_*) are noticed: 'put f
   assert.equal(
     r.output,
     "error: npm kept --step for itself; put flags after --: npm run lesson 1 -- --step (try --help)\n",
+  );
+});
+
+test("firstFailure keeps the two values an assertion compared, on one line each", () => {
+  const tap = (fields: string): string =>
+    `not ok 1 - t\n  ---\n  error: |-\n    Expected values to be strictly deep-equal:\n    + actual - expected\n  code: 'ERR_ASSERTION'\n${fields}  stack: |-\n    at x (y.ts:1:1)\n  ...\n`;
+  const scalar = firstFailure(tap("  expected: 1600\n  actual: 3200\n  operator: 'strictEqual'\n"));
+  assert.equal(scalar?.actual, "3200");
+  assert.equal(scalar?.expected, "1600");
+  const deep = firstFailure(
+    tap(
+      "  expected:\n    0: 200\n    1: 400\n  actual:\n    0: 400\n    1:\n      state: 'done'\n      fence: 2\n  operator: 'deepStrictEqual'\n",
+    ),
+  );
+  assert.equal(deep?.expected, "[200, 400]");
+  assert.equal(deep?.actual, "[400, { state: 'done', fence: 2 }]");
+  const text = firstFailure(
+    tap("  expected: |-\n    two\n    lines\n  actual: 'one'\n  operator: 'strictEqual'\n"),
+  );
+  assert.equal(text?.expected, JSON.stringify("two\nlines"));
+  // assert.ok(false): its "false" against "true" says nothing the message does not.
+  const ok = firstFailure(tap("  expected: true\n  actual: false\n  operator: '=='\n"));
+  assert.equal(ok?.actual, undefined);
+  assert.equal(ok?.expected, undefined);
+});
+
+/** The temporary project's manifest rewritten: the first exercise's hint in three steps, and its Chinese. */
+function hintInSteps(p: ReturnType<typeof tempProject>): string[] {
+  const [a, b] = p.exercises as [Exercise, Exercise];
+  const steps = [
+    "Which idea: the one lesson 01 ends with.",
+    "The order: the method first, then the failure.",
+    "The answer, nearly: return true for PUT.",
+  ];
+  const entry = (e: Exercise, order: number, hint: string[], zh: boolean): string =>
+    `[[exercises]]\nid = "${e.id}"\nlesson = ${Number(e.lesson)}\norder = ${order}\npure = true\ntitle = "${e.title.replace(/"/g, "'")}"\ngoal = '''\n${e.goal}\n'''\nhint = [${hint.map((h) => `'''${h}'''`).join(", ")}]\n${
+      zh
+        ? `\n[exercises.zh]\ntitle = "客户端可以自己重试吗？"\ngoal = '''\n把 RFC 9110 §9.2.2 的重试规则写成两个函数。\n'''\nhint = ['''先想第 01 课最后讲的那个道理。''', '''顺序：先看方法，再看失败。''', '''差不多就是答案了：PUT 返回 true。''']\n`
+        : ""
+    }`;
+  writeFileSync(
+    join(p.root, "exercises/info.toml"),
+    `${entry(a, 10, steps, true)}\n${entry(b, 20, ["One step only."], false)}`,
+  );
+  return steps;
+}
+
+test("npm run hint gives the first step; asking again the next, up to the last; --all and --step say it at once", async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const steps = hintInSteps(p);
+  const id = p.exercises[0]!.id;
+  const ask = async (...args: string[]): Promise<string> => {
+    const r = await runIn(p.root, "lib/runner/hint-cli.ts", [id, ...args]);
+    assert.equal(r.code, 0, r.output);
+    return r.output.replace(/\s+/g, " ");
+  };
+  const first = await ask();
+  assert.ok(first.includes(`Step 1 of 3 ${steps[0]}`), first);
+  assert.ok(!first.includes(steps[1]!) && !first.includes(steps[2]!), "only the first step");
+  assert.match(first, new RegExp(`Ask again for step 2 of 3: npm run hint ${id}`));
+  const second = await ask();
+  assert.ok(second.includes(steps[0]!) && second.includes(`Step 2 of 3 ${steps[1]}`), second);
+  assert.ok(!second.includes(steps[2]!), "not yet the last");
+  const third = await ask();
+  assert.ok(third.includes(`Step 3 of 3 ${steps[2]}`), third);
+  assert.doesNotMatch(third, /Ask again/);
+  assert.ok((await ask()).includes(steps[2]!), "asking after the last gives it again");
+
+  // Another project: nothing read yet.
+  const q = tempProject();
+  t.after(() => q.remove());
+  hintInSteps(q);
+  const all = await runIn(q.root, "lib/runner/hint-cli.ts", [id, "--all"]);
+  for (const s of steps) assert.ok(all.output.replace(/\s+/g, " ").includes(s), all.output);
+  const upTo = await runIn(q.root, "lib/runner/hint-cli.ts", [p.exercises[1]!.id, "--step", "2"]);
+  assert.equal(upTo.code, 0, upTo.output);
+  assert.match(upTo.output, /One step only\./, "a hint of one step: --step past it shows that one");
+  assert.doesNotMatch(upTo.output, /Step 1 of/, "one step has no step numbers");
+  const zh = await runIn(q.root, "lib/runner/hint-cli.ts", [id, "--lang", "zh", "--step", "1"]);
+  assert.match(zh.output, /练习 \d\d[a-z] · 客户端可以自己重试吗？（第 \d\d 课，文件 exercises\//);
+  assert.match(zh.output, /第 1 步（共 3 步）\n {2}先想第 01 课最后讲的那个道理。/);
+  assert.match(
+    zh.output.replace(/\s+/g, " "),
+    /还是卡住了？再运行一次 npm run hint \d\d[a-z]，看第 2 步（共 3 步）。/,
+  );
+});
+
+test("piped npm run check wraps between words, the path to compare with whole", {
+  timeout: 60_000,
+}, async (t) => {
+  const p = tempProject();
+  t.after(() => p.remove());
+  const e = p.exercises[0]!;
+  const r = await runIn(p.root, "lib/runner/check-cli.ts", [e.id], "", {
+    WORKBOOK_TARGET: "solutions",
+    COLUMNS: "50",
+  });
+  assert.equal(r.code, 0, r.output);
+  const lines = r.output.split("\n");
+  for (const line of lines) assert.ok(displayWidth(line) <= 50, `wider than 50: ${line}`);
+  assert.doesNotMatch(r.output, /…/, "nothing cut");
+  assert.ok(
+    lines.some((l) => l.includes(e.solution)),
+    `the solution's path whole on one line:\n${r.output}`,
   );
 });

@@ -55,7 +55,24 @@ test("a word longer than the line is the only thing ever broken", () => {
     lines.join("|"),
   );
   assert.equal(lines[0], "see");
-  assert.equal(lines.join(""), `see${url}now`);
+  assert.equal(lines.join("").replace(/ /g, ""), `see${url}now`);
+  // A URL breaks after a slash where one fits.
+  assert.deepEqual(lines.slice(1, 3), ["https://", "www.rfc-editor.org/"]);
+});
+
+test("a path wider than the line breaks after a slash, its file name kept whole", () => {
+  const path = "solutions/04a-lost-response-test.test.ts";
+  assert.deepEqual(wrap(`compare with ${path}`, 32), [
+    "compare with",
+    "solutions/",
+    "04a-lost-response-test.test.ts",
+  ]);
+  assert.deepEqual(wrapKeepingSpaces(`  see:${path}`, 34), [
+    "  see:solutions/",
+    "    04a-lost-response-test.test.ts",
+  ]);
+  // Without a slash that fits, the break stays at the edge.
+  assert.deepEqual(wrap("abcdefghij/k", 8), ["abcdefgh", "ij/k"]);
 });
 
 test("a colour that spans a break is closed and reopened, so each line stands alone", () => {

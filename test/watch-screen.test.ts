@@ -1,8 +1,13 @@
 // The watch mode's screen with the shipped exercises, their real titles and hints, on terminals of
-// 80 columns and 24 or 30 rows: it must fit, or the top (which exercise, the keys) scrolls away.
+// 80 columns and 24 or 30 rows: it must fit, or the top (which exercise, the keys) scrolls away. The
+// exercises are read as they ship (never the learner's copies in exercises/), and widths are counted
+// as a terminal shows them (a Chinese character takes two columns).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { listLessons } from "../lib/runner/catalog.ts";
+import { setLang } from "../lib/core/i18n.ts";
+import { displayWidth } from "../lib/core/text.ts";
+import { type Exercise, listLessons } from "../lib/runner/catalog.ts";
+import { firstFailure } from "../lib/runner/exercise-run.ts";
 import {
   type CheckReport,
   initialState,
@@ -11,11 +16,12 @@ import {
   type WatchState,
 } from "../lib/runner/watch-core.ts";
 import { renderScreen } from "../lib/runner/watch-screen.ts";
+import { englishRuns } from "./chinese-output.ts";
 import { shippedExercises } from "./temp-project.ts";
 
 const EXERCISES = shippedExercises();
-/** An exercise's whole hint, every step. */
-const hintOf = (e: (typeof EXERCISES)[number]): string => e.hintSteps.join("\n\n");
+/** The first step of an exercise's hint: what the first h shows. */
+const hintOf = (e: Exercise): string => e.hintSteps[0]!;
 const LESSONS = listLessons();
 const SIZES = [
   { columns: 80, rows: 30 },
@@ -74,8 +80,8 @@ function assertFits(text: string, columns: number, rows: number, what: string): 
   for (const line of lines) {
     const shown = plain(line);
     assert.ok(
-      [...shown].length <= columns,
-      `${what}: ${JSON.stringify(shown)} is ${[...shown].length} columns wide`,
+      displayWidth(shown) <= columns,
+      `${what}: ${JSON.stringify(shown)} is ${displayWidth(shown)} columns wide`,
     );
   }
   // The text ends with a newline, so the cursor sits on one more row: that row counts too.
@@ -128,8 +134,10 @@ for (const { columns, rows } of SIZES) {
           lines.some((l) => l.startsWith(`Exercise ${e.id} · `)),
           `${e.id}: which exercise this is, with the hint`,
         );
-        const at = lines.findIndex((l) => l.startsWith("  Hint (h hides it)"));
-        assert.ok(at >= 0, `${e.id}: the hint's title`);
+        const at = lines.findIndex((l) =>
+          /^ {2}Hint( \(h hides it\)|, step 1 of \d+ \(h: the next step\))$/.test(l),
+        );
+        assert.ok(at >= 0, `${e.id}: the hint's title:\n${hinted}`);
         assert.ok(
           flat(hintOf(e)).startsWith(lines[at + 1]!.trim()),
           `${e.id}: the hint starts right under its title`,
@@ -137,7 +145,7 @@ for (const { columns, rows } of SIZES) {
         // Either the whole hint is there, or the screen says how many lines are left and how to read them.
         const whole = flat(hinted).includes(flat(hintOf(e)));
         const more = lines.find((l) =>
-          /^ +… \d+ more lines?: npm run hint \d\d[a-z] prints it whole$/.test(l),
+          /^ +… \d+ more lines?: npm run hint \d\d[a-z]( -- --step 1)? prints it whole$/.test(l),
         );
         assert.ok(
           whole !== (more !== undefined),
@@ -188,8 +196,11 @@ test("a short terminal shows the current exercise in the list, with the count of
 });
 
 test("without a height (a pipe, a log), nothing is shortened but the error past its usual limit, which says so", () => {
-  const i = EXERCISES.findIndex((e) => hintOf(e).length > 1000);
-  assert.ok(i >= 0, "a long hint among the shipped ones");
+  // The exercise whose first hint step is the longest.
+  const i = EXERCISES.reduce(
+    (best, e, k) => (hintOf(e).length > hintOf(EXERCISES[best]!).length ? k : best),
+    0,
+  );
   const text = renderScreen(run(failingAt(i), { type: "key", key: "h" }), {
     color: false,
     width: 80,
@@ -215,7 +226,8 @@ test("a tiny terminal (40x10): the header, the exercise and the keys still show,
     }).text;
     const lines = text.split("\n").map(plain);
     assert.ok(lines.length <= 10, `${e.id}: ${lines.length} rows:\n${lines.join("\n")}`);
-    for (const line of lines) assert.ok([...line].length <= 40, `${e.id}: ${JSON.stringify(line)}`);
+    for (const line of lines)
+      assert.ok(displayWidth(line) <= 40, `${e.id}: ${JSON.stringify(line)}`);
     assert.match(lines[0]!, /^retry-workbook /);
     assert.equal(
       lines[2],
@@ -228,4 +240,212 @@ test("a tiny terminal (40x10): the header, the exercise and the keys still show,
       `${e.id}: a marker says lines were left out:\n${lines.join("\n")}`,
     );
   });
+});
+
+/** node:test's TAP for a wrong answer to 02a (`200 * 2 ** attempt`): its first failing test. */
+const TAP_02A = `TAP version 13
+# Subtest: the page's question: the nominal wait before the 4th retry
+not ok 1 - the page's question: the nominal wait before the 4th retry
+  ---
+  duration_ms: 3.813294
+  location: 'exercises/02a-codex-backoff.test.ts:1:546'
+  failureType: 'testCodeFailure'
+  error: |-
+    Expected values to be strictly equal:
+    
+    3200 !== 1600
+    
+  code: 'ERR_ASSERTION'
+  name: 'AssertionError'
+  expected: 1600
+  actual: 3200
+  operator: 'strictEqual'
+  stack: |-
+    TestContext.<anonymous> (exercises/02a-codex-backoff.test.ts:19:10)
+    Test.runInAsyncScope (node:async_hooks:206:9)
+    Test.run (node:internal/test_runner/test:796:25)
+  ...
+`;
+
+/**
+ * 01a passes, the runner names 02a; Enter shows 02a, whose wrong answer fails: the screen at 80x24
+ * (and with the hint opened, and in the moment right after 01a's pass).
+ */
+function wrong02a(exercises: Exercise[], error: string, test: string) {
+  const failure = { ...firstFailure(TAP_02A)!, error, test };
+  const report: CheckReport = {
+    passed: false,
+    timedOut: false,
+    counts: { tests: 8, pass: 1, fail: 7 },
+    firstFailure: failure,
+    ms: 1,
+  };
+  const pass: CheckReport = { passed: true, timedOut: false, ms: 1 };
+  let s = run(initialState(exercises), { type: "start" });
+  for (const e of exercises) {
+    const r = e.id === "01a" ? { ...report, firstFailure: { test: "x", error: "TODO" } } : report;
+    s = run(s, { type: "check-finished", id: e.id, run: s.checks[e.id]!.run, report: r });
+  }
+  s = run(s, { type: "key", key: "enter" });
+  s = run(s, { type: "check-finished", id: "01a", run: s.checks["01a"]!.run, report: pass });
+  const moment = s;
+  s = run(s, { type: "check-finished", id: "02a", run: s.checks["02a"]!.run, report });
+  const shown = run(s, { type: "key", key: "enter" });
+  return { moment, shown, hinted: run(shown, { type: "key", key: "h" }) };
+}
+
+test("80x24: a wrong 02a answer shows the failing test and its values (3200 !== 1600), also with the hint open; 01a's banner is gone", () => {
+  const e02a = EXERCISES.find((e) => e.id === "02a")!;
+  assert.ok(e02a.goal.length > 300, "02a's goal takes four lines or more at 80 columns");
+  const { moment, shown, hinted } = wrong02a(
+    EXERCISES,
+    firstFailure(TAP_02A)!.error,
+    firstFailure(TAP_02A)!.test,
+  );
+  const ctx = { color: true, width: 80, rows: 24, lessons: LESSONS };
+  // The moment after 01a's pass: its banner, and 02a named (not shown yet).
+  const passed = renderScreen(moment, ctx).text.split("\n").map(plain);
+  assert.ok(passed.length <= 24 && passed.every((l) => displayWidth(l) <= 80), passed.join("\n"));
+  assert.ok(passed.some((l) => l.includes("✓ Exercise 01a passes!")));
+  assert.ok(passed.some((l) => l.includes("Next: exercise 02a · ")));
+  assert.equal(passed.at(-2), "⏎ next exercise · l list · q quit");
+  for (const [what, state] of [
+    ["02a failing", shown],
+    ["02a failing, hint open", hinted],
+  ] as const) {
+    const lines = assertFits(renderScreen(state, ctx).text, 80, 24, what);
+    const text = flat(lines.join("\n"));
+    assert.doesNotMatch(text, /01a passes/, `${what}: the previous exercise's banner`);
+    assert.match(
+      text,
+      /First failing test: the page's question: the nominal wait before the 4th retry/,
+    );
+    assert.ok(
+      lines.includes("    actual:   3200"),
+      `${what}: the value it got\n${lines.join("\n")}`,
+    );
+    assert.ok(lines.includes("    expected: 1600"), `${what}: the value it wanted`);
+    assert.match(text, /Goal: the course page's exercise/, `${what}: the goal's first line`);
+  }
+  // The hint's first line shows too, and the goal gave up its lines before the error did.
+  const hintLines = assertFits(renderScreen(hinted, ctx).text, 80, 24, "hint");
+  assert.ok(hintLines.some((l) => l.startsWith("  Hint")));
+  assert.ok(flat(hintLines.join("\n")).includes(flat(e02a.hintSteps[0]!).slice(0, 30)));
+});
+
+test("a failure without compared values keeps its error's first line on a short terminal", () => {
+  const { shown } = wrong02a(
+    EXERCISES,
+    "TypeError: Cannot read properties of undefined (reading 'state')\n    at decide (exercises/02a-codex-backoff.ts:30:11)\n    at more\n    at more",
+    "a test",
+  );
+  const noValues = { ...shown, checks: { ...shown.checks } };
+  const check = noValues.checks["02a"]!;
+  const { actual: _a, expected: _e, ...rest } = check.report!.firstFailure!;
+  noValues.checks["02a"] = { ...check, report: { ...check.report!, firstFailure: rest } };
+  const hinted = run(noValues, { type: "key", key: "h" });
+  const lines = assertFits(
+    renderScreen(hinted, { color: false, width: 80, rows: 24, lessons: LESSONS }).text,
+    80,
+    24,
+    "no values",
+  );
+  assert.ok(
+    lines.some((l) => l.includes("TypeError: Cannot read properties of undefined")),
+    lines.join("\n"),
+  );
+});
+
+test("80x24 in Chinese: the runner's own words are Chinese, every line fits by display width, the values show", () => {
+  setLang("zh");
+  try {
+    // 02a as a Chinese learner meets it: its texts in Chinese (the manifest's [exercises.zh]), the
+    // test's name and message in Chinese too (the exercise tests' messages).
+    const zh = EXERCISES.map((e) =>
+      e.id === "02a"
+        ? {
+            ...e,
+            title: "Codex 的退避：200 ms 起，每次翻倍，±10 %",
+            goal: "课程页面的练习。Codex 的采样层在模型请求的响应流出错时会把整个请求再发一次（第 03 课），每次重试之前等待 backoff(attempt) = 200 ms × 2^(attempt−1) × uniform[0.9, 1.1)（openai/codex，`codex-rs/core/src/util.rs`）。第 4 次重试之前的名义等待时间（不算抖动）是多少？写出这两个函数，让测试告诉你答案对不对。",
+            hintSteps: [
+              "先看名义等待：从 200 ms 开始，第一次重试之后每次翻倍。",
+              "第 n 次重试等待 200 × 2^(n−1) ms。",
+            ],
+          }
+        : { ...e, title: "一个练习", goal: "目标。", hintSteps: ["提示。"] },
+    );
+    const { moment, shown, hinted } = wrong02a(
+      zh,
+      "第 4 次重试之前的名义等待应当是 1600 ms",
+      "课程页面的问题：第 4 次重试之前的名义等待",
+    );
+    const lessons = listLessons(); // their titles in Chinese
+    for (const [what, state] of [
+      ["moment", moment],
+      ["02a failing", shown],
+      ["02a failing, hint open", hinted],
+    ] as const) {
+      const text = renderScreen(state, { color: true, width: 80, rows: 24, lessons }).text;
+      const lines = text.split("\n").map(plain);
+      for (const line of lines)
+        assert.ok(
+          displayWidth(line) <= 80,
+          `${what}: ${JSON.stringify(line)} is ${displayWidth(line)} columns`,
+        );
+      assert.ok(lines.length <= 24, `${what}: ${lines.length} rows`);
+      assert.deepEqual(
+        englishRuns(lines.join("\n")),
+        [],
+        `${what}: English left:\n${lines.join("\n")}`,
+      );
+      if (state !== moment) {
+        assert.ok(
+          lines.includes("    实际：3200"),
+          `${what}: the value it got\n${lines.join("\n")}`,
+        );
+        assert.ok(lines.includes("    期望：1600"), `${what}: the value it wanted`);
+        assert.match(flat(text), /第一个失败的测试：课程页面的问题/);
+        assert.match(
+          lines.at(-2)!,
+          /^h 提示 · l 列表 · r 运行第 02 课 · n 下一道 · p 上一道 · ⏎ 检查 · q 退出$/,
+        );
+      }
+    }
+    assert.match(
+      flat(renderScreen(hinted, { color: false, width: 80, rows: 24, lessons }).text),
+      /提示，第 1 步，共 2 步（按 h 看下一步） 先看名义等待/,
+    );
+  } finally {
+    setLang("en");
+  }
+});
+
+test("in Chinese, a sentence after a full-width stop follows it without a space", () => {
+  setLang("zh");
+  try {
+    const pass: CheckReport = {
+      passed: true,
+      timedOut: false,
+      counts: { tests: 5, pass: 5, fail: 0 },
+      ms: 1,
+    };
+    let s = run(initialState(EXERCISES), { type: "start" });
+    for (const e of EXERCISES)
+      s = run(s, { type: "check-finished", id: e.id, run: s.checks[e.id]!.run, report: pass });
+    // All pass: the finished banner; then 01a checked again and passing, on its own screen.
+    s = run(s, { type: "key", key: "n" });
+    s = run(s, {
+      type: "check-finished",
+      id: s.exercises[s.current]!.id,
+      run: s.checks[s.exercises[s.current]!.id]!.run,
+      report: pass,
+    });
+    const text = flat(renderScreen(s, { color: true, width: 100, lessons: listLessons() }).text);
+    assert.match(
+      text,
+      /✓ 测试全部通过（共 5 个）。把你的答案和 solutions\/\S+ 对照一下；按 n 继续。/,
+    );
+  } finally {
+    setLang("en");
+  }
 });

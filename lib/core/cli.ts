@@ -38,9 +38,9 @@ export function helpText<O extends ParseArgsOptionsConfig>(
     const flag = `--${name}${o.type === "string" ? " <value>" : ""}`;
     return option(flag, spec.optionHelp[name as keyof O & string] ?? "");
   });
-  rows.push(option("--lang <zh|en>", LANG_HELP));
-  rows.push(option("--help", "show this help"));
-  return `${wrapKeepingSpaces(spec.usage, width, 4).join("\n")}\n\n${fitText(spec.description, width)}\n\nOptions:\n${rows.join("\n")}\n`;
+  rows.push(option("--lang <zh|en>", langHelp()));
+  rows.push(option("--help", t("show this help")));
+  return `${wrapKeepingSpaces(spec.usage, width, 4).join("\n")}\n\n${fitText(spec.description, width)}\n\n${t("Options:")}\n${rows.join("\n")}\n`;
 }
 
 /**
@@ -69,8 +69,11 @@ function fitText(text: string, width: number): string {
 }
 
 /** The help line of `--lang`, which every command takes. */
-export const LANG_HELP =
-  "the language of what it prints: zh (Chinese) or en (English); without it, the first of LC_ALL, LC_MESSAGES and LANG that is set decides (zh… is Chinese, anything else English)";
+export function langHelp(): string {
+  return t(
+    "the language of what it prints: zh (Chinese) or en (English); without it, the first of LC_ALL, LC_MESSAGES and LANG that is set decides (zh… is Chinese, anything else English)",
+  );
+}
 
 /**
  * Parses argv against the spec. Prints help and exits 0 on --help; throws UsageError on bad input.
@@ -89,7 +92,10 @@ export function parseCommand<O extends ParseArgsOptionsConfig>(
         argv.filter((a) => !isLang(a)),
       );
     throw new UsageError(
-      `npm kept ${kept.join(" ")} for itself; put flags after --: ${command} -- ${kept.join(" ")}`,
+      t("npm kept {flags} for itself; put flags after --: {command} -- {flags}", {
+        flags: kept.join(" "),
+        command,
+      }),
     );
   }
   let parsed;
@@ -105,7 +111,7 @@ export function parseCommand<O extends ParseArgsOptionsConfig>(
   }
   const lang = (parsed.values as { lang?: string }).lang;
   if (lang !== undefined && !isLang(lang))
-    throw new UsageError(`--lang takes zh or en, got "${lang}"`);
+    throw new UsageError(t("--lang takes zh or en, got {value}", { value: `"${lang}"` }));
   if ((parsed.values as { help?: boolean }).help) {
     process.stdout.write(helpText(spec));
     process.exit(0);
@@ -205,10 +211,25 @@ function joinNegativeValues(argv: readonly string[], options: ParseArgsOptionsCo
   return out;
 }
 
+/**
+ * node:util's complaint in one line of the chosen language. Its messages carry advice about "--" that
+ * does not fit npm scripts: only what was wrong is kept, the option or argument quoted as given.
+ */
 function cleanParseError(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  // node:util's messages carry advice about "--" that does not fit npm scripts; keep the first sentence.
-  return message.split(/\. To specify|\n/)[0]!.replace(/^Unknown option/, "unknown option");
+  const code = (err as { code?: string }).code;
+  const quoted = /'(.*?)'(?= |\.|$)/.exec(message)?.[0];
+  if (quoted !== undefined) {
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION")
+      return t("unknown option {option}", { option: quoted });
+    if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL")
+      return t("Unexpected argument {argument}: this command takes none", { argument: quoted });
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && / argument missing$/.test(message))
+      return t("Option {option} argument missing", { option: quoted });
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && /does not take an argument/.test(message))
+      return t("Option {option} does not take an argument", { option: quoted });
+  }
+  return message.split(/\. To specify|\n/)[0]!;
 }
 
 /** Parses an integer flag, with a clear error. */
@@ -221,10 +242,19 @@ export function intFlag(
 ): number {
   if (value === undefined) return fallback;
   if (!/^-?\d+$/.test(value.trim()))
-    throw new UsageError(`--${name} takes a whole number, got "${value}"`);
+    throw new UsageError(
+      t("--{name} takes a whole number, got {value}", { name, value: `"${value}"` }),
+    );
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < min || n > max)
-    throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`);
+    throw new UsageError(
+      t("--{name} must be between {min} and {max}, got {value}", {
+        name,
+        min: String(min),
+        max: String(max),
+        value,
+      }),
+    );
   return n;
 }
 
@@ -240,7 +270,10 @@ export function intListFlag(
   const parts = value.split(",");
   if (parts.some((p) => !/^\s*-?\d+\s*$/.test(p)))
     throw new UsageError(
-      `--${name} takes whole numbers separated by commas (e.g. 10,50,100), got "${value}"`,
+      t("--{name} takes whole numbers separated by commas (e.g. 10,50,100), got {value}", {
+        name,
+        value: `"${value}"`,
+      }),
     );
   return parts.map((p) => intFlag(name, p, 0, min, max));
 }
@@ -268,10 +301,11 @@ export function runMain(main: () => Promise<void> | void): void {
     .then(main)
     .catch((err: unknown) => {
       if (err instanceof UsageError) {
-        process.stderr.write(`error: ${err.message} (try --help)\n`);
+        process.stderr.write(`${usageLine(err.message)}\n`);
         process.exitCode = 2;
       } else {
-        process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+        const message = err instanceof Error ? err.message : String(err);
+        process.stderr.write(`${t("error: {message}", { message })}\n`);
         if (process.env.WORKBOOK_DEBUG && err instanceof Error)
           process.stderr.write(`${err.stack}\n`);
         process.exitCode = 1;
@@ -290,10 +324,20 @@ export function quietOnClosedPipe(): void {
   });
 }
 
+/** The line a usage error is printed as: `error: … (try --help)`. */
+export function usageLine(message: string): string {
+  return t("error: {message} (try --help)", { message });
+}
+
 /** For a lesson's own checks of its flags: prints one line, `error: … (try --help)`, and exits 2. */
 export function exitWithUsage(message: string): never {
-  process.stderr.write(`error: ${message} (try --help)\n`);
+  process.stderr.write(`${usageLine(message)}\n`);
   process.exit(2);
+}
+
+/** The help line of `--no-color`, for every command that takes it. */
+export function noColorHelp(): string {
+  return t("no colour (also NO_COLOR, or when output is not a terminal)");
 }
 
 const lessonOptions = {
@@ -320,14 +364,16 @@ export function lessonSetup<O extends ParseArgsOptionsConfig>(
   const header = readLessonHeader(lesson.url);
   const title = translate(header.title);
   const spec: CommandSpec<O & typeof lessonOptions> = {
-    usage: `${header.run} -- [options]`,
+    usage: t("{run} -- [options]", { run: header.run }),
     description: t("{title}: {summary}", { title, summary: translate(header.summary) }),
     options: { ...lessonOptions, ...extra.options },
     optionHelp: {
       ...extra.optionHelp,
-      seed: "seed for everything random (default 1); the same seed prints the same trace, times aside",
-      step: "pause after each event until Enter (only on a terminal)",
-      "no-color": "no colour (also NO_COLOR, or when output is not a terminal)",
+      seed: t(
+        "seed for everything random (default 1); the same seed prints the same trace, times aside",
+      ),
+      step: t("pause after each event until Enter (only on a terminal)"),
+      "no-color": noColorHelp(),
     } as CommandSpec<O & typeof lessonOptions>["optionHelp"],
   };
   quietOnClosedPipe();

@@ -273,9 +273,11 @@ function units(word: string, spaced: boolean): Unit[] {
 /**
  * Where a hard break goes when piece `at` does not fit: there, or in Chinese a character or two
  * earlier if that would start the next line with a closing mark or end this one with an opening mark,
- * as long as the line (from `from`) keeps a character. (In English the break stays at the edge.)
+ * as long as the line (from `from`) keeps a character. In a path or a URL (a word with a "/"), right
+ * after its last "/" that fits, so that a file name is not cut in two; else at the edge.
  */
 function hardBreak(ps: readonly Piece[], from: number, at: number): number {
+  for (let i = at; i > from && ps[i - 1]!.s !== " "; i--) if (ps[i - 1]!.s === "/") return i;
   const visibleBefore = (i: number): number => {
     let j = i - 1;
     while (j >= from && (ps[j]!.code || ps[j]!.w === 0)) j--;

@@ -5,11 +5,16 @@
  * `exercises/info.toml` (its lesson, order, title, goal and hint; see manifest.ts), and its files:
  * `exercises/NNx-slug.ts` (what the learner edits), its test beside it (`NNx-slug.test.ts`) and a
  * reference answer `solutions/NNx-slug.ts`, NNx being the entry's id.
+ *
+ * Titles, summaries, goals and hints come in the language chosen (lib/core/lang.ts): a lesson's title
+ * and summary from the lessons' catalogues, an exercise's from its `[exercises.zh]` table, each text in
+ * English where that has none.
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readLessonHeader } from "../core/header.ts";
+import { currentLang, formatList, type Lang, t, translate } from "../core/i18n.ts";
 import { flowText, MANIFEST, ManifestError, readManifest } from "./manifest.ts";
 
 /** The project's root folder. */
@@ -37,7 +42,7 @@ export interface Exercise {
   title: string;
   /** The brief the watch mode shows; "\n" separates lines that stay lines (a formula). */
   goal: string;
-  /** The hint, step by step (npm run hint and the watch mode's `h` show every step). */
+  /** The hint, step by step: the first a nudge, each next one closer to the answer. */
   hintSteps: readonly string[];
   /** Its answer is pure functions: its check gets the short time limit. */
   pure: boolean;
@@ -72,11 +77,16 @@ export function listLessons(root = ROOT): Lesson[] {
   return readdirSync(dir)
     .filter((f) => /^\d\d-[a-z0-9-]+\.ts$/.test(f))
     .sort()
-    .map((f) => ({
-      ...readLessonHeader(join(dir, f)),
-      slug: f.slice(3, -3),
-      file: `lessons/${f}`,
-    }));
+    .map((f) => {
+      const header = readLessonHeader(join(dir, f));
+      return {
+        ...header,
+        title: translate(header.title),
+        summary: translate(header.summary),
+        slug: f.slice(3, -3),
+        file: `lessons/${f}`,
+      };
+    });
 }
 
 const EXERCISE_FILE = /^(\d\d[a-z])-[a-z0-9-]+\.ts$/;
@@ -87,7 +97,7 @@ const EXERCISE_FILE = /^(\d\d[a-z])-[a-z0-9-]+\.ts$/;
  * listed, and npm run reset can bring the file back). A ManifestError, in one line, when the manifest
  * is missing or malformed, an exercise file has no entry, or an entry has no file.
  */
-export function listExercises(root = ROOT): Exercise[] {
+export function listExercises(root = ROOT, lang: Lang = currentLang()): Exercise[] {
   const dir = join(root, "exercises");
   if (!existsSync(dir)) return [];
   const names = readdirSync(dir).sort();
@@ -98,28 +108,41 @@ export function listExercises(root = ROOT): Exercise[] {
   for (const f of files) {
     if (!ids.has(f.slice(0, 3)))
       throw new ManifestError(
-        `exercises/${f} has no entry in ${MANIFEST} (add an [[exercises]] table with id = "${f.slice(0, 3)}")`,
+        t('{file} has no entry in {manifest} (add an [[exercises]] table with id = "{id}")', {
+          file: `exercises/${f}`,
+          manifest: MANIFEST,
+          id: f.slice(0, 3),
+        }),
       );
   }
   return entries.map((entry) => {
     const own = files.filter((f) => f.startsWith(`${entry.id}-`));
     if (own.length > 1)
       throw new ManifestError(
-        `exercise ${entry.id} has ${own.length} files, ${own.map((f) => `exercises/${f}`).join(" and ")}: keep one`,
+        t("exercise {id} has {count} files, {files}: keep one", {
+          id: entry.id,
+          count: own.length,
+          files: formatList(own.map((f) => `exercises/${f}`)),
+        }),
       );
     const test = names.find((f) => f.startsWith(`${entry.id}-`) && f.endsWith(".test.ts"));
     const name = own[0]?.slice(0, -3) ?? test?.slice(0, -".test.ts".length);
     if (!name)
       throw new ManifestError(
-        `${MANIFEST}: exercise ${entry.id} has no file (no exercises/${entry.id}-*.ts, nor its test)`,
+        t("{manifest}: exercise {id} has no file (no {pattern}, nor its test)", {
+          manifest: MANIFEST,
+          id: entry.id,
+          pattern: `exercises/${entry.id}-*.ts`,
+        }),
       );
+    const translated = lang === "en" ? undefined : entry.translations[lang];
     return {
       id: entry.id,
       lesson: entry.lesson,
       name,
-      title: entry.texts.title,
-      goal: entry.texts.goal,
-      hintSteps: entry.texts.hint,
+      title: translated?.title ?? entry.texts.title,
+      goal: translated?.goal ?? entry.texts.goal,
+      hintSteps: translated?.hint ?? entry.texts.hint,
       pure: entry.pure,
       file: `exercises/${name}.ts`,
       test: `exercises/${name}.test.ts`,

@@ -5,17 +5,28 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve as resolvePath, sep } from "node:path";
+import { currentLang, t } from "../core/i18n.ts";
 import type { Exercise } from "./catalog.ts";
 import { ROOT } from "./catalog.ts";
 import type { Target } from "./exercise-target.ts";
 import { duration } from "./style.ts";
 import { EVENT_MARK } from "./test-events-mark.ts";
 
+/** The first failing test: its name, its error message and, for a failed comparison, both sides. */
+export interface Failure {
+  test: string;
+  error: string;
+  /** The value the test got, as node:test printed it (one line), when an assertion compared two. */
+  actual?: string;
+  /** The value the test wanted, likewise. */
+  expected?: string;
+}
+
 export interface ExerciseResult {
   exercise: Exercise;
   passed: boolean;
   /** The first failing test and its error message. */
-  firstFailure?: { test: string; error: string };
+  firstFailure?: Failure;
   /** How many tests ran, passed and failed, from node:test's summary (absent when it printed none). */
   counts?: { tests: number; pass: number; fail: number };
   /** True when the run was stopped: a test that never ended, or a file that never exited after its tests. */
@@ -26,6 +37,8 @@ export interface ExerciseResult {
    * never ending (something left open).
    */
   verdict?: string;
+  /** The verdict says all that the first failure would (a syntax error, a hang): the failure is not repeated. */
+  verdictCovers?: boolean;
   /** The first type error, `file:line:col message` (only when the run type-checked). */
   typeError?: string;
   output: string;
@@ -45,8 +58,8 @@ export interface RunOptions {
   typeCheck?: boolean;
   /**
    * How long the process may go on after every test it queued has ended before it counts as left
-   * open (a server not closed). Node exits at once when nothing is left, so this is a grace for a busy
-   * machine, not a wait for anything.
+   * open (a server not closed), at the least (see stillOpenGraceMs). Node exits at once when nothing
+   * is left, so this is a grace for a busy machine, not a wait for anything.
    */
   stillOpenMs?: number;
 }
@@ -58,6 +71,16 @@ const ISOLATION_NONE =
     : "--experimental-test-isolation=none";
 const TEST_EVENTS = new URL("./test-events.ts", import.meta.url).href;
 const STILL_OPEN_MS = 5_000;
+
+/**
+ * The grace after the last test's end before a run counts as left open: `least`, or on a busy machine
+ * more. Ending a run (node:test's summary, the process's exit) takes about as long as starting it did,
+ * and both grow with the machine's load: at a load of 30 on two cores a run that passed took more than
+ * 5 s to end. So the grace is also three times the time the process took to start its first test.
+ */
+export function stillOpenGraceMs(least: number, startupMs: number | undefined): number {
+  return Math.max(least, 3 * (startupMs ?? 0));
+}
 
 /**
  * Exercises whose answer is pure functions (`pure = true` in the manifest: no server, no database, no
@@ -91,9 +114,11 @@ export async function runExerciseTests(
     result.typeError = typeError;
     if (result.passed) {
       result.passed = false;
-      result.firstFailure = { test: "the type check (tsc)", error: typeError };
+      result.firstFailure = { test: t("the type check (tsc)"), error: typeError };
+      result.verdictCovers = true;
     }
-    result.verdict ??= `type error at ${typeError}`;
+    if (result.verdict === undefined)
+      result.verdict = t("type error at {where}", { where: typeError });
   }
   return result;
 }
@@ -112,6 +137,7 @@ function runTests(
     // One process for the test file (no isolation): a syntax error in the learner's file is then reported
     // in the TAP output, and stopping the process stops the learner's code with it. test-events.ts
     // says on stderr, as they happen, which tests start and end.
+    const spawnedAt = performance.now();
     const child = spawn(
       process.execPath,
       [
@@ -167,10 +193,14 @@ function runTests(
     function armStillOpen(): void {
       clearTimeout(openTimer);
       if (!progress.allEnded()) return;
-      openTimer = setTimeout(() => {
-        stopped ??= "still-open";
-        stop();
-      }, stillOpenMs);
+      const startup = progress.firstStart();
+      openTimer = setTimeout(
+        () => {
+          stopped ??= "still-open";
+          stop();
+        },
+        stillOpenGraceMs(stillOpenMs, startup === undefined ? undefined : startup - spawnedAt),
+      );
     }
     signal?.addEventListener("abort", stop, { once: true });
     if (signal?.aborted) stop();
@@ -189,16 +219,21 @@ function runTests(
         result.output = output.split(`${root}${sep}`).join("");
         const failure = firstFailure(result.output);
         const syntax = failure ? syntaxError(failure.error) : undefined;
-        if (syntax) result.verdict = `syntax error at ${syntax}`;
+        if (syntax) result.verdict = t("syntax error at {where}", { where: syntax });
         else if (stopped === "still-open") result.verdict = stillOpenVerdict(tapCounts(output));
         else if (stopped === "time")
           result.verdict = hangVerdict(progress.running(), now, timeoutMs);
-        result.firstFailure = syntax
-          ? { test: failure!.test, error: `syntax error at ${syntax}` }
-          : (failure ?? {
-              test: progress.running()?.name ?? "(the test file)",
-              error: error ? error.message : (result.verdict ?? lastLines(result.output)),
-            });
+        if (syntax) {
+          result.firstFailure = { test: failure!.test, error: result.verdict! };
+          result.verdictCovers = true;
+        } else if (failure) result.firstFailure = failure;
+        else {
+          result.firstFailure = {
+            test: progress.running()?.name ?? t("(the test file)"),
+            error: error ? error.message : (result.verdict ?? lastLines(result.output)),
+          };
+          if (!error && result.verdict !== undefined) result.verdictCovers = true;
+        }
       }
       resolve(result);
     };
@@ -211,6 +246,7 @@ function runTests(
 class TestProgress {
   #running: { name: string; since: number }[] = [];
   #ended = 0;
+  #firstStart: number | undefined;
 
   add(json: string, at: number): void {
     let e: { type: string; name: string };
@@ -219,12 +255,20 @@ class TestProgress {
     } catch {
       return;
     }
-    if (e.type === "start") this.#running.push({ name: e.name, since: at });
+    if (e.type === "start") {
+      this.#running.push({ name: e.name, since: at });
+      this.#firstStart ??= at;
+    }
     if (e.type === "end") {
       const i = this.#running.findLastIndex((r) => r.name === e.name);
       if (i >= 0) this.#running.splice(i);
       this.#ended++;
     }
+  }
+
+  /** When the first test started. */
+  firstStart(): number | undefined {
+    return this.#firstStart;
   }
 
   /** Tests have run, and none is running now. */
@@ -246,13 +290,15 @@ function tapCounts(tap: string): { tests: number; pass: number; fail: number } {
 }
 
 function stillOpenVerdict(c: { tests: number; pass: number; fail: number }): string {
-  const done =
-    c.fail === 0
-      ? c.tests === 1
-        ? "the test passes"
-        : `all ${c.tests} tests pass`
-      : `${c.pass} of ${c.tests} tests pass`;
-  return `${done}, but the test file never ended: something is still open (a server not closed? a timer?)`;
+  return c.fail === 0
+    ? t(
+        "{tests, plural, one {the test passes} other {all # tests pass}}, but the test file never ended: something is still open (a server not closed? a timer?)",
+        { tests: c.tests },
+      )
+    : t(
+        "{pass} of {tests} tests pass, but the test file never ended: something is still open (a server not closed? a timer?)",
+        { pass: c.pass, tests: c.tests },
+      );
 }
 
 function hangVerdict(
@@ -261,8 +307,14 @@ function hangVerdict(
   limitMs: number,
 ): string {
   if (!running)
-    return `no test started within ${duration(limitMs)}: the file's own top-level code never ends (an endless loop?)`;
-  return `the test "${running.name}" ran for ${duration(now - running.since)} without ending and was stopped (an endless loop? a promise that never settles?)`;
+    return t(
+      "no test started within {time}: the file's own top-level code never ends (an endless loop?)",
+      { time: duration(limitMs) },
+    );
+  return t(
+    "the test {name} ran for {time} without ending and was stopped (an endless loop? a promise that never settles?)",
+    { name: `"${running.name}"`, time: duration(now - running.since) },
+  );
 }
 
 /**
@@ -307,11 +359,17 @@ export function typeCheck(
     return Promise.resolve(undefined);
   }
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tsc, "--noEmit", "--pretty", "false", "-p", config], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "ignore"],
-      ...(signal ? { signal } : {}),
-    });
+    // tsc speaks Chinese too: its messages in the workbook's language.
+    const locale = currentLang() === "zh" ? ["--locale", "zh-cn"] : [];
+    const child = spawn(
+      process.execPath,
+      [tsc, "--noEmit", "--pretty", "false", ...locale, "-p", config],
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "ignore"],
+        ...(signal ? { signal } : {}),
+      },
+    );
     let out = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
     child.on("error", () => resolve(undefined));
@@ -347,8 +405,11 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return env;
 }
 
-/** The first "not ok" test in TAP output and its error line. */
-export function firstFailure(tap: string): { test: string; error: string } | undefined {
+/**
+ * The first "not ok" test in TAP output: its name, its error and, when an assertion compared two values
+ * (assert.equal, deepEqual…), the two as node:test wrote them.
+ */
+export function firstFailure(tap: string): Failure | undefined {
   const lines = tap.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const m = /^\s*not ok \d+ - (.*)$/.exec(lines[i]!);
@@ -360,7 +421,8 @@ export function firstFailure(tap: string): { test: string; error: string } | und
       if (e) {
         const indent = e[1]!.length;
         const value = e[2]!.trim();
-        if (!/^[|>][-+]?$/.test(value)) return { test: m[1]!, error: unquote(value) };
+        if (!/^[|>][-+]?$/.test(value))
+          return withValues({ test: m[1]!, error: unquote(value) }, lines, j + 1, indent);
         const block: string[] = [];
         for (
           let k = j + 1;
@@ -373,13 +435,94 @@ export function firstFailure(tap: string): { test: string; error: string } | und
           .map((l) => l.slice(margin).trimEnd())
           .join("\n")
           .trim();
-        return { test: m[1]!, error: error || "(see the test output)" };
+        return withValues(
+          { test: m[1]!, error: error || t("(see the test output)") },
+          lines,
+          j + 1,
+          indent,
+        );
       }
       if (/^\s*(not )?ok \d+/.test(lines[j]!)) break;
     }
-    return { test: m[1]!, error: "(see the test output)" };
+    return { test: m[1]!, error: t("(see the test output)") };
   }
   return undefined;
+}
+
+/**
+ * Adds `actual` and `expected` to a failure, from the YAML block that node:test writes under it
+ * (`expected: 1600`, `actual: 3200`, `operator: 'strictEqual'`), read from line `from` on, at the
+ * error's indent. Left out for assertions whose two sides say nothing (assert.ok's false against true,
+ * assert.fail) and for values it cannot show (a regular expression, a Map).
+ */
+function withValues(
+  failure: Failure,
+  lines: readonly string[],
+  from: number,
+  indent: number,
+): Failure {
+  const fields = new Map<string, string>();
+  for (let k = from; k < lines.length; k++) {
+    const line = lines[k]!;
+    if (/^\s*\.\.\.$/.test(line) || (line.trim() !== "" && line.search(/\S/) < indent)) break;
+    const f = new RegExp(`^ {${indent}}(actual|expected|operator):(.*)$`).exec(line);
+    if (!f) continue;
+    const block: string[] = [];
+    for (let b = k + 1; b < lines.length && lines[b]!.search(/\S/) > indent; b++)
+      block.push(lines[b]!);
+    const shown = yamlValue(f[2]!.trim(), block);
+    if (shown !== undefined) fields.set(f[1]!, shown);
+  }
+  const operator = fields.get("operator");
+  const actual = fields.get("actual");
+  const expected = fields.get("expected");
+  if (
+    actual === undefined ||
+    expected === undefined ||
+    operator === "'=='" ||
+    operator === "'fail'"
+  )
+    return failure;
+  return { ...failure, actual, expected };
+}
+
+/** The most characters of a value shown on the screen; npm run check shows the whole error. */
+const VALUE_CHARS = 300;
+
+/**
+ * One value of node:test's YAML, on one line, the way JavaScript writes it: a scalar as it is ("3200",
+ * "'done'"), a block of `key: value` lines as `{ key: value }`, or as `[…]` when the keys are 0, 1, 2….
+ */
+function yamlValue(inline: string, block: readonly string[]): string | undefined {
+  let shown: string | undefined;
+  if (inline === "|-" || inline === "|") shown = JSON.stringify(dedent(block).join("\n"));
+  else if (inline !== "") shown = inline === "~" ? "null" : inline;
+  else if (block.length > 0) shown = yamlMap(dedent(block));
+  if (shown === undefined) return undefined;
+  return shown.length > VALUE_CHARS ? `${shown.slice(0, VALUE_CHARS - 1)}…` : shown;
+}
+
+function dedent(block: readonly string[]): string[] {
+  const margin = Math.min(...block.filter((l) => l.trim() !== "").map((l) => l.search(/\S/)));
+  return block.map((l) => l.slice(margin).trimEnd());
+}
+
+/** Lines `key: value` (nested by indent) as `{ key: value, … }` or `[…]`. */
+function yamlMap(lines: readonly string[]): string | undefined {
+  const entries: [string, string][] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([^\s:][^:]*):(.*)$/.exec(lines[i]!);
+    if (!m) continue;
+    const nested: string[] = [];
+    for (let k = i + 1; k < lines.length && /^\s/.test(lines[k]!); k++) nested.push(lines[k]!);
+    i += nested.length;
+    const value = yamlValue(m[2]!.trim(), nested);
+    entries.push([m[1]!, value ?? "{}"]);
+  }
+  if (entries.length === 0) return undefined;
+  if (entries.every(([key], i) => key === String(i)))
+    return `[${entries.map(([, v]) => v).join(", ")}]`;
+  return `{ ${entries.map(([k, v]) => `${k}: ${v}`).join(", ")} }`;
 }
 
 /** A one-line YAML scalar as node:test writes it: 'single' (with '' for '), "double" (JSON-like), or plain. */

@@ -1,5 +1,6 @@
 /** Colour for the runner's commands: styleText when colour is wanted, plain text otherwise. */
 import { styleText } from "node:util";
+import { displayWidth, stripAnsi } from "../core/text.ts";
 
 export type Style = Parameters<typeof styleText>[0];
 export type Paint = (style: Style, text: string) => string;
@@ -19,12 +20,26 @@ export function duration(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
 }
 
-/** "1 exercise", "2 exercises". */
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+/**
+ * A label and the space after it: "edit: ", but "修改：" (a full-width colon holds its own space), so
+ * that a Chinese label reads as written.
+ */
+export function labelled(label: string): string {
+  return label.endsWith("：") ? label : `${label} `;
 }
 
-/** "the exercise passes" or "all 3 exercises pass". */
-export function allPass(n: number): string {
-  return n === 1 ? "the exercise passes" : `all ${n} exercises pass`;
+/**
+ * The width of a column of labels (`labelled`), so that what follows them lines up: the widest label
+ * and its space.
+ */
+export function labelColumn(labels: readonly string[]): number {
+  return Math.max(...labels.map((l) => displayWidth(labelled(l))));
+}
+
+/**
+ * Two sentences, one after the other: with a space between them, but none after a full-width stop
+ * ("通过了！把你的答案…"), as Chinese is written.
+ */
+export function sentences(first: string, second: string): string {
+  return /[。！？；：）]$/.test(stripAnsi(first)) ? first + second : `${first} ${second}`;
 }

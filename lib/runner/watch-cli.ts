@@ -5,7 +5,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { type FSWatcher, watch } from "node:fs";
 import { basename, join } from "node:path";
-import { parseCommand, runMain } from "../core/cli.ts";
+import { noColorHelp, parseCommand, runMain } from "../core/cli.ts";
+import { currentLang, t } from "../core/i18n.ts";
 import { requireRuntime } from "../core/runtime.ts";
 import { terminalWidth } from "../core/text.ts";
 import { colorWanted } from "../core/trace.ts";
@@ -22,13 +23,16 @@ const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 runMain(() => {
   requireRuntime();
   const { values } = parseCommand({
-    usage: "npm start [-- --manual] [--no-color]      (npm run watch is the same)",
-    description:
-      "Watch mode: shows the first exercise that does not pass yet, its lesson and its test result, checks it again each time you save, and moves on when it passes. Keys: h hint, l list, r run the lesson, n next exercise, p previous one, Enter check again, q quit.",
+    usage: t("npm start [-- --manual] [--no-color]      (npm run watch is the same)"),
+    description: t(
+      "Watch mode: shows the first exercise that does not pass yet, its lesson and its test result, checks it again each time you save, and moves on when it passes. Keys: h hint (again: its next step), l list, r run the lesson, n next exercise, p previous one, Enter check again, q quit.",
+    ),
     options: { manual: { type: "boolean" }, "no-color": { type: "boolean" } },
     optionHelp: {
-      manual: "no file watching (for folders where it does not work): press Enter to check again",
-      "no-color": "no colour (also NO_COLOR, or when output is not a terminal)",
+      manual: t(
+        "no file watching (for folders where it does not work): press Enter to check again",
+      ),
+      "no-color": noColorHelp(),
     },
   });
   const root = ROOT;
@@ -63,12 +67,13 @@ runMain(() => {
       watcher.on("error", () => {
         watcher?.close();
         watcher = undefined;
-        notice =
-          "File watching stopped working: press Enter to check again (or restart with npm start -- --manual).";
+        notice = t(
+          "File watching stopped working: press Enter to check again (or restart with npm start -- --manual).",
+        );
       });
     } catch {
       manual = true;
-      notice = "File watching does not work here: press Enter to check again.";
+      notice = t("File watching does not work here: press Enter to check again.");
     }
   }
 
@@ -166,14 +171,15 @@ runMain(() => {
   function runLesson(number: string): void {
     const found = lessons.find((l) => l.number === number);
     if (!found) {
-      out.write(`There is no lesson ${number} to run.\n`);
+      out.write(`${t("There is no lesson {number} to run.", { number })}\n`);
       dispatch({ type: "lesson-finished", code: null });
       return;
     }
     // The lesson gets the screen but not the keyboard: keys still come here, so q can stop it.
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", found.file, ...(color ? [] : ["--no-color"])],
+      // In the language of this screen, whatever chose it (--lang or the environment).
+      ["--import", "tsx", found.file, "--lang", currentLang(), ...(color ? [] : ["--no-color"])],
       {
         cwd: root,
         stdio: ["ignore", "inherit", "inherit"],
@@ -203,7 +209,9 @@ runMain(() => {
     stdin.destroy();
     out.off("resize", draw);
     for (const signal of SIGNALS) process.off(signal, onSigint);
-    out.write("\nBye. Your work is in your files; npm start picks up where you left off.\n");
+    out.write(
+      `\n${t("Bye. Your work is in your files; npm start picks up where you left off.")}\n`,
+    );
     process.exitCode = 0;
     // Nothing should be left running; if something is, do not hang the terminal over it.
     setTimeout(() => process.exit(0), 2000).unref();

@@ -9,13 +9,15 @@
  *   shown as soon as it is known.
  * - Saving an exercise file re-checks it (after a short quiet period, since editors write in bursts)
  *   and makes it the current exercise; a check still running for an older version is cancelled.
- * - When the current exercise passes for the first time, the runner moves on to the next one that does
- *   not pass and points at the solution of the one just solved. When none is left, every exercise is
- *   checked again, and only if all pass is the finished banner shown.
- * - Keys: h hint, l list, r run the lesson, n next exercise, p previous one, Enter check again, q or
- *   Ctrl-C quit.
+ * - When the current exercise passes for the first time, the runner says so and points at its solution,
+ *   with the next exercise that does not pass named below; that exercise is shown (and the banner goes)
+ *   at the next key or save. When none is left, every exercise is checked again, and only if all pass
+ *   is the finished banner shown.
+ * - Keys: h hint (again: its next step, and after the last it hides), l list, r run the lesson, n next
+ *   exercise, p previous one, Enter check again, q or Ctrl-C quit.
  */
 import type { Exercise } from "./catalog.ts";
+import type { Failure } from "./exercise-run.ts";
 
 export type CheckStatus = "unknown" | "checking" | "passed" | "failed";
 
@@ -23,10 +25,12 @@ export type CheckStatus = "unknown" | "checking" | "passed" | "failed";
 export interface CheckReport {
   passed: boolean;
   timedOut: boolean;
-  firstFailure?: { test: string; error: string };
+  firstFailure?: Failure;
   counts?: { tests: number; pass: number; fail: number };
   /** Why it does not pass, when the failing test alone would not say it (see ExerciseResult). */
   verdict?: string;
+  /** The verdict says it all: the failing test is not shown as well. */
+  verdictCovers?: boolean;
   output?: string;
   ms: number;
 }
@@ -51,7 +55,8 @@ export interface WatchState {
   /** Index of the exercise on screen. */
   current: number;
   view: View;
-  showHint: boolean;
+  /** The step of the current exercise's hint on screen, from 1; 0 when the hint is hidden. */
+  hintStep: number;
   /** The exercise that passed last, while the runner points at its solution. */
   solved?: string;
   checks: Readonly<Record<string, ExerciseCheck>>;
@@ -99,7 +104,7 @@ export function initialState(
     checkingAll: "start",
     current: 0,
     view: "exercise",
-    showHint: false,
+    hintStep: 0,
     checks,
     pending: [],
     nextRun: 1,
@@ -112,6 +117,17 @@ export function initialState(
 /** The exercise on screen (undefined when there are none). */
 export function currentExercise(state: WatchState): Exercise | undefined {
   return state.exercises[state.current];
+}
+
+/**
+ * The moment after a pass: the solved exercise, its solution and the name of the next one fill the
+ * screen, until the next key or save shows that next exercise.
+ */
+export function justSolved(state: WatchState): Exercise | undefined {
+  if (state.solved === undefined || state.view !== "exercise" || state.phase !== "working")
+    return undefined;
+  if (state.solved === currentExercise(state)?.id) return undefined;
+  return state.exercises.find((e) => e.id === state.solved);
 }
 
 export function statusOf(state: WatchState, id: string): CheckStatus {
@@ -184,8 +200,9 @@ function onQuiet(s: Draft, fx: Effect[]): void {
   for (const id of s.pending) startCheck(s, id, true, fx);
   const current = s.exercises.findIndex((e) => e.id === s.pending.at(-1));
   // The "✓ passes, compare with the solution" banner belongs to the moment after the pass: once work
-  // goes on elsewhere (or a reset in another terminal changes a file), it would sit above the wrong exercise.
-  if (current !== s.current) delete s.solved;
+  // goes on (or a reset in another terminal changes a file), it would stand in the way.
+  delete s.solved;
+  if (current !== s.current) s.hintStep = 0;
   s.current = current;
   s.pending = [];
   // After the finished banner, a passing save keeps the banner; a failing one brings the work back.
@@ -240,7 +257,7 @@ function settleCheckingAll(s: Draft): void {
 function moveOn(s: Draft, fx: Effect[]): void {
   const n = s.exercises.length;
   s.solved = s.exercises[s.current]!.id;
-  s.showHint = false;
+  s.hintStep = 0;
   let next = -1;
   for (let k = 1; k < n; k++) {
     const i = (s.current + k) % n;
@@ -277,6 +294,15 @@ function onKey(s: Draft, key: string, fx: Effect[]): void {
     return;
   }
   if (s.lessonRunning) return; // the lesson has the screen until it ends
+  // After a pass, the first key shows the next exercise: Enter (or n) only that, any other key its
+  // own job too.
+  if (justSolved(s)) {
+    delete s.solved;
+    if (key === "enter" || key === "n") {
+      fx.push({ type: "render" });
+      return;
+    }
+  }
   const n = s.exercises.length;
   if (key === "l") {
     s.view = s.view === "list" ? "exercise" : "list";
@@ -286,11 +312,15 @@ function onKey(s: Draft, key: string, fx: Effect[]): void {
   if (n === 0) return;
   const id = s.exercises[s.current]!.id;
   switch (key) {
-    case "h":
-      s.showHint = s.view === "exercise" ? !s.showHint : true;
+    case "h": {
+      // Each h shows the next step of the hint; after the last one it hides the hint again.
+      const steps = s.exercises[s.current]!.hintSteps.length;
+      if (s.view !== "exercise") s.hintStep = Math.max(1, s.hintStep);
+      else s.hintStep = s.hintStep >= steps ? 0 : s.hintStep + 1;
       s.view = "exercise";
       fx.push({ type: "render" });
       return;
+    }
     case "r":
       s.lessonRunning = true;
       s.view = "lesson";
@@ -301,7 +331,7 @@ function onKey(s: Draft, key: string, fx: Effect[]): void {
       s.current = (s.current + (key === "n" ? 1 : n - 1)) % n;
       s.phase = "working";
       s.view = "exercise";
-      s.showHint = false;
+      s.hintStep = 0;
       delete s.solved;
       const next = s.exercises[s.current]!.id;
       if (s.checks[next]!.status !== "checking") startCheck(s, next, true, fx);

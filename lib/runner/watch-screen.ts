@@ -1,10 +1,13 @@
 /**
- * What the watch mode shows, as a pure function of its state: one screen of text. The shell clears
- * the terminal before each screen (except below a lesson's output, which stays readable).
+ * What the watch mode shows, as a pure function of its state: one screen of text, in the language
+ * chosen (lib/core/i18n.ts). The shell clears the terminal before each screen (except below a lesson's
+ * output, which stays readable).
  */
 
+import { t } from "../core/i18n.ts";
 import {
   displayWidth,
+  padEnd,
   stripAnsi,
   truncate,
   wrap,
@@ -13,8 +16,15 @@ import {
 } from "../core/text.ts";
 import type { Exercise, Lesson } from "./catalog.ts";
 import { PARALLEL_CHECKS } from "./status.ts";
-import { allPass, type Paint, painter, plural, progressBar } from "./style.ts";
-import { type CheckStatus, currentExercise, statusOf, type WatchState } from "./watch-core.ts";
+import { labelColumn, labelled, type Paint, painter, progressBar, sentences } from "./style.ts";
+import {
+  type CheckReport,
+  type CheckStatus,
+  currentExercise,
+  justSolved,
+  statusOf,
+  type WatchState,
+} from "./watch-core.ts";
 
 export interface ScreenContext {
   color: boolean;
@@ -35,6 +45,8 @@ export interface Screen {
 
 /** The most lines of an error message shown under a failing test. */
 const ERROR_LINES = 12;
+/** The most lines of each compared value (actual, expected) kept on a short terminal. */
+const VALUE_LINES = 3;
 /** The fewest rows the screen is fitted to, whatever the terminal says (header, a marker, the footer). */
 const MIN_ROWS = 8;
 
@@ -57,6 +69,20 @@ interface Cut {
 }
 type Line = string | Cut;
 
+/** What a part of the screen writes its prose with: wrapped to the width, indented, maybe styled. */
+type Para = (
+  text: string,
+  indent?: string,
+  style?: Parameters<Paint>[0],
+  hanging?: string,
+) => string[];
+
+// On a short terminal, runs give up lines in this order: the lesson's summary (r runs the lesson), the
+// reminder to save, the goal, the error's message, the hint, the compared values. What is kept of each
+// (the goal's first line, the failing test, its actual and expected values or else the error's first
+// line, the hint's first line) shows before anything else that can be cut.
+const ORDER = { summary: 0, save: 1, goal: 2, error: 3, hint: 4, values: 5 } as const;
+
 export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   const paint = painter(ctx.color);
   // Prose is wrapped to at most 100 columns (easier to read), and never wider than the terminal; a line
@@ -64,19 +90,15 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   const columns = Math.max(40, ctx.width);
   const width = Math.min(columns, 100) - 2;
   const out: Line[] = [];
-  const para = (
-    text: string,
-    indent = "  ",
-    style?: Parameters<Paint>[0],
-    hanging = indent,
-  ): string[] =>
+  const para: Para = (text, indent = "  ", style, hanging = indent) =>
     wrap(text, width - Math.max(displayWidth(indent), displayWidth(hanging))).map(
       (line, i) => (i === 0 ? indent : hanging) + (style ? paint(style, line) : line),
     );
-  const add = (...args: Parameters<typeof para>): void => void out.push(...para(...args));
+  const add = (...args: Parameters<Para>): void => void out.push(...para(...args));
   // The text ends with a newline, so the cursor takes one more row below the last line.
   const room = ctx.rows === undefined ? Infinity : Math.max(MIN_ROWS, ctx.rows) - 1;
-  const footer = (ctx.notice ? 2 : 0) + 2;
+  const notice = ctx.notice ? para(ctx.notice, "  ", "yellow") : [];
+  const footer = (notice.length > 0 ? notice.length + 1 : 0) + 2;
   const done = (lines: Line[], clear: boolean): Screen => ({
     text: `${fitRows(lines, room, footer, paint)
       .map((l) => truncate(l, columns - 1))
@@ -88,22 +110,25 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
   if (state.view === "lesson" && exercise) {
     const lesson = lessonOf(ctx, exercise);
     if (state.lessonRunning) {
-      out.push(
-        ...beside(
-          `Lesson ${exercise.lesson}${lesson ? ` · ${lesson.title}` : ""}`,
-          `(the same as ${lessonCommand(exercise, lesson)}; q quits)`,
-          columns,
-          paint,
-          "bold",
-        ),
-        "",
+      const title = beside(
+        lessonTitle(exercise, lesson),
+        t("(the same as {command}; q quits)", { command: lessonCommand(exercise, lesson) }),
+        columns,
+        paint,
+        "bold",
       );
+      out.push(...title.lines, ...title.below, "");
       return done(out, true);
     }
-    const exit = state.lessonExit === 0 ? "" : ` (exit code ${state.lessonExit ?? "none"})`;
+    const values = { number: exercise.lesson, id: exercise.id };
     out.push("");
     add(
-      `Lesson ${exercise.lesson} ended${exit}. Press Enter to go back to exercise ${exercise.id}.`,
+      state.lessonExit === 0
+        ? t("Lesson {number} ended. Press Enter to go back to exercise {id}.", values)
+        : t("Lesson {number} ended (exit code {code}). Press Enter to go back to exercise {id}.", {
+            ...values,
+            code: String(state.lessonExit ?? t("none")),
+          }),
       "",
       "bold",
     );
@@ -113,55 +138,72 @@ export function renderScreen(state: WatchState, ctx: ScreenContext): Screen {
 
   out.push(header(state, paint));
   out.push("");
-  // The exercise just solved, with its solution: on top of the next one, or while all are re-checked.
-  if (
-    state.solved &&
-    state.view === "exercise" &&
-    (state.solved !== exercise?.id || state.phase !== "working")
-  ) {
-    const solved = state.exercises.find((e) => e.id === state.solved)!;
-    out.push(
-      `${paint("green", `✓ Exercise ${solved.id} passes!`)} Compare your answer with ${solved.solution}.`,
-      "",
-    );
-  }
-
-  if (state.view === "list") {
-    // The list's rows get what the header, its title and the footer leave.
-    listView(state, paint, out, columns - 1, room - out.length - 2 - footer);
-  } else if (state.exercises.length === 0) {
-    out.push("  There are no exercises yet: run a lesson with npm run lesson.");
-  } else if (state.phase === "checking-all") {
-    add(
-      state.checkingAll === "start"
-        ? `Checking your exercises (${PARALLEL_CHECKS} at a time) to find the first one to do…`
-        : "Every exercise seems to pass: checking them all once more before calling it done…",
-    );
-    out.push("");
-    // Marks and ids as one word each, so that a narrow terminal wraps between exercises, never inside one.
-    for (const line of wrap(
-      state.exercises.map((e) => `${statusOf(state, e.id)}:${e.id}`).join("  "),
-      width - 2,
-    )) {
-      const marked = line.replace(
-        /(\w+):(\d\d[a-z])/g,
-        (_m, status: CheckStatus, id: string) => `${mark(status, paint)} ${id}`,
+  const solved = justSolved(state);
+  if (solved && exercise) {
+    solvedView(solved, exercise, para, out);
+  } else {
+    // The exercise just solved, above the check of them all or the finished banner.
+    if (state.solved && state.view === "exercise" && state.phase !== "working") {
+      const file = state.exercises.find((e) => e.id === state.solved)!.solution;
+      out.push(
+        ...para(
+          sentences(
+            paint("green", t("✓ Exercise {id} passes!", { id: state.solved })),
+            t("Compare your answer with {file}.", { file }),
+          ),
+          "",
+        ),
+        "",
       );
-      out.push(`  ${marked}`);
     }
-  } else if (state.phase === "finished") {
-    out.push(
-      paint("green", `★ Finished: ${allPass(state.exercises.length)}, checked again just now.`),
-      "",
-    );
-    add(
-      "Compare your answers with the reference ones in solutions/. The lessons still run on their own (npm run lesson <n>), and npm run progress shows the whole picture.",
-    );
-  } else if (exercise) {
-    exerciseView(state, exercise, ctx, paint, para, out, width);
+    if (state.view === "list") {
+      // The list's rows get what the header, its title and the footer leave.
+      listView(state, paint, out, columns - 1, room - out.length - 2 - footer);
+    } else if (state.exercises.length === 0) {
+      add(t("There are no exercises yet: run a lesson with npm run lesson."));
+    } else if (state.phase === "checking-all") {
+      add(
+        state.checkingAll === "start"
+          ? t("Checking your exercises ({n} at a time) to find the first one to do…", {
+              n: PARALLEL_CHECKS,
+            })
+          : t("Every exercise seems to pass: checking them all once more before calling it done…"),
+      );
+      out.push("");
+      // Marks and ids as one word each, so that a narrow terminal wraps between exercises, never inside one.
+      for (const line of wrap(
+        state.exercises.map((e) => `${statusOf(state, e.id)}:${e.id}`).join("  "),
+        width - 2,
+      )) {
+        const marked = line.replace(
+          /(\w+):(\d\d[a-z])/g,
+          (_m, status: CheckStatus, id: string) => `${mark(status, paint)} ${id}`,
+        );
+        out.push(`  ${marked}`);
+      }
+    } else if (state.phase === "finished") {
+      out.push(
+        ...para(
+          t(
+            "★ Finished: {n, plural, one {the exercise passes} other {all # exercises pass}}, checked again just now.",
+            { n: state.exercises.length },
+          ),
+          "",
+          "green",
+        ),
+        "",
+      );
+      add(
+        t(
+          "Compare your answers with the reference ones in solutions/. The lessons still run on their own (npm run lesson <n>), and npm run progress shows the whole picture.",
+        ),
+      );
+    } else if (exercise) {
+      exerciseView(state, exercise, ctx, paint, para, out, width);
+    }
   }
   // The footer: `footer` lines, never shortened.
-  if (ctx.notice) out.push("", paint("yellow", `  ${ctx.notice}`));
+  if (notice.length > 0) out.push("", ...notice);
   out.push("", keyBar(state, paint));
   return done(out, true);
 }
@@ -207,21 +249,19 @@ function fitRows(lines: Line[], room: number, footer: number, paint: Paint): str
   return [
     out[0]!,
     ...middle.slice(0, keep),
-    paint("gray", `  … ${more(middle.length - keep)} (a taller terminal shows them)`),
+    paint(
+      "gray",
+      `  … ${t("{n, plural, one {# more line} other {# more lines}} (a taller terminal shows them)", { n: middle.length - keep })}`,
+    ),
     ...out.slice(out.length - footer),
   ];
-}
-
-/** "1 more line", "3 more lines". */
-function more(n: number): string {
-  return `${n} more line${n === 1 ? "" : "s"}`;
 }
 
 function header(state: WatchState, paint: Paint): string {
   const total = state.exercises.length;
   const passed = state.exercises.filter((e) => statusOf(state, e.id) === "passed").length;
   const checking = state.exercises.some((e) => statusOf(state, e.id) === "checking");
-  return `${paint("bold", "retry-workbook")}  ${paint("green", progressBar(passed, total, 20))} ${passed}/${total} exercises pass${checking ? paint("gray", "  (checking…)") : ""}`;
+  return `${paint("bold", "retry-workbook")}  ${paint("green", progressBar(passed, total, 20))} ${t("{passed}/{total} exercises pass", { passed, total })}${checking ? paint("gray", `  ${t("(checking…)")}`) : ""}`;
 }
 
 function mark(status: CheckStatus, paint: Paint): string {
@@ -245,6 +285,13 @@ function lessonCommand(exercise: Exercise, lesson: Lesson | undefined): string {
   return lesson?.run ?? `npm run lesson ${Number(exercise.lesson)}`;
 }
 
+/** "Lesson 02 · How long to wait: backoff and jitter", in the chosen language. */
+function lessonTitle(exercise: Exercise, lesson: Lesson | undefined): string {
+  return lesson
+    ? t("Lesson {number} · {title}", { number: exercise.lesson, title: lesson.title })
+    : t("Lesson {number}", { number: exercise.lesson });
+}
+
 /**
  * One row per exercise, its title wrapped under itself rather than cut; the lesson and the file follow
  * when they fit on the title's line (the id says the lesson, the exercise's own screen shows the file).
@@ -258,11 +305,15 @@ function listView(
   columns: number,
   height: number,
 ): void {
-  out.push("  Your exercises (✓ passes, ✗ does not yet, ⧗ being checked):", "");
+  out.push(
+    ...wrapHanging("  ", t("Your exercises (✓ passes, ✗ does not yet, ⧗ being checked):"), columns),
+    "",
+  );
   const rows = state.exercises.map((e, i) => {
     const here = i === state.current ? paint("bold", "▶") : " ";
     const lead = `  ${here} ${mark(statusOf(state, e.id), paint)} ${e.id}  `;
-    const full = `${lead}${e.title}${paint("gray", `  lesson ${e.lesson} · ${e.file}`)}`;
+    const where = t("lesson {number} · {file}", { number: e.lesson, file: e.file });
+    const full = `${lead}${e.title}${paint("gray", `  ${where}`)}`;
     return displayWidth(full) <= columns ? [full] : wrapHanging(lead, e.title, columns);
   });
   const count = (from: number, to: number): number =>
@@ -277,9 +328,21 @@ function listView(
       if (from > 0 && count(from - 1, to) <= height - 2) [from, grew] = [from - 1, true];
     }
   }
-  if (from > 0) out.push(paint("gray", `  … ${from} more above`));
+  if (from > 0) out.push(paint("gray", `  … ${t("{n} more above", { n: from })}`));
   out.push(...rows.slice(from, to).flat());
-  if (to < rows.length) out.push(paint("gray", `  … ${rows.length - to} more below`));
+  if (to < rows.length)
+    out.push(paint("gray", `  … ${t("{n} more below", { n: rows.length - to })}`));
+}
+
+/** The moment after a pass: the exercise solved, its solution, and the next exercise, named. */
+function solvedView(solved: Exercise, next: Exercise, para: Para, out: Line[]): void {
+  out.push(
+    ...para(t("✓ Exercise {id} passes!", { id: solved.id }), "", "green"),
+    ...para(t("Compare your answer with {file}.", { file: solved.solution })),
+    "",
+    ...para(t("Next: exercise {id} · {title}", { id: next.id, title: next.title }), "  ", "bold"),
+    ...para(t("Press Enter to see it; its file is {file}.", { file: next.file })),
+  );
 }
 
 function exerciseView(
@@ -287,94 +350,104 @@ function exerciseView(
   exercise: Exercise,
   ctx: ScreenContext,
   paint: Paint,
-  para: (text: string, indent?: string, style?: Parameters<Paint>[0], hanging?: string) => string[],
+  para: Para,
   out: Line[],
   width: number,
 ): void {
   const lesson = lessonOf(ctx, exercise);
-  out.push(
-    ...beside(
-      `Exercise ${exercise.id} · ${exercise.title}`,
-      `(${state.current + 1} of ${state.exercises.length})`,
-      width + 2,
-      paint,
-      "bold",
-    ),
+  const title = beside(
+    t("Exercise {id} · {title}", { id: exercise.id, title: exercise.title }),
+    t("({n} of {total})", { n: state.current + 1, total: state.exercises.length }),
+    width + 2,
+    paint,
+    "bold",
   );
-  out.push(
-    ...beside(
-      `  Lesson ${exercise.lesson}${lesson ? ` · ${lesson.title}` : ""}`,
-      `(r runs it, or ${lessonCommand(exercise, lesson)})`,
-      width + 2,
-      paint,
-    ),
+  out.push(...title.lines, ...title.below);
+  const lessonLine = beside(
+    `  ${lessonTitle(exercise, lesson)}`,
+    t("(r runs it, or {command})", { command: lessonCommand(exercise, lesson) }),
+    width + 2,
+    paint,
   );
-  // On a short terminal, lines give up room in this order: the lesson's summary (r runs the lesson),
-  // the reminder to save, the error's detail (all of it when the hint is asked for), the goal, the
-  // hint; each shortened one says how many lines it left out and where to read them.
-  if (lesson?.summary) out.push({ lines: para(lesson.summary, "    ", "gray"), order: 0, keep: 0 });
+  out.push(...lessonLine.lines);
+  // The note below the lesson's title (when it does not fit beside it) and the summary go first.
+  const summary = lesson?.summary ? para(lesson.summary, "    ", "gray") : [];
+  if (lessonLine.below.length + summary.length > 0)
+    out.push({ lines: [...lessonLine.below, ...summary], order: ORDER.summary, keep: 0 });
   if (exercise.goal) {
     out.push("");
     out.push({
       lines: exercise.goal
         .split("\n")
-        .flatMap((line, i) => para(i === 0 ? `Goal: ${line}` : line, i === 0 ? "  " : "    ")),
-      order: 3,
+        .flatMap((line, i) =>
+          para(i === 0 ? t("Goal: {goal}", { goal: line }) : line, i === 0 ? "  " : "    "),
+        ),
+      order: ORDER.goal,
       keep: 1,
-      more: (n) => `    … ${more(n)} (the whole goal is at the top of the file)`,
+      more: (n) =>
+        `    … ${t("{n, plural, one {# more line} other {# more lines}} (the whole goal is at the top of the file)", { n })}`,
     });
   }
-  out.push("", `  Edit ${paint("bold", exercise.file)}`, "");
+  out.push("", `  ${t("Edit {file}", { file: paint("bold", exercise.file) })}`, "");
 
   const check = state.checks[exercise.id];
   const report = check?.report;
   if (check?.status === "checking") {
-    out.push(paint("yellow", `⧗ Checking ${exercise.id}…`));
+    out.push(paint("yellow", t("⧗ Checking {id}…", { id: exercise.id })));
   } else if (check?.status === "passed" && report) {
     const all = report.counts
-      ? `All ${plural(report.counts.tests, "test")} pass.`
-      : "Its tests pass.";
-    out.push(
-      `${paint("green", `✓ ${all}`)} Compare your answer with ${exercise.solution}; n goes on.`,
-    );
-  } else if (check?.status === "failed" && report) {
-    const counts = report.counts
-      ? ` ${report.counts.pass} of ${plural(report.counts.tests, "test")} pass.`
-      : "";
+      ? t("✓ {n, plural, one {The test passes.} other {All # tests pass.}}", {
+          n: report.counts.tests,
+        })
+      : t("✓ Its tests pass.");
     out.push(
       ...para(
-        report.verdict ? `✗ Not yet: ${report.verdict}` : `✗ Not yet:${counts}`,
+        sentences(
+          paint("green", all),
+          t("Compare your answer with {file}; n goes on.", { file: exercise.solution }),
+        ),
         "",
-        "red",
+        undefined,
         "  ",
       ),
     );
-    const f = report.firstFailure;
-    // The verdict may already be the whole story (a syntax error, a hang); then the test is not repeated.
-    if (f && !(report.verdict && f.error.includes(report.verdict.replace(/^type error at /, "")))) {
-      out.push(...para(`First failing test: ${f.test}`, "  ", undefined, "    "));
-      const lines = f.error
-        .split("\n")
-        .flatMap((l) => (l.trim() === "" ? [""] : wrapKeepingSpaces(l, width - 4, 0)));
-      out.push({
-        lines: lines.map((line) => `    ${paint("red", line)}`),
-        order: 2,
-        keep: state.showHint ? 0 : 2,
-        cap: ERROR_LINES,
-        more: (n) => `    … ${more(n)}: npm run check ${exercise.id} shows the whole error`,
-      });
-    }
+  } else if (check?.status === "failed" && report) {
+    failureView(report, exercise, paint, para, out, width);
   } else {
-    out.push(paint("gray", "· Not checked yet."));
+    out.push(paint("gray", t("· Not checked yet.")));
   }
-  if (state.showHint) {
-    out.push("", paint("bold", "  Hint") + paint("gray", " (h hides it)"));
-    // Every step, a paragraph each (as shipped, each hint is one step).
+  if (state.hintStep > 0) {
+    const steps = exercise.hintSteps.length;
+    const step = Math.min(state.hintStep, steps);
+    const title =
+      steps === 1
+        ? t("Hint (h hides it)")
+        : step < steps
+          ? t("Hint, step {step} of {steps} (h: the next step)", { step, steps })
+          : t("Hint, step {step} of {steps} (h hides it)", { step, steps });
+    out.push("", ...para(title, "  ", "bold"));
+    // One step at a time: the step asked for, a paragraph per line the manifest keeps (a formula).
     out.push({
-      lines: para(exercise.hintSteps.join("\n\n"), "    "),
-      order: 4,
+      lines: exercise.hintSteps[step - 1]!.split("\n").flatMap((l) =>
+        l === "" ? [""] : para(l, "    "),
+      ),
+      order: ORDER.hint,
       keep: 1,
-      more: (n) => `    … ${more(n)}: npm run hint ${exercise.id} prints it whole`,
+      more: (n) =>
+        `    … ${
+          steps === 1
+            ? t(
+                "{n, plural, one {# more line} other {# more lines}}: npm run hint {id} prints it whole",
+                {
+                  n,
+                  id: exercise.id,
+                },
+              )
+            : t(
+                "{n, plural, one {# more line} other {# more lines}}: npm run hint {id} -- --step {step} prints it whole",
+                { n, id: exercise.id, step },
+              )
+        }`,
     });
   }
   out.push({
@@ -382,13 +455,75 @@ function exerciseView(
       "",
       paint(
         "gray",
-        state.manual
-          ? "  Save the file, then press Enter to check it again."
-          : "  Save the file to check it again.",
+        `  ${
+          state.manual
+            ? t("Save the file, then press Enter to check it again.")
+            : t("Save the file to check it again.")
+        }`,
       ),
     ],
-    order: 1,
+    order: ORDER.save,
     keep: 0,
+  });
+}
+
+/**
+ * Why the exercise does not pass: the verdict, then the first failing test's name and, for a failed
+ * comparison, the values it got and wanted; the error's message below them is what goes first on a
+ * short terminal. Without compared values, the message's first line stays.
+ */
+function failureView(
+  report: CheckReport,
+  exercise: Exercise,
+  paint: Paint,
+  para: Para,
+  out: Line[],
+  width: number,
+): void {
+  const counts = report.counts
+    ? t("✗ Not yet: {pass} of {n, plural, one {# test} other {# tests}} pass.", {
+        pass: report.counts.pass,
+        n: report.counts.tests,
+      })
+    : t("✗ Not yet.");
+  out.push(
+    ...para(
+      report.verdict ? t("✗ Not yet: {verdict}", { verdict: report.verdict }) : counts,
+      "",
+      "red",
+      "  ",
+    ),
+  );
+  const f = report.firstFailure;
+  // The verdict may already be the whole story (a syntax error, a hang); then the test is not repeated.
+  if (!f || report.verdictCovers) return;
+  out.push(...para(t("First failing test: {name}", { name: f.test }), "  ", undefined, "    "));
+  const hasValues = f.actual !== undefined && f.expected !== undefined;
+  if (hasValues) {
+    const labels = [t("actual:"), t("expected:")];
+    const column = labelColumn(labels);
+    for (const [i, value] of [f.actual!, f.expected!].entries()) {
+      const label = padEnd(labelled(labels[i]!), column);
+      const lines = wrapKeepingSpaces(value, width - 4 - column, 0);
+      out.push({
+        lines: lines.map((l, k) => `    ${k === 0 ? label : " ".repeat(column)}${paint("red", l)}`),
+        order: ORDER.values,
+        keep: VALUE_LINES,
+        more: (n) =>
+          `    … ${t("{n, plural, one {# more line} other {# more lines}}: npm run check {id} shows the whole error", { n, id: exercise.id })}`,
+      });
+    }
+  }
+  const lines = f.error
+    .split("\n")
+    .flatMap((l) => (l.trim() === "" ? [""] : wrapKeepingSpaces(l, width - 4, 0)));
+  out.push({
+    lines: lines.map((line) => `    ${paint("red", line)}`),
+    order: ORDER.error,
+    keep: hasValues ? 0 : 1,
+    cap: ERROR_LINES,
+    more: (n) =>
+      `    … ${t("{n, plural, one {# more line} other {# more lines}}: npm run check {id} shows the whole error", { n, id: exercise.id })}`,
   });
 }
 
@@ -396,23 +531,27 @@ function keyBar(state: WatchState, paint: Paint): string {
   const key = (k: string, what: string): string => `${paint("bold", k)} ${what}`;
   const exercise = currentExercise(state);
   const keys: string[] = [];
-  if (exercise) {
+  if (justSolved(state)) {
+    // After a pass: the next exercise is one key away.
+    keys.push(key("⏎", t("next exercise")), key("l", t("list")));
+  } else if (exercise) {
     keys.push(
-      key("h", "hint"),
-      key("l", state.view === "list" ? "back" : "list"),
-      key("r", `run lesson ${exercise.lesson}`),
-      key("n", "next"),
-      key("p", "previous"),
+      key("h", t("hint")),
+      key("l", state.view === "list" ? t("back") : t("list")),
+      key("r", t("run lesson {number}", { number: exercise.lesson })),
+      key("n", t("next")),
+      key("p", t("previous")),
     );
-    keys.push(key("⏎", state.phase === "finished" ? "check all again" : "check"));
+    keys.push(key("⏎", state.phase === "finished" ? t("check all again") : t("check")));
   }
-  keys.push(key("q", "quit"));
+  keys.push(key("q", t("quit")));
   return keys.join(paint("gray", " · "));
 }
 
 /**
- * `main` (wrapped to `columns - 1`, never cut, its continuation lines indented by 2) and then the grey `note` on its last line when both fit,
- * else `note` wrapped below it.
+ * `main` (wrapped to `columns - 1`, never cut, its continuation lines indented by 2) and then the grey
+ * `note` on its last line when both fit (`lines`), else `note` wrapped below it (`below`), for the
+ * caller to show or leave out.
  */
 function beside(
   main: string,
@@ -420,7 +559,7 @@ function beside(
   columns: number,
   paint: Paint,
   style?: Parameters<Paint>[0],
-): string[] {
+): { lines: string[]; below: string[] } {
   const lead = /^ */.exec(main)![0];
   const lines = wrap(main.trimStart(), columns - 1 - lead.length, columns - 3 - lead.length).map(
     (l, i) => `${lead}${i === 0 ? "" : "  "}${l}`,
@@ -429,6 +568,9 @@ function beside(
   const styled = (l: string): string => (style ? paint(style, l) : l);
   const head = lines.map(styled);
   if (displayWidth(last) + 2 + displayWidth(note) <= columns - 1)
-    return [...head, `${styled(last)}  ${paint("gray", note)}`];
-  return [...head, styled(last), ...wrap(note, columns - 5).map((l) => `    ${paint("gray", l)}`)];
+    return { lines: [...head, `${styled(last)}  ${paint("gray", note)}`], below: [] };
+  return {
+    lines: [...head, styled(last)],
+    below: wrap(note, columns - 5).map((l) => `    ${paint("gray", l)}`),
+  };
 }

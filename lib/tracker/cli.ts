@@ -4,7 +4,7 @@ import { writeSync } from "node:fs";
 import { intFlag, parseCommand, runMain, UsageError } from "../core/cli.ts";
 import { t } from "../core/i18n.ts";
 import { requireRuntime } from "../core/runtime.ts";
-import { padEnd } from "../core/text.ts";
+import { padEnd, terminalWidth, wrapKeepingSpaces } from "../core/text.ts";
 import {
   isStoreName,
   openScratchSchema,
@@ -236,7 +236,15 @@ runMain(async () => {
   for (const [n, f] of plan) faults.at(n, f);
   if (every) faults.otherwise(() => every);
 
-  const out = (text: string): boolean => process.stdout.write(text);
+  // Each line wraps between words to the terminal (else $COLUMNS, else 100), its paths and URLs whole.
+  const width = terminalWidth();
+  const out = (text: string): boolean =>
+    process.stdout.write(
+      text
+        .split("\n")
+        .map((l) => wrapKeepingSpaces(l, width, 4).join("\n"))
+        .join("\n"),
+    );
   // PostgreSQL: the server and a schema of this run's own, put away again however the run ends.
   let postgres: ScratchSchema | undefined;
   if (store === "postgres") {

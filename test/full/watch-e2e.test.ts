@@ -7,7 +7,7 @@ import { startSession, tempProject } from "../temp-project.ts";
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-test("--manual: the first exercise, its hint, a pass that points at the solution and moves on, the list, the lesson, q", {
+test("--manual: the first exercise, its hint, a pass that points at the solution and names the next one, Enter shows it, the list, the lesson, q", {
   timeout: 120_000,
 }, async (t) => {
   const p = tempProject();
@@ -30,12 +30,14 @@ test("--manual: the first exercise, its hint, a pass that points at the solution
   assert.match(s.output(), new RegExp(`Edit ${esc(first.file)}`));
 
   s.send("h");
-  at = await s.waitFor(/Hint \(h hides it\)/, at);
+  at = await s.waitFor(/Hint( \(h hides it\)|, step 1 of \d+ \(h: the next step\))/, at);
 
   p.solve(first);
   s.send(""); // Enter: check again
   at = await s.waitFor(
-    new RegExp(`✓ Exercise ${first.id} passes! Compare your answer with ${esc(first.solution)}`),
+    new RegExp(
+      `✓ Exercise ${first.id} passes!\\s+Compare your answer with ${esc(first.solution)}\\.\\s+Next: exercise ${second.id} · `,
+    ),
     at,
   );
   const beforePass = s.output().slice(0, s.output().indexOf(`✓ Exercise ${first.id} passes!`));
@@ -44,7 +46,10 @@ test("--manual: the first exercise, its hint, a pass that points at the solution
     /solutions\//,
     "the solution is not mentioned before the exercise passes",
   );
+  s.send(""); // Enter: the exercise named
   at = await s.waitFor(new RegExp(`Exercise ${second.id} · [\\s\\S]*✗ Not yet`), at);
+  const shown = s.output().slice(s.output().lastIndexOf(`Exercise ${second.id} · `));
+  assert.doesNotMatch(shown, /passes!/, "the banner goes when the next exercise is shown");
 
   s.send("l");
   at = await s.waitFor(new RegExp(`✓ ${first.id}  [\\s\\S]*▶ ✗ ${second.id}  `), at);
