@@ -27,7 +27,14 @@ if (difference) {
   problems++;
   console.log(`counts differ: ${difference}`);
 }
-if (zh.code !== 0 || zh.stderr !== "")
-  console.log(`zh run: exit ${zh.code}, stderr ${zh.stderr.slice(0, 500)}`);
+for (const [lang, ran] of [
+  ["en", en],
+  ["zh", zh],
+] as const) {
+  if (ran.code !== 0 || ran.stderr !== "" || ran.stdout.length < 500) {
+    problems++;
+    console.log(`the ${lang} run failed: exit ${ran.code}, stderr ${ran.stderr.slice(0, 500)}`);
+  }
+}
 console.log(problems === 0 ? "the Chinese run is clean" : `${problems} problem(s)`);
 process.exitCode = problems === 0 ? 0 : 1;

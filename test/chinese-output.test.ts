@@ -11,6 +11,7 @@ test("four English words in a row are found; code, quoted titles and capitals ar
     "  第 2 次尝试 → POST /reports (Idempotency-Key 1f0c…) INSERT INTO reports VALUES",
     "  the agent knows:",
     "  第 1 次 the agent sent，然后 retry went out",
+    "  客户端数  exponential  full  equal  decorrelated",
   ].join("\n");
   assert.deepEqual(englishRuns(text), [
     { line: 1, run: "dropped before any handler ran nothing done" },

@@ -3,14 +3,29 @@
 // within the terminal's width by display width; and the same counts and verdicts as the English run
 // of the same seed. Used by the lesson tests (test/full/lessons-zh.test.ts, and one lesson in npm
 // test) and by `node --import tsx test/chinese-output.ts <lesson>`, which prints what is wrong.
+import { STRATEGY_NAMES } from "../lib/client/backoff.ts";
+import { POLICY_NAMES } from "../lib/client/client.ts";
+import { FAULT_NAMES } from "../lib/tracker/faults.ts";
+import { VARIANT_NAMES } from "../lib/tracker/variant.ts";
 import { columns } from "./lesson-run.ts";
+
+/**
+ * The workbook's own identifiers, which stay as they are in Chinese (they are what --variant,
+ * --fault, --policy and --strategies take): a column headed "exponential" is code, not English.
+ */
+const IDENTIFIERS = new Set<string>([
+  ...STRATEGY_NAMES,
+  ...POLICY_NAMES,
+  ...FAULT_NAMES,
+  ...VARIANT_NAMES,
+]);
 
 /** A word of English prose: letters only (an apostrophe inside, as in "agent's"), not all capitals. */
 const WORD = /^[A-Za-z]+(?:['’][a-z]+)?$/;
 
 /**
  * The runs of `min` or more English words in a row in `text`, one string each, with the line they
- * stand in. Not counted: text in quotes ("…", “…”, '…', `…`: a source's title, a quoted header), a
+ * stand in. Not counted: the workbook's identifiers (IDENTIFIERS), text in quotes ("…", “…”, '…', `…`: a source's title, a quoted header), a
  * token with anything but letters (a path, a command, an identifier, a number, `key-after`, `npm`),
  * a word in capitals (SQL, HTTP, RFC); any of those ends a run, and so does a Chinese character.
  * Punctuation at a word's end (a comma, a period) does not: English left over is English.
@@ -28,7 +43,7 @@ export function englishRuns(text: string, min = 4): { line: number; run: string 
     };
     for (const token of line.split(/\s+/)) {
       const word = token.replace(/[,.;:!?)]+$/, "").replace(/^[(]+/, "");
-      if (WORD.test(word) && word !== word.toUpperCase()) run.push(word);
+      if (WORD.test(word) && word !== word.toUpperCase() && !IDENTIFIERS.has(word)) run.push(word);
       else flush();
     }
     flush();
