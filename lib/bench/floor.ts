@@ -4,8 +4,9 @@
  * settings (WAL, synchronous=NORMAL, prepared statements), in a plain loop:
  *
  * - naive's work: one INSERT … RETURNING in one BEGIN IMMEDIATE … COMMIT;
- * - keyed's work: the claim (look the key up, draw a fencing token, insert the key in progress) in
- *   one transaction, then the report and the completed key in a second one.
+ * - fenced's work: the claim (look the key up, draw a fencing token, insert the key in progress) in
+ *   one transaction, then the report and the completed key in a second one; keyed's is the same
+ *   without the fencing token (one UPDATE less), so the floor is a little above keyed's own.
  *
  * Add the bare `node:http` server's CPU per request (the ceiling row of the same run) and the sum is
  * what a request could cost if the tracker did nothing but its work. The table prints each server's
