@@ -45,7 +45,7 @@ async function schemaExists(serverUrl: string, name: string): Promise<boolean> {
 test(
   "--store postgres: serves from a schema of its own on DATABASE_URL's server, replays, and drops the schema on SIGTERM",
   LIMIT,
-  async () => {
+  async (t) => {
     const server = await testServerUrl();
     const proc = spawn(
       process.execPath,
@@ -56,6 +56,8 @@ test(
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
+    // A test that fails or times out must not leave its tracker running (and the test file with it).
+    t.after(() => proc.kill("SIGKILL"));
     let stdout = "";
     let stderr = "";
     proc.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
@@ -66,7 +68,7 @@ test(
       proc.stdout.on("data", (c: Buffer) => {
         stdout += c.toString();
         const m =
-          /listening on (http:\/\/127\.0\.0\.1:\d+) {2}postgres .*, schema (tracker_[0-9a-f]+) \(DATABASE_URL\)/.exec(
+          /listening on (http:\/\/127\.0\.0\.1:\d+)\s+postgres\s[^]*?, schema (tracker_[0-9a-f]+) \(DATABASE_URL\)/.exec(
             stdout,
           );
         if (m) resolve(m);
@@ -118,7 +120,7 @@ test(
 test(
   "Ctrl-C while a schema is open on DATABASE_URL's server: the schema is dropped on the way out",
   LIMIT,
-  async () => {
+  async (t) => {
     // A lesson or a chaos run drops its schema in an async `finally`, which a Ctrl-C never reaches:
     // the schema's own exit clean-up must drop it. Here a process opens one and waits to be stopped.
     const server = await testServerUrl();
@@ -131,6 +133,7 @@ test(
       env: childEnv({ NO_COLOR: "1", DATABASE_URL: server }),
       stdio: ["ignore", "pipe", "pipe"],
     });
+    t.after(() => proc.kill("SIGKILL"));
     let stdout = "";
     const ended = new Promise<NodeJS.Signals | null>((resolve) =>
       proc.on("close", (_code, signal) => resolve(signal)),
