@@ -98,7 +98,15 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
 
   async function live(requestNo: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const fault: FaultName = faults.faultFor(requestNo);
-    const { path, search } = splitTarget(req.url ?? "/");
+    let target: { path: string; search: string } | HttpError;
+    try {
+      target = splitTarget(req.url ?? "/");
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      target = err;
+    }
+    const { path, search } =
+      target instanceof HttpError ? { path: req.url ?? "/", search: "" } : target;
     const method = req.method ?? "GET";
     mark(requestNo, "arrived");
     if (options.watchStages) res.on("close", () => mark(requestNo, "finished"));
@@ -125,6 +133,7 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
 
     let answer: Answer;
     try {
+      if (target instanceof HttpError) throw target;
       answer = await route({ requestNo, fault, method, path, search, req });
     } catch (err) {
       const refused = answerFromRefusal(err);
@@ -182,7 +191,8 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
 /**
  * The path and the query (with its "?") of a request target. A plain origin-form target is split
  * as it stands; anything else (percent-escapes, dot segments, an absolute form) goes through the
- * URL parser, which normalises it.
+ * URL parser, which normalises it; a target it cannot parse (`//:99999/`, `http://[::1/reports`,
+ * `http://a%zz/`) is the client's error: a 400 thrown.
  */
 export function splitTarget(target: string): { path: string; search: string } {
   if (
@@ -195,7 +205,12 @@ export function splitTarget(target: string): { path: string; search: string } {
       ? { path: target, search: "" }
       : { path: target.slice(0, q), search: q === target.length - 1 ? "" : target.slice(q) };
   }
-  const url = new URL(target, "http://tracker.invalid");
+  let url: URL;
+  try {
+    url = new URL(target, "http://tracker.invalid");
+  } catch {
+    throw new HttpError(400, "Bad Request", "the request target is not a valid URL");
+  }
   return { path: url.pathname, search: url.search };
 }
 

@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { callerOf } from "../protocol/caller.ts";
-import { type Answer, HttpError, readBody } from "../protocol/http.ts";
+import { type Answer, HttpError, hostFieldProblem, readBody } from "../protocol/http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
 import type { TrackerDatabase } from "./database.ts";
 import type { FaultName, Faults, Stage, Wake } from "./faults.ts";
@@ -61,7 +61,9 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
 
   /** POST /reports goes straight to its handler (its answer is the handler's promise); the rest below. */
   function route(request: RoutedRequest): Promise<Answer> {
-    return request.method === "POST" && request.path === "/reports" && !lacksHost(request.req)
+    return request.method === "POST" &&
+      request.path === "/reports" &&
+      hostFieldProblem(request.req) === undefined
       ? postReport(request)
       : routeOther(request);
   }
@@ -74,12 +76,10 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
     search,
     req,
   }: RoutedRequest): Promise<Answer> {
-    // RFC 9110 §7.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
-    // request message that lacks a Host header field".
-    if (lacksHost(req))
-      throw new HttpError(400, "Bad Request", "an HTTP/1.1 request needs a Host header", {
-        connection: "close",
-      });
+    // RFC 9112 §3.2: no Host on HTTP/1.1, two Host lines or one that is not a host: 400.
+    const badHost = hostFieldProblem(req);
+    if (badHost !== undefined)
+      throw new HttpError(400, "Bad Request", badHost, { connection: "close" });
     if (path === "/reports") {
       if (method === "GET" || method === "HEAD") return listPage(new URLSearchParams(search));
       throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports`, {
@@ -228,11 +228,6 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
   }
 
   return route;
-}
-
-/** An HTTP/1.1 request without a Host header (HTTP/1.0 needs none). */
-function lacksHost(req: IncomingMessage): boolean {
-  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;
 }
 
 /** A whole-number query parameter from `min` to `max`, `fallback` when absent; otherwise 400. */

@@ -1,0 +1,135 @@
+// The service under fire, round 3: a valid POST pipelined with a malformed request, malformed
+// request targets, two Host lines, a lone surrogate.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { VariantName } from "../lib/tracker/variant.ts";
+import { parseRaw, type RawAnswer, raw, rawPost, withTracker } from "./http-helpers.ts";
+
+const KEYED: VariantName[] = ["key-after", "keyed", "fenced"];
+
+/** Every answer in a raw exchange, in the order they came. */
+function answersIn(text: string): RawAnswer[] {
+  const answers: RawAnswer[] = [];
+  let rest = text;
+  while (rest.startsWith("HTTP/1.1 ")) {
+    const answer = parseRaw(rest);
+    answers.push(answer);
+    const headEnd = rest.indexOf("\r\n\r\n") + 4;
+    rest = rest.slice(headEnd + Buffer.byteLength(answer.body));
+  }
+  assert.equal(rest, "", `bytes after the last answer: ${JSON.stringify(rest.slice(0, 80))}`);
+  return answers;
+}
+
+const postText = (body: string, extra = ""): string =>
+  `POST /reports HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+
+for (const variant of ["naive", ...KEYED] as VariantName[]) {
+  test(`${variant}: a POST pipelined with a malformed request gets its own answer first, then the 400, then the connection closes`, () =>
+    withTracker({ variant }, async (t) => {
+      const key = variant === "naive" ? "" : "idempotency-key: pipelined-1\r\n";
+      const text = await raw(
+        t.port,
+        `${postText('{"title":"pipelined"}', key)}GARBAGE / HTTP/1.1\r\n\r\n`,
+      );
+      const answers = answersIn(text);
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [201, 400],
+        "RFC 9112 §9.3.2: answers in the order of the requests",
+      );
+      assert.equal(answers[0]!.headers.location, "/reports/1");
+      assert.equal(answers[1]!.headers.connection, "close");
+      assert.equal(t.store.countReports(), 1);
+    }));
+}
+
+test("a POST pipelined with a request whose client ends before its body: the POST's answer, then the 400 for the other, not a wait for a body that never comes", () =>
+  withTracker({ variant: "fenced", headersTimeoutMs: 400, requestTimeoutMs: 800 }, async (t) => {
+    const text = await raw(
+      t.port,
+      `${postText('{"title":"first"}', "idempotency-key: cut-1\r\n")}POST /reports HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nidempotency-key: cut-2\r\ncontent-length: 100\r\n\r\n{"title"`,
+    );
+    assert.deepEqual(
+      answersIn(text).map((a) => a.status),
+      [201, 400],
+    );
+    assert.equal(t.store.countReports(), 1);
+  }));
+
+test("a malformed request target is 400 in problem+json, not 500, and the tracker goes on serving", () =>
+  withTracker({ variant: "fenced" }, async (t) => {
+    for (const target of [
+      "//:99999/",
+      "http://x:99999/reports",
+      "http://[::1/reports",
+      "http://a%zz/",
+      "//:99999/reports?title=x",
+    ]) {
+      for (const method of ["GET", "POST", "PUT"]) {
+        const answer = parseRaw(
+          await raw(
+            t.port,
+            `${method} ${target} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nidempotency-key: k\r\ncontent-length: 13\r\nconnection: close\r\n\r\n{"title":"x"}`,
+          ),
+        );
+        assert.equal(answer.status, 400, `${method} ${target}`);
+        assert.equal(answer.headers["content-type"], "application/problem+json");
+      }
+    }
+    assert.equal(t.store.countReports(), 0);
+    const fine = parseRaw(
+      await raw(t.port, "GET /reports HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"),
+    );
+    assert.equal(fine.status, 200);
+  }));
+
+test("two Host lines are 400 (RFC 9112 §3.2), on every route; so is a Host that is not a host; one is fine", () =>
+  withTracker({ variant: "keyed" }, async (t) => {
+    const body = '{"title":"two hosts"}';
+    for (const request of [
+      "GET /reports HTTP/1.1\r\nhost: x\r\nhost: y\r\n\r\n",
+      "GET /reports HTTP/1.1\r\nhost: x\r\nhost: x\r\n\r\n",
+      "GET /reports/1 HTTP/1.1\r\nhost: x\r\nHost: y\r\n\r\n",
+      postText(body, "host: y\r\nidempotency-key: k1\r\n"),
+      "GET /reports HTTP/1.1\r\nhost: a b\r\n\r\n",
+      "GET /reports HTTP/1.1\r\nhost: x/y\r\n\r\n",
+      "GET /reports HTTP/1.1\r\nhost: u@x\r\n\r\n",
+      "GET /reports HTTP/1.1\r\nhost: x:8o\r\n\r\n",
+    ]) {
+      const answer = parseRaw(await raw(t.port, request));
+      assert.equal(answer.status, 400, JSON.stringify(request.slice(0, 60)));
+      assert.equal(answer.headers["content-type"], "application/problem+json");
+      assert.match((JSON.parse(answer.body) as { detail: string }).detail, /Host/);
+    }
+    assert.equal(t.store.countReports(), 0);
+    for (const host of ["x", "127.0.0.1:8080", "[::1]:80", "localhost:", "Example.COM"]) {
+      const fine = parseRaw(
+        await raw(t.port, `GET /reports HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`),
+      );
+      assert.equal(fine.status, 200, host);
+    }
+  }));
+
+for (const variant of ["naive", ...KEYED] as VariantName[]) {
+  test(`${variant}: a lone surrogate in a JSON string is 400, as invalid UTF-8 is, and again on retry; nothing stored`, () =>
+    withTracker({ variant }, async (t) => {
+      const headers: Record<string, string> =
+        variant === "naive" ? {} : { "idempotency-key": "lone-1" };
+      for (const text of [
+        '{"title":"lone\\ud800"}',
+        '{"title":"ok","body":"\\udc00 trail"}',
+        '{"title":"ok","module":"a\\ud83d"}',
+        '{"title":"ok","run":"\\ud83d\\ud83d\\ude00"}',
+      ]) {
+        for (const attempt of [1, 2]) {
+          const r = await rawPost(t, text, headers);
+          assert.equal(r.status, 400, `${text}, attempt ${attempt}`);
+          assert.match((r.body as { detail: string }).detail, /surrogate/);
+        }
+      }
+      // A pair is one character, and fine.
+      assert.equal((await rawPost(t, '{"title":"\\ud83d\\udc1b"}', headers)).status, 201);
+      assert.equal(t.store.countReports(), 1);
+    }));
+}
