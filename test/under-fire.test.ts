@@ -1,9 +1,21 @@
-// The service under fire, round 3: a valid POST pipelined with a malformed request, malformed
-// request targets, two Host lines, a lone surrogate.
+// The service under fire, round 3 (on SQLite; PostgreSQL's share is in test/full/under-fire-postgres.test.ts):
+// a valid POST pipelined with a malformed request, malformed request targets, two Host lines, a lone
+// surrogate, an outside write lock on the SQLite file.
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
+import { httpCall } from "../lib/client/client.ts";
+import { scratchDir } from "../lib/core/scratch.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
-import { parseRaw, type RawAnswer, raw, rawPost, withTracker } from "./http-helpers.ts";
+import {
+  parseRaw,
+  post,
+  type RawAnswer,
+  raw,
+  rawPost,
+  response,
+  withTracker,
+} from "./http-helpers.ts";
 
 const KEYED: VariantName[] = ["key-after", "keyed", "fenced"];
 
@@ -132,4 +144,74 @@ for (const variant of ["naive", ...KEYED] as VariantName[]) {
       assert.equal((await rawPost(t, '{"title":"\\ud83d\\udc1b"}', headers)).status, 201);
       assert.equal(t.store.countReports(), 1);
     }));
+}
+
+/** Another connection to the tracker's file, as another process would hold it: the write lock, taken. */
+function outsideWriteLock(file: string): { release(): void } {
+  const other = new DatabaseSync(file);
+  other.exec("BEGIN IMMEDIATE");
+  return {
+    release() {
+      other.exec("COMMIT");
+      other.close();
+    },
+  };
+}
+
+test("an outside write lock on the SQLite file: reads go on at once, writes wait for it without stopping anyone, then go through", async () => {
+  const dir = scratchDir();
+  const file = dir.path("locked.sqlite");
+  try {
+    await withTracker({ variant: "fenced", db: file }, async (t) => {
+      assert.equal((await post(t, { title: "before" }, { "idempotency-key": "k0" })).status, 201);
+      const lock = outsideWriteLock(file);
+      const settled: string[] = [];
+      const writes = ["k1", "k2"].map((key) =>
+        post(t, { title: key }, { "idempotency-key": key }).finally(() => settled.push(key)),
+      );
+      // The writes are waiting for the file; a read is answered meanwhile.
+      const list = response(
+        await httpCall({ method: "GET", url: `${t.url}/reports`, timeoutMs: 5_000 }),
+      );
+      assert.equal(list.status, 200);
+      assert.equal((list.body as unknown[]).length, 1);
+      const one = response(
+        await httpCall({ method: "GET", url: `${t.url}/reports/1`, timeoutMs: 5_000 }),
+      );
+      assert.equal(one.status, 200);
+      assert.deepEqual(settled, [], "no write went through, or failed, while the lock was held");
+      lock.release();
+      assert.deepEqual(
+        (await Promise.all(writes)).map((r) => r.status),
+        [201, 201],
+      );
+      assert.equal(t.store.countReports(), 3);
+    });
+  } finally {
+    dir.remove();
+  }
+});
+
+for (const variant of ["naive", "fenced"] as VariantName[]) {
+  test(`${variant}: a write that waits longer than lockWaitMs gives up with 503 and Retry-After; nothing stored, and the retry goes through`, async () => {
+    const dir = scratchDir();
+    const file = dir.path("locked.sqlite");
+    try {
+      await withTracker({ variant, db: file, lockWaitMs: 200 }, async (t) => {
+        const lock = outsideWriteLock(file);
+        const busy = await post(t, { title: "waited" }, { "idempotency-key": "w1" });
+        assert.equal(busy.status, 503);
+        assert.equal(busy.headers["content-type"], "application/problem+json");
+        assert.match(String(busy.headers["retry-after"]), /^[1-9][0-9]*$/);
+        assert.match((busy.body as { detail: string }).detail, /lock/);
+        lock.release();
+        assert.equal(t.store.countReports(), 0);
+        const again = await post(t, { title: "waited" }, { "idempotency-key": "w1" });
+        assert.deepEqual([again.status, again.headers["idempotent-replayed"]], [201, undefined]);
+        assert.equal(t.store.countReports(), 1);
+      });
+    } finally {
+      dir.remove();
+    }
+  });
 }

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Answer, answerFromError, HttpError, problem, send } from "../protocol/http.ts";
 import { keyHeaderValues } from "../protocol/idempotency-key.ts";
 import { isOversized, lingerBeforeClose } from "../protocol/oversized.ts";
+import { DatabaseUnavailable } from "./database.ts";
 import type { FaultName, Faults, Stage } from "./faults.ts";
 import type { TrackerEvent } from "./narrate.ts";
 import type { RoutedRequest } from "./router.ts";
@@ -216,11 +217,19 @@ export function splitTarget(target: string): { path: string; search: string } {
 
 /**
  * The answer to a request refused on the way, by the HTTP edge (an HttpError: 400, 404, 413, …) or by
- * the store (NoReportIdLeft: 507); undefined for anything else, which is the server's own failure.
+ * the store (NoReportIdLeft: 507; DatabaseUnavailable: 503 with Retry-After); undefined for anything
+ * else, which is the server's own failure.
  */
 function answerFromRefusal(err: unknown): Answer | undefined {
   if (err instanceof HttpError) return answerFromError(err);
   if (err instanceof NoReportIdLeft) return problem(507, "Insufficient Storage", err.message);
+  if (err instanceof DatabaseUnavailable) {
+    const ms = Math.max(1, Math.ceil(err.retryAfterMs));
+    return problem(503, "Service Unavailable", `${err.message}; send the request again`, {
+      "retry-after": String(Math.ceil(ms / 1000)),
+      "retry-after-ms": String(ms),
+    });
+  }
   return undefined;
 }
 

@@ -63,6 +63,12 @@ export interface TrackerOptions {
   sweepBatch?: number;
   /** Hears each sweep that deleted something (the total and the transactions it took). */
   onSweep?: (swept: Swept) => void;
+  /**
+   * SQLite: how long a write waits for the file's write lock while another connection (another
+   * process) holds it, ms, without stopping the other requests (default 5 s); then 503 with
+   * Retry-After.
+   */
+  lockWaitMs?: number;
   /** How much of a body refused for its size is read and discarded before closing, bytes (default 64 MiB). */
   discardBytes?: number;
   /** How long a body refused for its size is read and discarded before closing, ms (default 30 s). */
@@ -121,7 +127,16 @@ export async function startTracker(
     const store = await PostgresStore.open(options.postgres);
     return serve(postgresDatabase(store), variant, options);
   }
-  return serve(sqliteDatabase(new ReportStore(options.db ?? ":memory:")), variant, options);
+  // The connection never waits for a lock itself (busy_timeout 0): sqliteDatabase waits for it
+  // between the other requests.
+  const store = new ReportStore(options.db ?? ":memory:", { busyTimeoutMs: 0 });
+  return serve(
+    sqliteDatabase(store, {
+      ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }),
+    }),
+    variant,
+    options,
+  );
 }
 
 /**
