@@ -1,11 +1,13 @@
 // The service under fire, round 3 (on SQLite; PostgreSQL's share is in test/full/under-fire-postgres.test.ts):
 // a valid POST pipelined with a malformed request, malformed request targets, two Host lines, a lone
-// surrogate, an outside write lock on the SQLite file.
+// surrogate, an outside write lock on the SQLite file, and a lease shorter than the handler.
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import { httpCall } from "../lib/client/client.ts";
 import { scratchDir } from "../lib/core/scratch.ts";
+import { Faults } from "../lib/tracker/faults.ts";
+import type { LeaseOverrun } from "../lib/tracker/router.ts";
 import type { VariantName } from "../lib/tracker/variant.ts";
 import {
   parseRaw,
@@ -213,5 +215,59 @@ for (const variant of ["naive", "fenced"] as VariantName[]) {
     } finally {
       dir.remove();
     }
+  });
+}
+
+for (const variant of ["keyed", "fenced"] as VariantName[]) {
+  test(`${variant}: a holder that outlasts its lease is told to the operator${variant === "fenced" ? ", and the 409s that follow say that the lease is shorter than the handler" : ""}`, async () => {
+    let clock = 0;
+    const heard: LeaseOverrun[] = [];
+    const faults = new Faults({ 1: "slow", 2: "slow", 4: "slow" });
+    await withTracker(
+      {
+        variant,
+        faults,
+        leaseMs: 1_000,
+        now: () => clock,
+        onLeaseOverrun: (o) => heard.push(o),
+      },
+      async (t) => {
+        const key = { "idempotency-key": "slow-key" };
+        const first = post(t, { title: "slow" }, key);
+        await faults.reached(1, "held");
+        clock = 1_001;
+        // The lease ran out: the retry takes the key over, and its work is slow too.
+        const second = post(t, { title: "slow" }, key);
+        await faults.reached(2, "held");
+        faults.release(1);
+        // fenced: the late holder is fenced out and answers 409 (the new holder still works);
+        // keyed: it completes the key anyway (lesson 05's duplicate), so no 409 follows.
+        assert.equal((await first).status, variant === "fenced" ? 409 : 201);
+        assert.deepEqual(heard, [{ requestNo: 1, heldMs: 1_001, leaseMs: 1_000 }]);
+        if (variant === "fenced") {
+          const busy = await post(t, { title: "slow" }, key);
+          assert.equal(busy.status, 409);
+          assert.match(
+            (busy.body as { detail: string }).detail,
+            /held a key longer than the lease \(the last, request 1, 1001 ms on a lease of 1000 ms\).*the lease must be longer than the slowest handler/,
+          );
+        }
+        faults.release(2);
+        assert.equal((await second).status, 201);
+        assert.equal(heard.length, 1, "request 2 held the key 0 ms on the clock: within its lease");
+        if (variant === "fenced") {
+          // A minute on, a 409 no longer carries the note.
+          clock += 61_000;
+          const other = { "idempotency-key": "other" };
+          const third = post(t, { title: "other" }, other);
+          await faults.reached(4, "held");
+          const again = await post(t, { title: "other" }, other);
+          assert.equal(again.status, 409);
+          assert.doesNotMatch((again.body as { detail: string }).detail, /Note/);
+          faults.release(4);
+          assert.equal((await third).status, 201);
+        }
+      },
+    );
   });
 }

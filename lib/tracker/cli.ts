@@ -2,6 +2,7 @@
 // to explore with curl. One log line per request; stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
 import { writeSync } from "node:fs";
 import { intFlag, parseCommand, runMain, UsageError } from "../core/cli.ts";
+import { t } from "../core/i18n.ts";
 import { requireRuntime } from "../core/runtime.ts";
 import {
   isStoreName,
@@ -191,6 +192,10 @@ runMain(async () => {
     leaseMs,
     ttlMs,
     onRequest: (r) => out(logLine(r)),
+    onLeaseOverrun: (o) =>
+      out(
+        `${t("#{n} held its key {held} ms, longer than its lease of {lease} ms: another request may have taken the key over meanwhile, and a key whose work always takes longer than the lease never completes. Raise --lease-ms above the slowest handler.", { n: o.requestNo, held: Math.round(o.heldMs), lease: o.leaseMs })}\n`,
+      ),
     ...(values.verbose
       ? { onEvent: (e: TrackerEvent) => out(`   #${e.requestNo} ${e.actor.padEnd(8)} ${e.text}\n`) }
       : {}),

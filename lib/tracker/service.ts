@@ -16,7 +16,7 @@ import { Faults, type Stage } from "./faults.ts";
 import type { TrackerEvent } from "./narrate.ts";
 import type { PostgresStore } from "./postgres-store.ts";
 import { type RequestRecord, requestLife } from "./request.ts";
-import { router } from "./router.ts";
+import { type LeaseOverrun, router } from "./router.ts";
 import type { SideEffects } from "./side-effects.ts";
 import { sqliteDatabase } from "./sqlite-database.ts";
 import { ReportStore } from "./store.ts";
@@ -49,6 +49,11 @@ export interface TrackerOptions {
   now?: () => number;
   /** Receives one record per request when it ends (the standalone tracker's log). */
   onRequest?: (record: RequestRecord) => void;
+  /**
+   * Hears each request that held its key longer than the lease (router.ts's LeaseOverrun): a lease
+   * shorter than the handler, which the operator should raise.
+   */
+  onLeaseOverrun?: (overrun: LeaseOverrun) => void;
   /** What a crash fault does. In-process it cannot kill anything, so the default refuses. */
   crash?: (point: CrashPoint, requestNo: number) => void;
   /** What POST /reports does besides storing the report (side-effects.ts; lesson 07). */
@@ -247,6 +252,7 @@ async function serve<S>(
       now,
       leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
       ttlMs: options.ttlMs ?? DEFAULT_TTL_MS,
+      ...(options.onLeaseOverrun ? { onLeaseOverrun: options.onLeaseOverrun } : {}),
     }),
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
     ...(scope ? { scope } : {}),
