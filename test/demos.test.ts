@@ -7,6 +7,7 @@ import { once } from "node:events";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { Demo } from "../lib/demos/demo.ts";
 import { langFromAcceptLanguage, pickLang } from "../lib/demos/lang.ts";
 import { type DemoServer, startDemoServer } from "../lib/demos/server.ts";
 import { gone, printedUrl } from "./run-helpers.ts";
@@ -18,18 +19,16 @@ function rawGet(
   base: string,
   path: string,
   headers: Record<string, string> = {},
+  method = "GET",
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: hostname, port, path, method: "GET", headers, agent: false },
-      (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (body += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
+    const req = request({ host: hostname, port, path, method, headers, agent: false }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
     req.on("error", reject);
     req.end();
   });
@@ -102,6 +101,14 @@ describe("the demo server", () => {
     assert.equal(r.status, 421);
   });
 
+  test("a request target that is no URL is 400, not 500", async () => {
+    for (const path of ["//:99999/", "http://x:99999/step", "http://[::1/", "http://a%zz/"]) {
+      const r = await rawGet(server.url, path, { "accept-language": "zh-CN" });
+      assert.equal(r.status, 400, path);
+      assert.match(r.body, /URL/);
+    }
+  });
+
   test("close() ends open keep-alive connections and resolves; a second close() is harmless", async () => {
     const s = await startDemoServer();
     const { hostname, port } = new URL(s.url);
@@ -113,6 +120,74 @@ describe("the demo server", () => {
     await s.close();
     await s.close();
     await assert.rejects(rawGet(s.url, "/"), /ECONNREFUSED/);
+  });
+});
+
+describe("a command from another site", () => {
+  // A demo with one POST route that counts what reaches it: the check is the server's, for every
+  // route that is not GET or HEAD.
+  let commands = 0;
+  const probe: Demo = {
+    path: "/probe",
+    title: { en: "Probe", zh: "Probe" },
+    summary: { en: "", zh: "" },
+    start: () => ({
+      routes: [
+        {
+          method: "POST",
+          path: "/probe/go",
+          handle(_req, res) {
+            commands++;
+            res.writeHead(204).end();
+          },
+        },
+      ],
+    }),
+  };
+  let server: DemoServer;
+  before(async () => {
+    server = await startDemoServer({ demos: [probe] });
+  });
+  after(() => server.close());
+
+  test("is 403 when Origin or Sec-Fetch-Site says so, in the page's language; nothing runs", async () => {
+    for (const headers of [
+      { origin: "http://attacker.example" },
+      { origin: `http://127.0.0.1:${server.port + 1}` },
+      { origin: "null" },
+      { origin: `https://127.0.0.1:${server.port}` },
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site", origin: `http://localhost:${server.port}` },
+      { "sec-fetch-site": "cross-site", "content-type": "text/plain" },
+    ] as Record<string, string>[]) {
+      const r = await rawGet(server.url, "/probe/go", headers, "POST");
+      assert.equal(r.status, 403, JSON.stringify(headers));
+      assert.match(r.body, /own pages/);
+    }
+    const zh = await rawGet(
+      server.url,
+      "/probe/go",
+      { origin: "http://attacker.example", "accept-language": "zh-CN" },
+      "POST",
+    );
+    assert.match(zh.body, /只接受它自己页面/);
+    assert.equal(commands, 0);
+  });
+
+  test("goes through from the server's own pages (127.0.0.1 or localhost) and from a client that is no browser", async () => {
+    for (const headers of [
+      { origin: server.url, "sec-fetch-site": "same-origin" },
+      { origin: `http://localhost:${server.port}` },
+      { "sec-fetch-site": "same-origin" },
+      {},
+    ] as Record<string, string>[]) {
+      const r = await rawGet(server.url, "/probe/go", headers, "POST");
+      assert.equal(r.status, 204, JSON.stringify(headers));
+    }
+    assert.equal(commands, 4);
+    // A page may still link here from anywhere: GET is not a command.
+    const page = await rawGet(server.url, "/", { "sec-fetch-site": "cross-site", origin: "null" });
+    assert.equal(page.status, 200);
   });
 });
 
