@@ -4,7 +4,10 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync, readdirSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Demo } from "../lib/demos/demo.ts";
@@ -242,6 +245,45 @@ describe("npm run demos", () => {
   });
 });
 
+/**
+ * A crash cell's session on the demo server at `url`, stepped over its stream until its first tracker
+ * process has started: the session's PID and the tracker's; `stop` lets go of the stream.
+ */
+async function crashCellWithTracker(
+  url: string,
+): Promise<{ pid: number; tracker: number; stop: () => Promise<void> }> {
+  const made = await fetch(
+    `${url}/step/sessions?variant=keyed&fault=crash-after-claim&policy=same-key`,
+    { method: "POST" },
+  );
+  assert.equal(made.status, 201);
+  const { id, pid } = (await made.json()) as { id: string; pid: number };
+  const events = await fetch(`${url}/step/sessions/${id}/events`);
+  const reader = events.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let tracker: number | undefined;
+  for (let n = 1; n <= 10 && tracker === undefined; n++) {
+    assert.equal((await fetch(`${url}/step/sessions/${id}/step`, { method: "POST" })).status, 202);
+    // Read until the n-th step has come whole.
+    while ((text.match(/event: step\ndata: .*\n\n/g) ?? []).length < n) {
+      const chunk = await reader.read();
+      assert.equal(chunk.done, false, `the stream ended: ${text}`);
+      text += decoder.decode(chunk.value);
+    }
+    const started = /"what":"process-start"[^}]*"pid":(\d+)/.exec(text);
+    if (started !== null) tracker = Number(started[1]);
+  }
+  assert.ok(tracker !== undefined && tracker !== pid, `a tracker process of its own: ${text}`);
+  return {
+    pid,
+    tracker,
+    stop: async () => {
+      await reader.cancel().catch(() => undefined);
+    },
+  };
+}
+
 describe("npm run demos with Demo 2 sessions open", () => {
   test("Ctrl-C ends every session's process and the tracker processes under them", {
     timeout: 120_000,
@@ -252,33 +294,7 @@ describe("npm run demos with Demo 2 sessions open", () => {
     });
     const { url } = await printedUrl(child);
     try {
-      // A crash cell, stepped over its stream until its first tracker process has started.
-      const made = await fetch(
-        `${url}/step/sessions?variant=keyed&fault=crash-after-claim&policy=same-key`,
-        { method: "POST" },
-      );
-      assert.equal(made.status, 201);
-      const { id, pid } = (await made.json()) as { id: string; pid: number };
-      const events = await fetch(`${url}/step/sessions/${id}/events`);
-      const reader = events.body!.getReader();
-      const decoder = new TextDecoder();
-      let text = "";
-      let tracker: number | undefined;
-      for (let n = 1; n <= 10 && tracker === undefined; n++) {
-        assert.equal(
-          (await fetch(`${url}/step/sessions/${id}/step`, { method: "POST" })).status,
-          202,
-        );
-        // Read until the n-th step has come whole.
-        while ((text.match(/event: step\ndata: .*\n\n/g) ?? []).length < n) {
-          const chunk = await reader.read();
-          assert.equal(chunk.done, false, `the stream ended: ${text}`);
-          text += decoder.decode(chunk.value);
-        }
-        const started = /"what":"process-start"[^}]*"pid":(\d+)/.exec(text);
-        if (started !== null) tracker = Number(started[1]);
-      }
-      assert.ok(tracker !== undefined && tracker !== pid, `a tracker process of its own: ${text}`);
+      const { pid, tracker, stop } = await crashCellWithTracker(url);
       for (const p of [pid, tracker]) process.kill(p, 0); // both run
       const exited = once(child, "exit");
       child.kill("SIGINT");
@@ -286,9 +302,50 @@ describe("npm run demos with Demo 2 sessions open", () => {
       assert.equal(code, 0);
       await gone(pid, "the session's process");
       await gone(tracker, "the tracker process");
-      await reader.cancel().catch(() => undefined);
+      await stop();
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+
+  test("SIGKILL: every session's process ends by itself, tracker processes with it, and the next start deletes the folders they left", {
+    timeout: 120_000,
+  }, async () => {
+    const start = () =>
+      spawn(process.execPath, ["--import", "tsx", "lib/demos/cli.ts"], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    const folders = () =>
+      new Set(readdirSync(tmpdir()).filter((d) => d.startsWith("retry-workbook-step-")));
+    const child = start();
+    let next: ReturnType<typeof start> | undefined;
+    try {
+      const { url } = await printedUrl(child);
+      const before = folders();
+      const { pid, tracker } = await crashCellWithTracker(url);
+      for (const p of [pid, tracker]) process.kill(p, 0); // both run
+      const mine = [...folders()].filter((d) => !before.has(d));
+      assert.equal(mine.length, 1, `the session's folder: ${mine.join(", ")}`);
+      const folder = join(tmpdir(), mine[0]!);
+      const exited = once(child, "exit");
+      child.kill("SIGKILL");
+      await exited;
+      // The session's process notices that its parent is gone (its IPC channel and stdin close),
+      // and its exit kills the tracker processes it started.
+      await gone(pid, "the session's process");
+      await gone(tracker, "the tracker process");
+      assert.equal(existsSync(folder), true, "SIGKILL ran no clean-up: the folder is left");
+      next = start();
+      await printedUrl(next);
+      assert.equal(existsSync(folder), false, "the next start deleted it");
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      if (next && next.exitCode === null) {
+        const stopped = once(next, "exit");
+        next.kill("SIGTERM");
+        await stopped;
+      }
     }
   });
 });
