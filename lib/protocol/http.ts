@@ -48,6 +48,23 @@ export function answerFromError(err: HttpError): Answer {
   return problem(err.status, err.title, err.message, err.headers);
 }
 
+/**
+ * The path and the query (with its "?", or "") of a request target, as the URL parser reads it; an
+ * absolute-form target (`http://host/path`) gives its path alone. Undefined for a target the parser
+ * refuses (`//:99999/`, `http://[::1/x`, `http://a%zz/`): the client's error, a 400, never a throw
+ * inside a request listener, which would end the whole server.
+ */
+export function targetPath(
+  target: string | undefined,
+): { path: string; search: string } | undefined {
+  try {
+    const url = new URL(target ?? "/", "http://target.invalid");
+    return { path: url.pathname, search: url.search };
+  } catch {
+    return undefined;
+  }
+}
+
 /** RFC 9112 §3.2's Host: `uri-host [ ":" port ]`, the host an IP-literal, an IPv4 address or a reg-name. */
 const HOST_FIELD =
   /^(?:\[(?:[0-9A-Fa-f:.]+|v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+)\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/;
