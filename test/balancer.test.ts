@@ -2,11 +2,13 @@
 // the instance's connection closed when the client gives up, a 502 when the instance hangs up.
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
+import { createConnection } from "node:net";
 import { test } from "node:test";
 import { httpCall } from "../lib/client/client.ts";
 import { startBalancer } from "../lib/cluster/balancer.ts";
 import { gate } from "../lib/core/gate.ts";
 import { listenOnLoopback } from "../lib/core/listen.ts";
+import { parseRaw, raw } from "./http-helpers.ts";
 
 async function upstream(
   handler: Parameters<typeof createServer>[1],
@@ -94,4 +96,43 @@ test("a client that gives up closes the instance's connection too; an instance t
     timeoutMs: 5_000,
   });
   assert.equal(cut.kind === "response" && cut.status, 502);
+});
+
+test("a target the URL parser refuses is 400 and the balancer goes on; an absolute-form target still goes to the instance, never elsewhere", async (t) => {
+  const seen: string[] = [];
+  const up = await upstream((req, res) => {
+    seen.push(req.url ?? "");
+    res.writeHead(200, { "content-type": "text/plain" }).end("instance");
+  });
+  const balancer = await startBalancer({ upstreams: [up.url] });
+  t.after(async () => {
+    await balancer.close();
+    await new Promise((resolve) => up.server.close(resolve));
+  });
+  const port = Number(new URL(balancer.url).port);
+  for (const target of ["//:99999/", "http://[::1/reports", "http://a%zz/"]) {
+    const answer = parseRaw(
+      await raw(port, `GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`),
+    );
+    assert.equal(answer.status, 400, target);
+  }
+  // An absolute-form target names another host: the balancer forwards its path to the instance.
+  // (Written without ending the client's side: the balancer drops a client that hangs up.)
+  const other = parseRaw(
+    await new Promise<string>((resolve, reject) => {
+      const socket = createConnection({ port, host: "127.0.0.1" });
+      let out = "";
+      socket.on("data", (c) => (out += c.toString()));
+      socket.on("close", () => resolve(out));
+      socket.on("error", reject);
+      socket.write(
+        "GET http://example.invalid:9/reports?x=1 HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+      );
+    }),
+  );
+  assert.equal(other.status, 200);
+  assert.match(other.body, /instance/);
+  assert.deepEqual(seen, ["/reports?x=1"]);
+  const o = await httpCall({ method: "GET", url: `${balancer.url}/reports`, timeoutMs: 5_000 });
+  assert.equal(o.kind === "response" && o.status, 200);
 });

@@ -4,9 +4,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync, readdirSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { Demo } from "../lib/demos/demo.ts";
 import { langFromAcceptLanguage, pickLang } from "../lib/demos/lang.ts";
 import { type DemoServer, startDemoServer } from "../lib/demos/server.ts";
 import { gone, printedUrl } from "./run-helpers.ts";
@@ -18,18 +22,16 @@ function rawGet(
   base: string,
   path: string,
   headers: Record<string, string> = {},
+  method = "GET",
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: hostname, port, path, method: "GET", headers, agent: false },
-      (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (body += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
+    const req = request({ host: hostname, port, path, method, headers, agent: false }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
     req.on("error", reject);
     req.end();
   });
@@ -102,6 +104,14 @@ describe("the demo server", () => {
     assert.equal(r.status, 421);
   });
 
+  test("a request target that is no URL is 400, not 500", async () => {
+    for (const path of ["//:99999/", "http://x:99999/step", "http://[::1/", "http://a%zz/"]) {
+      const r = await rawGet(server.url, path, { "accept-language": "zh-CN" });
+      assert.equal(r.status, 400, path);
+      assert.match(r.body, /URL/);
+    }
+  });
+
   test("close() ends open keep-alive connections and resolves; a second close() is harmless", async () => {
     const s = await startDemoServer();
     const { hostname, port } = new URL(s.url);
@@ -113,6 +123,74 @@ describe("the demo server", () => {
     await s.close();
     await s.close();
     await assert.rejects(rawGet(s.url, "/"), /ECONNREFUSED/);
+  });
+});
+
+describe("a command from another site", () => {
+  // A demo with one POST route that counts what reaches it: the check is the server's, for every
+  // route that is not GET or HEAD.
+  let commands = 0;
+  const probe: Demo = {
+    path: "/probe",
+    title: { en: "Probe", zh: "Probe" },
+    summary: { en: "", zh: "" },
+    start: () => ({
+      routes: [
+        {
+          method: "POST",
+          path: "/probe/go",
+          handle(_req, res) {
+            commands++;
+            res.writeHead(204).end();
+          },
+        },
+      ],
+    }),
+  };
+  let server: DemoServer;
+  before(async () => {
+    server = await startDemoServer({ demos: [probe] });
+  });
+  after(() => server.close());
+
+  test("is 403 when Origin or Sec-Fetch-Site says so, in the page's language; nothing runs", async () => {
+    for (const headers of [
+      { origin: "http://attacker.example" },
+      { origin: `http://127.0.0.1:${server.port + 1}` },
+      { origin: "null" },
+      { origin: `https://127.0.0.1:${server.port}` },
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site", origin: `http://localhost:${server.port}` },
+      { "sec-fetch-site": "cross-site", "content-type": "text/plain" },
+    ] as Record<string, string>[]) {
+      const r = await rawGet(server.url, "/probe/go", headers, "POST");
+      assert.equal(r.status, 403, JSON.stringify(headers));
+      assert.match(r.body, /own pages/);
+    }
+    const zh = await rawGet(
+      server.url,
+      "/probe/go",
+      { origin: "http://attacker.example", "accept-language": "zh-CN" },
+      "POST",
+    );
+    assert.match(zh.body, /只接受它自己页面/);
+    assert.equal(commands, 0);
+  });
+
+  test("goes through from the server's own pages (127.0.0.1 or localhost) and from a client that is no browser", async () => {
+    for (const headers of [
+      { origin: server.url, "sec-fetch-site": "same-origin" },
+      { origin: `http://localhost:${server.port}` },
+      { "sec-fetch-site": "same-origin" },
+      {},
+    ] as Record<string, string>[]) {
+      const r = await rawGet(server.url, "/probe/go", headers, "POST");
+      assert.equal(r.status, 204, JSON.stringify(headers));
+    }
+    assert.equal(commands, 4);
+    // A page may still link here from anywhere: GET is not a command.
+    const page = await rawGet(server.url, "/", { "sec-fetch-site": "cross-site", origin: "null" });
+    assert.equal(page.status, 200);
   });
 });
 
@@ -167,6 +245,45 @@ describe("npm run demos", () => {
   });
 });
 
+/**
+ * A crash cell's session on the demo server at `url`, stepped over its stream until its first tracker
+ * process has started: the session's PID and the tracker's; `stop` lets go of the stream.
+ */
+async function crashCellWithTracker(
+  url: string,
+): Promise<{ pid: number; tracker: number; stop: () => Promise<void> }> {
+  const made = await fetch(
+    `${url}/step/sessions?variant=keyed&fault=crash-after-claim&policy=same-key`,
+    { method: "POST" },
+  );
+  assert.equal(made.status, 201);
+  const { id, pid } = (await made.json()) as { id: string; pid: number };
+  const events = await fetch(`${url}/step/sessions/${id}/events`);
+  const reader = events.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let tracker: number | undefined;
+  for (let n = 1; n <= 10 && tracker === undefined; n++) {
+    assert.equal((await fetch(`${url}/step/sessions/${id}/step`, { method: "POST" })).status, 202);
+    // Read until the n-th step has come whole.
+    while ((text.match(/event: step\ndata: .*\n\n/g) ?? []).length < n) {
+      const chunk = await reader.read();
+      assert.equal(chunk.done, false, `the stream ended: ${text}`);
+      text += decoder.decode(chunk.value);
+    }
+    const started = /"what":"process-start"[^}]*"pid":(\d+)/.exec(text);
+    if (started !== null) tracker = Number(started[1]);
+  }
+  assert.ok(tracker !== undefined && tracker !== pid, `a tracker process of its own: ${text}`);
+  return {
+    pid,
+    tracker,
+    stop: async () => {
+      await reader.cancel().catch(() => undefined);
+    },
+  };
+}
+
 describe("npm run demos with Demo 2 sessions open", () => {
   test("Ctrl-C ends every session's process and the tracker processes under them", {
     timeout: 120_000,
@@ -177,33 +294,7 @@ describe("npm run demos with Demo 2 sessions open", () => {
     });
     const { url } = await printedUrl(child);
     try {
-      // A crash cell, stepped over its stream until its first tracker process has started.
-      const made = await fetch(
-        `${url}/step/sessions?variant=keyed&fault=crash-after-claim&policy=same-key`,
-        { method: "POST" },
-      );
-      assert.equal(made.status, 201);
-      const { id, pid } = (await made.json()) as { id: string; pid: number };
-      const events = await fetch(`${url}/step/sessions/${id}/events`);
-      const reader = events.body!.getReader();
-      const decoder = new TextDecoder();
-      let text = "";
-      let tracker: number | undefined;
-      for (let n = 1; n <= 10 && tracker === undefined; n++) {
-        assert.equal(
-          (await fetch(`${url}/step/sessions/${id}/step`, { method: "POST" })).status,
-          202,
-        );
-        // Read until the n-th step has come whole.
-        while ((text.match(/event: step\ndata: .*\n\n/g) ?? []).length < n) {
-          const chunk = await reader.read();
-          assert.equal(chunk.done, false, `the stream ended: ${text}`);
-          text += decoder.decode(chunk.value);
-        }
-        const started = /"what":"process-start"[^}]*"pid":(\d+)/.exec(text);
-        if (started !== null) tracker = Number(started[1]);
-      }
-      assert.ok(tracker !== undefined && tracker !== pid, `a tracker process of its own: ${text}`);
+      const { pid, tracker, stop } = await crashCellWithTracker(url);
       for (const p of [pid, tracker]) process.kill(p, 0); // both run
       const exited = once(child, "exit");
       child.kill("SIGINT");
@@ -211,9 +302,50 @@ describe("npm run demos with Demo 2 sessions open", () => {
       assert.equal(code, 0);
       await gone(pid, "the session's process");
       await gone(tracker, "the tracker process");
-      await reader.cancel().catch(() => undefined);
+      await stop();
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+
+  test("SIGKILL: every session's process ends by itself, tracker processes with it, and the next start deletes the folders they left", {
+    timeout: 120_000,
+  }, async () => {
+    const start = () =>
+      spawn(process.execPath, ["--import", "tsx", "lib/demos/cli.ts"], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    const folders = () =>
+      new Set(readdirSync(tmpdir()).filter((d) => d.startsWith("retry-workbook-step-")));
+    const child = start();
+    let next: ReturnType<typeof start> | undefined;
+    try {
+      const { url } = await printedUrl(child);
+      const before = folders();
+      const { pid, tracker } = await crashCellWithTracker(url);
+      for (const p of [pid, tracker]) process.kill(p, 0); // both run
+      const mine = [...folders()].filter((d) => !before.has(d));
+      assert.equal(mine.length, 1, `the session's folder: ${mine.join(", ")}`);
+      const folder = join(tmpdir(), mine[0]!);
+      const exited = once(child, "exit");
+      child.kill("SIGKILL");
+      await exited;
+      // The session's process notices that its parent is gone (its IPC channel and stdin close),
+      // and its exit kills the tracker processes it started.
+      await gone(pid, "the session's process");
+      await gone(tracker, "the tracker process");
+      assert.equal(existsSync(folder), true, "SIGKILL ran no clean-up: the folder is left");
+      next = start();
+      await printedUrl(next);
+      assert.equal(existsSync(folder), false, "the next start deleted it");
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      if (next && next.exitCode === null) {
+        const stopped = once(next, "exit");
+        next.kill("SIGTERM");
+        await stopped;
+      }
     }
   });
 });

@@ -13,8 +13,10 @@ import { listenOnLoopback } from "../lib/core/listen.ts";
 import { tempFolder } from "../lib/core/scratch.ts";
 import { allPlaces } from "../lib/middleware/explain.ts";
 import { SqlitePersistenceLayer } from "../lib/middleware/powertools-sqlite.ts";
+import { SERVER_NAMES, startCaseServer } from "../lib/middleware/servers.ts";
 import { startLossyProxy } from "../lib/probe/proxy.ts";
 import { type Attempted, type CaseFacts, judge } from "../lib/probe/verdict.ts";
+import { raw } from "./http-helpers.ts";
 
 const scratch = tempFolder("middleware-test-");
 after(() => scratch.remove());
@@ -184,4 +186,28 @@ test("every place the lesson's explanations name is found in the installed packa
     "a package upgrade, or a move in lib/, took away code the lesson cites",
   );
   for (const p of places) assert.match(p, /:\d+$/, p);
+});
+
+test("a request target the URL parser refuses does not bring any of the lesson's servers down", async () => {
+  for (const name of SERVER_NAMES) {
+    const server = await startCaseServer(name, `${scratch.dir}/${name}-target.sqlite`);
+    try {
+      const port = Number(new URL(server.url).port);
+      for (const target of ["//:99999/", "http://[::1/reports", "http://a%zz/"]) {
+        const text = await raw(
+          port,
+          `POST ${target} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}`,
+        );
+        assert.match(text, /^HTTP\/1\.1 4\d\d /, `${name} ${target}: ${text.slice(0, 60)}`);
+      }
+      const list = await httpCall({
+        method: "GET",
+        url: `${server.url}/reports`,
+        timeoutMs: 5_000,
+      });
+      assert.equal(list.kind, "response", `${name} still serves`);
+    } finally {
+      await server.close();
+    }
+  }
 });

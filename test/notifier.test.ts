@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { httpCall, type Outcome } from "../lib/client/client.ts";
 import { describeDelivery, type Notifier, startNotifier } from "../lib/outbox/notifier.ts";
+import { parseRaw, raw } from "./http-helpers.ts";
 
 type Response = Extract<Outcome, { kind: "response" }>;
 const note = { subject: "New bug report: Login button does nothing", reportId: 1 };
@@ -115,4 +116,17 @@ test("GET /notifications lists what the maintainer received", () =>
     const list = await httpCall({ method: "GET", url: `${n.url}/notifications`, timeoutMs: 5_000 });
     assert.equal(list.kind, "response");
     assert.deepEqual((list as Response).body, [{ id: 1, ...note, key: "a", duplicate: false }]);
+  }));
+
+test("a request target the URL parser refuses is 400 in problem+json, and the notifier goes on serving", () =>
+  withNotifier(async (n) => {
+    const port = Number(new URL(n.url).port);
+    for (const target of ["//:99999/", "http://[::1/notifications", "http://a%zz/"]) {
+      const answer = parseRaw(
+        await raw(port, `GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`),
+      );
+      assert.equal(answer.status, 400, target);
+      assert.equal(answer.headers["content-type"], "application/problem+json");
+    }
+    assert.equal((await post(n, note)).status, 201);
   }));

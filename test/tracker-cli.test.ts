@@ -229,6 +229,28 @@ test("tracker --variant fenced --fault pause-past-lease@1: the retry takes the k
   }
 });
 
+test("tracker --lease-ms shorter than the handler: the log tells the operator, once per request that held its key past the lease", async () => {
+  const t = await startCli([
+    "--variant",
+    "fenced",
+    "--fault",
+    "slow@1",
+    "--hold-ms",
+    "300",
+    "--lease-ms",
+    "50",
+  ]);
+  try {
+    assert.equal((await post(t.url, report, { "idempotency-key": "k" })).status, 201);
+    await waitFor(() => /#1 held its key \d+ ms, longer than its lease of 50 ms/.test(t.stdout()));
+    assert.match(t.stdout(), /Raise --lease-ms above the slowest handler/);
+    assert.equal((await post(t.url, report, { "idempotency-key": "k2" })).status, 201);
+    assert.equal(t.stdout().match(/held its key/g)?.length, 1, "#2 was quick: within its lease");
+  } finally {
+    await stopCli(t);
+  }
+});
+
 /** Checks `cond` every 10 ms until it holds (a condition, not a guess at how long something takes). */
 async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;

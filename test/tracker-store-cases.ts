@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Faults } from "../lib/tracker/faults.ts";
+import { keyStoreOf } from "../lib/tracker/key-store.ts";
 import type { PostgresStore } from "../lib/tracker/postgres-store.ts";
 import type { Tracker, TrackerOptions } from "../lib/tracker/service.ts";
 import type { ReportStore } from "../lib/tracker/store.ts";
@@ -23,6 +24,8 @@ export const keyed = (key = KEY, caller?: string): Record<string, string> => ({
 const idOf = (r: Response): number => (r.body as { id: number }).id;
 export const replayed = (r: Response): boolean => r.headers["idempotent-replayed"] === "true";
 export const reports = async (t: AnyTracker): Promise<number> => await t.store.countReports();
+const keys = async (t: AnyTracker): Promise<number> =>
+  "countKeys" in t.store ? await t.store.countKeys() : keyStoreOf(t.store).count();
 
 /** Starts a tracker on the suite's store: SQLite in memory, or a PostgreSQL schema emptied first. */
 export type StartTracker = (
@@ -226,6 +229,38 @@ export function storeSuite(store: Store, start: StartTracker): void {
             }
           });
         },
+      );
+    }
+
+    for (const variant of ["naive", "key-after", "keyed", "fenced"] as const) {
+      test(
+        `${variant}: a NUL in a text field is 400 on this store as on the other, and 400 again on the retry with the same key; nothing stored`,
+        LIMIT,
+        () =>
+          on({ variant }, async (t) => {
+            for (const [i, body] of [
+              { title: "a\u0000b" },
+              { title: "ok", body: "\u0000" },
+              { title: "ok", module: "auth\u0000" },
+              { title: "ok", run: "\u0000run" },
+            ].entries()) {
+              for (const attempt of [1, 2, 3]) {
+                const r = await post(t, body, keyed(`nul-${i}`));
+                assert.equal(r.status, 400, `${JSON.stringify(body)}, attempt ${attempt}`);
+                assert.match((r.body as { detail: string }).detail, /NUL/);
+              }
+              const put = await fetch(`${t.url}/reports/7`, {
+                method: "PUT",
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify(body),
+              });
+              assert.equal(put.status, 400, `PUT ${JSON.stringify(body)}`);
+            }
+            assert.equal(await reports(t), 0);
+            assert.equal(await keys(t), 0, "no key was claimed");
+            // The NUL's neighbours are fine: a control character, an escaped one, a U+FFFD.
+            assert.equal((await post(t, { title: "a\u0001b\\u0000\ufffd" }, keyed())).status, 201);
+          }),
       );
     }
 

@@ -18,6 +18,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import { listenOnLoopback } from "../core/listen.ts";
+import { targetPath } from "../protocol/http.ts";
 
 export interface Balancer {
   readonly url: string;
@@ -40,6 +41,15 @@ export async function startBalancer(options: BalancerOptions): Promise<Balancer>
   let turn = 0;
   let n = 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // The instance is always this balancer's: an absolute-form target gives its path alone, and a
+    // target that is no URL goes nowhere.
+    const target = targetPath(req.url);
+    if (target === undefined) {
+      res
+        .writeHead(400, { "content-type": "text/plain", connection: "close" })
+        .end("the request target is not a valid URL\n");
+      return;
+    }
     const index = turn;
     turn = (turn + 1) % options.upstreams.length;
     sent[index]! += 1;
@@ -50,7 +60,7 @@ export async function startBalancer(options: BalancerOptions): Promise<Balancer>
       path: req.url ?? "/",
     });
     const upstream = request(
-      new URL(req.url ?? "/", options.upstreams[index]),
+      new URL(`${target.path}${target.search}`, options.upstreams[index]),
       { method: req.method, headers: req.headers, agent: false },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);

@@ -9,7 +9,11 @@
  * Every answer carries a Content-Security-Policy that allows this origin only, so a page cannot
  * load a byte from anywhere else (no CDN, no outside font) even by mistake. Requests must name
  * this server in their Host header (127.0.0.1 or localhost), which keeps other web pages from
- * reaching it through DNS rebinding.
+ * reaching it through DNS rebinding. That does not stop a page on another origin from sending a
+ * command here (a "simple" POST, `mode: "no-cors"`, text/plain: the browser sends it with the right
+ * Host and no preflight, and only hides the answer): every request that is not GET or HEAD must come
+ * from this server's own pages, as its Origin and Sec-Fetch-Site headers say (crossSite below), or it
+ * is 403.
  */
 
 import { readFile, realpath, stat } from "node:fs/promises";
@@ -65,7 +69,35 @@ const INDEX_TEXT: Record<string, Text> = {
     zh: "这些页面上的一切都在你自己的机器上运行：这台演示服务器加上你的浏览器，不需要联网。",
   },
   notFound: { en: "Not found", zh: "没有这个页面" },
+  crossSite: {
+    en: "This server takes commands only from its own pages.",
+    zh: "这台演示服务器只接受它自己页面发来的操作。",
+  },
+  badTarget: {
+    en: "Bad request: the address is not a valid URL.",
+    zh: "请求有误：地址不是合法的 URL。",
+  },
 };
+
+/**
+ * Why a request that changes something (not GET or HEAD) is refused as coming from another site, or
+ * undefined when it comes from one of `origins` (this server's own) or from no browser at all. A
+ * browser says where a request comes from: `Sec-Fetch-Site` (same-origin, same-site, cross-site, or
+ * none for one the user typed) and `Origin`, which every current browser sends on a POST, a
+ * `no-cors` one included ("null" from a sandboxed or file: page). A client that is no browser
+ * (curl, the tests) sends neither, and cannot be made to by a web page.
+ */
+export function crossSite(
+  headers: { origin?: string | undefined; "sec-fetch-site"?: string | string[] | undefined },
+  origins: ReadonlySet<string>,
+): string | undefined {
+  const site = headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin" && site !== "none")
+    return `Sec-Fetch-Site: ${site}`;
+  const origin = headers.origin;
+  if (origin !== undefined && !origins.has(origin.toLowerCase())) return `Origin: ${origin}`;
+  return undefined;
+}
 
 /** Starts the server; resolves once it listens. */
 export async function startDemoServer(options: DemoServerOptions = {}): Promise<DemoServer> {
@@ -85,6 +117,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 });
   const { port, url: origin } = await listenOnLoopback(server, options.port ?? 0);
   const allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  const ownOrigins = new Set([...allowedHosts].map((host) => `http://${host}`));
 
   const instances: DemoInstance[] = [];
   try {
@@ -120,9 +153,20 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       return;
     }
     const rawPath = (req.url ?? "/").split("?")[0]!;
-    const url = new URL(req.url ?? "/", origin);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", origin);
+    } catch {
+      const lang = pickLang(new URL(origin), req.headers["accept-language"]);
+      send(res, 400, "text/plain; charset=utf-8", `${INDEX_TEXT.badTarget![lang]}\n`);
+      return;
+    }
     const lang = pickLang(url, req.headers["accept-language"]);
     const method = req.method ?? "GET";
+    if (method !== "GET" && method !== "HEAD" && crossSite(req.headers, ownOrigins) !== undefined) {
+      send(res, 403, "text/plain; charset=utf-8", `${INDEX_TEXT.crossSite![lang]}\n`);
+      return;
+    }
 
     for (const route of routes) {
       const params = matchRoute(route, url.pathname);

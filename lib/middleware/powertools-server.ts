@@ -19,6 +19,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { IdempotencyConfig, makeIdempotent } from "@aws-lambda-powertools/idempotency";
+import { targetPath } from "../protocol/http.ts";
 import { fileReport } from "./handler.ts";
 import { SqlitePersistenceLayer } from "./powertools-sqlite.ts";
 import {
@@ -99,7 +100,9 @@ export async function startPowertools(
 
   async function invoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const text = await readText(req);
-    const path = new URL(req.url ?? "/", "http://lambda.invalid").pathname;
+    const path = targetPath(req.url)?.path;
+    if (path === undefined)
+      return endWithProblem(res, 400, "the request target is not a valid URL");
     if (req.method === "GET" && path === REPORT_ROUTE) {
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify(db.list()));

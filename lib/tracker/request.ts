@@ -10,6 +10,7 @@ import { currentLang, t } from "../core/i18n.ts";
 import { type Answer, answerFromError, HttpError, problem, send } from "../protocol/http.ts";
 import { keyHeaderValues } from "../protocol/idempotency-key.ts";
 import { isOversized, lingerBeforeClose } from "../protocol/oversized.ts";
+import { DatabaseUnavailable } from "./database.ts";
 import type { FaultName, Faults, Stage } from "./faults.ts";
 import type { TrackerEvent } from "./narrate.ts";
 import type { RoutedRequest } from "./router.ts";
@@ -102,7 +103,15 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
 
   async function live(requestNo: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const fault: FaultName = faults.faultFor(requestNo);
-    const { path, search } = splitTarget(req.url ?? "/");
+    let target: { path: string; search: string } | HttpError;
+    try {
+      target = splitTarget(req.url ?? "/");
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      target = err;
+    }
+    const { path, search } =
+      target instanceof HttpError ? { path: req.url ?? "/", search: "" } : target;
     const method = req.method ?? "GET";
     mark(requestNo, "arrived");
     if (options.watchStages) res.on("close", () => mark(requestNo, "finished"));
@@ -137,6 +146,7 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
 
     let answer: Answer;
     try {
+      if (target instanceof HttpError) throw target;
       answer = await route({ requestNo, fault, method, path, search, req });
     } catch (err) {
       const refused = answerFromRefusal(err);
@@ -205,7 +215,8 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
 /**
  * The path and the query (with its "?") of a request target. A plain origin-form target is split
  * as it stands; anything else (percent-escapes, dot segments, an absolute form) goes through the
- * URL parser, which normalises it.
+ * URL parser, which normalises it; a target it cannot parse (`//:99999/`, `http://[::1/reports`,
+ * `http://a%zz/`) is the client's error: a 400 thrown.
  */
 export function splitTarget(target: string): { path: string; search: string } {
   if (
@@ -218,17 +229,30 @@ export function splitTarget(target: string): { path: string; search: string } {
       ? { path: target, search: "" }
       : { path: target.slice(0, q), search: q === target.length - 1 ? "" : target.slice(q) };
   }
-  const url = new URL(target, "http://tracker.invalid");
+  let url: URL;
+  try {
+    url = new URL(target, "http://tracker.invalid");
+  } catch {
+    throw new HttpError(400, "Bad Request", "the request target is not a valid URL");
+  }
   return { path: url.pathname, search: url.search };
 }
 
 /**
  * The answer to a request refused on the way, by the HTTP edge (an HttpError: 400, 404, 413, …) or by
- * the store (NoReportIdLeft: 507); undefined for anything else, which is the server's own failure.
+ * the store (NoReportIdLeft: 507; DatabaseUnavailable: 503 with Retry-After); undefined for anything
+ * else, which is the server's own failure.
  */
 function answerFromRefusal(err: unknown): Answer | undefined {
   if (err instanceof HttpError) return answerFromError(err);
   if (err instanceof NoReportIdLeft) return problem(507, "Insufficient Storage", err.message);
+  if (err instanceof DatabaseUnavailable) {
+    const ms = Math.max(1, Math.ceil(err.retryAfterMs));
+    return problem(503, "Service Unavailable", `${err.message}; send the request again`, {
+      "retry-after": String(Math.ceil(ms / 1000)),
+      "retry-after-ms": String(ms),
+    });
+  }
   return undefined;
 }
 

@@ -13,7 +13,7 @@
 import type { IncomingMessage } from "node:http";
 import { t } from "../core/i18n.ts";
 import { callerOf } from "../protocol/caller.ts";
-import { type Answer, HttpError, readBody } from "../protocol/http.ts";
+import { type Answer, HttpError, hostFieldProblem, readBody } from "../protocol/http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
 import type { TrackerDatabase } from "./database.ts";
 import type { FaultName, Faults, Stage, Wake } from "./faults.ts";
@@ -45,7 +45,28 @@ export interface RouterOptions {
   now: () => number;
   leaseMs: number;
   ttlMs: number;
+  /** Hears each request that held its key longer than the lease (see LeaseOverrun). */
+  onLeaseOverrun?: (overrun: LeaseOverrun) => void;
 }
+
+/**
+ * A request that held its key for longer than the lease, from its claim to the end of its handler.
+ * Meanwhile another request with the key may have taken it over, and that one, if its work takes as
+ * long, loses it the same way: a key whose work always outlasts the lease is taken over again and
+ * again and never completes (safe with `fenced`, but every client retrying it gets 409 until it gives
+ * up). The handler's time is not known before it runs (its work, a slow downstream, a loaded machine),
+ * so no configuration check can refuse this; the service says it when it happens: to the operator
+ * (`onLeaseOverrun`: the standalone tracker prints it), and in every 409 for a minute after.
+ */
+export interface LeaseOverrun {
+  requestNo: number;
+  /** From the claim to the end of the handler, ms on the service's clock. */
+  heldMs: number;
+  leaseMs: number;
+}
+
+/** How long after a lease overrun the 409s mention it, ms on the service's clock. */
+const OVERRUN_NOTE_MS = 60_000;
 
 /** One request, as the router gets it: its number and fault, and its method and target, split. */
 export interface RoutedRequest {
@@ -62,10 +83,15 @@ export interface RoutedRequest {
 /** The router: a request's answer, or a refusal thrown (an HttpError, or the store's NoReportIdLeft). */
 export function router(options: RouterOptions): (request: RoutedRequest) => Promise<Answer> {
   const { db, variant, faults, mark, emit, crash, sideEffects } = options;
+  /** The overruns of the lease so far, and the last one, with when it ended. */
+  let overruns = 0;
+  let lastOverrun: (LeaseOverrun & { at: number }) | undefined;
 
   /** POST /reports goes straight to its handler (its answer is the handler's promise); the rest below. */
   function route(request: RoutedRequest): Promise<Answer> {
-    return request.method === "POST" && request.path === "/reports" && !lacksHost(request.req)
+    return request.method === "POST" &&
+      request.path === "/reports" &&
+      hostFieldProblem(request.req) === undefined
       ? postReport(request)
       : routeOther(request);
   }
@@ -78,12 +104,10 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
     search,
     req,
   }: RoutedRequest): Promise<Answer> {
-    // RFC 9110 §7.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
-    // request message that lacks a Host header field".
-    if (lacksHost(req))
-      throw new HttpError(400, "Bad Request", "an HTTP/1.1 request needs a Host header", {
-        connection: "close",
-      });
+    // RFC 9112 §3.2: no Host on HTTP/1.1, two Host lines or one that is not a host: 400.
+    const badHost = hostFieldProblem(req);
+    if (badHost !== undefined)
+      throw new HttpError(400, "Bad Request", badHost, { connection: "close" });
     if (path === "/reports") {
       if (method === "GET" || method === "HEAD") return listPage(new URLSearchParams(search));
       throw new HttpError(405, "Method Not Allowed", `${method} is not allowed on /reports`, {
@@ -135,6 +159,8 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
   }: RoutedRequest): Promise<Answer> {
     const rawBody = await readBody(req);
     const report = parseReport(req.headers["content-type"], rawBody);
+    /** When this request claimed its key, on the service's clock (keyed variants). */
+    let claimedAt: number | undefined;
     const call: SideEffectCall | undefined = sideEffects && {
       requestNo,
       report,
@@ -194,7 +220,10 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
         if (call && sideEffects?.beforeCommit) await sideEffects.beforeCommit(call);
         ctx.crashPoint("before-commit");
       },
-      claimed: (key, takenOver) => options.claimed?.(requestNo, `${ctx.caller}\n${key}`, takenOver),
+      claimed: (key, takenOver) => {
+        claimedAt = options.now();
+        options.claimed?.(requestNo, `${ctx.caller}\n${key}`, takenOver);
+      },
       crashPoint: (point) => {
         if (fault === `crash-${point}`) {
           emit({
@@ -213,7 +242,14 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
       },
       server: (said) => emit({ actor: "server", requestNo, ...said }),
     };
-    const answer = await variant.create(ctx);
+    let answer: Answer;
+    try {
+      answer = await variant.create(ctx);
+    } catch (err) {
+      throw withOverrunNote(err);
+    } finally {
+      if (claimedAt !== undefined) heldTheKey(requestNo, options.now() - claimedAt);
+    }
     if (
       call &&
       sideEffects?.afterCommit &&
@@ -223,6 +259,32 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
       await sideEffects.afterCommit(answer.body as Report, call);
     }
     return answer;
+  }
+
+  /** Notes a request that held its key past the lease (LeaseOverrun). */
+  function heldTheKey(requestNo: number, heldMs: number): void {
+    if (heldMs <= options.leaseMs) return;
+    overruns++;
+    lastOverrun = { requestNo, heldMs, leaseMs: options.leaseMs, at: options.now() };
+    options.onLeaseOverrun?.({ requestNo, heldMs, leaseMs: options.leaseMs });
+  }
+
+  /** A 409 with, for a minute after a lease overrun, a sentence saying so (LeaseOverrun). */
+  function withOverrunNote(err: unknown): unknown {
+    if (
+      !(err instanceof HttpError) ||
+      err.status !== 409 ||
+      lastOverrun === undefined ||
+      options.now() - lastOverrun.at > OVERRUN_NOTE_MS
+    )
+      return err;
+    const { requestNo, heldMs, leaseMs } = lastOverrun;
+    return new HttpError(
+      err.status,
+      err.title,
+      `${err.message}. Note: on this tracker ${overruns === 1 ? "a request has" : `${overruns} requests have`} held a key longer than the lease (the last, request ${requestNo}, ${Math.round(heldMs)} ms on a lease of ${leaseMs} ms); a key whose work takes longer than the lease is taken over again and again and may never complete: the lease must be longer than the slowest handler`,
+      err.headers,
+    );
   }
 
   /**
@@ -247,11 +309,6 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
   }
 
   return route;
-}
-
-/** An HTTP/1.1 request without a Host header (HTTP/1.0 needs none). */
-function lacksHost(req: IncomingMessage): boolean {
-  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;
 }
 
 /** A whole-number query parameter from `min` to `max`, `fallback` when absent; otherwise 400. */

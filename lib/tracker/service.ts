@@ -7,6 +7,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { listenOnLoopback } from "../core/listen.ts";
 import { MAX_BODY_BYTES, rawProblem } from "../protocol/http.ts";
 import { declaredOver } from "../protocol/oversized.ts";
@@ -15,7 +16,7 @@ import { Faults, type Stage } from "./faults.ts";
 import type { TrackerEvent } from "./narrate.ts";
 import type { PostgresStore } from "./postgres-store.ts";
 import { type RequestRecord, requestLife } from "./request.ts";
-import { router } from "./router.ts";
+import { type LeaseOverrun, router } from "./router.ts";
 import type { SideEffects } from "./side-effects.ts";
 import { sqliteDatabase } from "./sqlite-database.ts";
 import { ReportStore } from "./store.ts";
@@ -48,6 +49,11 @@ export interface TrackerOptions {
   now?: () => number;
   /** Receives one record per request when it ends (the standalone tracker's log). */
   onRequest?: (record: RequestRecord) => void;
+  /**
+   * Hears each request that held its key longer than the lease (router.ts's LeaseOverrun): a lease
+   * shorter than the handler, which the operator should raise.
+   */
+  onLeaseOverrun?: (overrun: LeaseOverrun) => void;
   /** What a crash fault does. In-process it cannot kill anything, so the default refuses. */
   crash?: (point: CrashPoint, requestNo: number) => void;
   /** What POST /reports does besides storing the report (side-effects.ts; lesson 07). */
@@ -62,6 +68,12 @@ export interface TrackerOptions {
   sweepBatch?: number;
   /** Hears each sweep that deleted something (the total and the transactions it took). */
   onSweep?: (swept: Swept) => void;
+  /**
+   * SQLite: how long a write waits for the file's write lock while another connection (another
+   * process) holds it, ms, without stopping the other requests (default 5 s); then 503 with
+   * Retry-After.
+   */
+  lockWaitMs?: number;
   /** How much of a body refused for its size is read and discarded before closing, bytes (default 64 MiB). */
   discardBytes?: number;
   /** How long a body refused for its size is read and discarded before closing, ms (default 30 s). */
@@ -120,7 +132,63 @@ export async function startTracker(
     const store = await PostgresStore.open(options.postgres);
     return serve(postgresDatabase(store), variant, options);
   }
-  return serve(sqliteDatabase(new ReportStore(options.db ?? ":memory:")), variant, options);
+  // The connection never waits for a lock itself (busy_timeout 0): sqliteDatabase waits for it
+  // between the other requests.
+  const store = new ReportStore(options.db ?? ":memory:", { busyTimeoutMs: 0 });
+  return serve(
+    sqliteDatabase(store, {
+      ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }),
+    }),
+    variant,
+    options,
+  );
+}
+
+/**
+ * What node:http refuses before any handler runs (a malformed request, a client too slow) gets a
+ * problem+json answer, and the connection closes (RFC 9112 §2.2: a server "SHOULD respond with a 400
+ * (Bad Request) response and close the connection"). On a connection whose earlier, pipelined
+ * requests are still being handled, that answer waits for theirs: answers go out in the order of
+ * the requests (RFC 9112 §9.3.2), so a client never pairs the 400 with a POST that was stored. (A
+ * request still arriving when the refusal comes, its body cut short, is the one refused: the answer
+ * waits only for the requests received whole.)
+ */
+function pipelineOrder(handle: (req: IncomingMessage, res: ServerResponse) => void): {
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  clientError(err: NodeJS.ErrnoException, socket: Duplex): void;
+} {
+  /** Per connection: its requests whose answer has not finished yet. */
+  const open = new WeakMap<Duplex, Set<IncomingMessage>>();
+  /** Per connection: the refusal waiting for those answers (the parser may report it more than once). */
+  const refusals = new WeakMap<Duplex, string | undefined>();
+  const waitsFor = (socket: Duplex): boolean =>
+    [...(open.get(socket) ?? [])].some((req) => req.complete);
+  const refuse = (socket: Duplex, text: string | undefined): void => {
+    if (text !== undefined && socket.writable) socket.end(text);
+    else socket.destroy();
+  };
+  return {
+    handle(req, res) {
+      const socket = req.socket;
+      let requests = open.get(socket);
+      if (requests === undefined) {
+        requests = new Set();
+        open.set(socket, requests);
+      }
+      requests.add(req);
+      res.once("close", () => {
+        requests.delete(req);
+        if (refusals.has(socket) && !waitsFor(socket)) refuse(socket, refusals.get(socket));
+      });
+      handle(req, res);
+    },
+    clientError(err, socket) {
+      if (refusals.has(socket)) return;
+      const text = socket.writable ? rawProblem(err.code) : undefined;
+      refusals.set(socket, text);
+      if (!waitsFor(socket)) refuse(socket, text);
+    },
+  };
 }
 
 /**
@@ -184,6 +252,7 @@ async function serve<S>(
       now,
       leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
       ttlMs: options.ttlMs ?? DEFAULT_TTL_MS,
+      ...(options.onLeaseOverrun ? { onLeaseOverrun: options.onLeaseOverrun } : {}),
     }),
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
     ...(scope ? { scope } : {}),
@@ -204,22 +273,18 @@ async function serve<S>(
   );
   // requireHostHeader: false, so that the missing Host is refused by the router in problem+json
   // rather than by node:http with an empty 400.
+  const pipeline = pipelineOrder(requests.handle);
   const server: Server = createServer(
     { headersTimeout, requestTimeout, connectionsCheckingInterval, requireHostHeader: false },
-    requests.handle,
+    pipeline.handle,
   );
   // `Expect: 100-continue`: the client waits before sending its body. When the headers already say
   // 413, answer that instead of 100 Continue (RFC 9110 §10.1.1), and the body is never sent.
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
     if (!declaredOver(req, MAX_BODY_BYTES)) res.writeContinue();
-    requests.handle(req, res);
+    pipeline.handle(req, res);
   });
-  // What node:http refuses before any handler runs (a malformed request, a client too slow): a
-  // problem+json answer if the connection still takes one, then the connection is closed.
-  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
-    if (socket.writable) socket.end(rawProblem(err.code));
-    else socket.destroy();
-  });
+  server.on("clientError", pipeline.clientError);
 
   // naive keeps no keys: nothing to sweep.
   const sweeper =

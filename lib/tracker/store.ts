@@ -77,14 +77,20 @@ export class ReportStore {
   #inTransaction = false;
   #afterInsert: ((report: Report) => void) | undefined;
 
-  /** Opens (and creates) the database at `path`, or an in-memory one for ":memory:". */
-  constructor(path: string) {
+  /**
+   * Opens (and creates) the database at `path`, or an in-memory one for ":memory:". A statement that
+   * needs the write lock while another connection holds it waits up to `busyTimeoutMs` (default
+   * 5 s), and the whole process waits with it: node:sqlite is synchronous. The tracker passes 0 and
+   * waits for the lock itself, without blocking its other requests (sqlite-database.ts).
+   */
+  constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
     this.path = path;
     this.db = new DatabaseSync(path);
     // WAL lets readers run beside one writer, neither blocking the other (sqlite.org/wal.html);
     // several processes may share the file in either journal mode.
     // synchronous=NORMAL in WAL mode: a commit survives a process crash (kill -9); only a power
-    // loss may drop the last commits. busy_timeout makes a second process wait for the write lock.
+    // loss may drop the last commits. busy_timeout makes a second process wait for the write lock
+    // (the set-up below waits 5 s whatever the option says: nothing else is served yet).
     this.db.exec(`
       PRAGMA journal_mode = WAL;
       PRAGMA synchronous = NORMAL;
@@ -103,6 +109,9 @@ export class ReportStore {
       );
       CREATE INDEX IF NOT EXISTS reports_by_title ON reports (title_norm);
     `);
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
+    if (busyTimeoutMs !== 5_000)
+      this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     const cols = "id, title, body, module, run";
     this.#insert = this.db.prepare(
       `INSERT INTO reports (title, title_norm, body, module, run) VALUES (?, ?, ?, ?, ?) RETURNING ${cols}`,

@@ -68,7 +68,7 @@ test(
       proc.stdout.on("data", (c: Buffer) => {
         stdout += c.toString();
         const m =
-          /listening on (http:\/\/127\.0\.0\.1:\d+)\s+postgres\s[^]*?, schema (tracker_[0-9a-f]+) \(DATABASE_URL\)/.exec(
+          /listening on (http:\/\/127\.0\.0\.1:\d+)\s+postgres\s[\s\S]*?, schema (tracker_[0-9a-f]+) \(DATABASE_URL\)/.exec(
             stdout,
           );
         if (m) resolve(m);

@@ -11,11 +11,16 @@
  * Limits: at most `max` sessions (8) at once; a session idle for `idleMs` (10 minutes), or whose
  * tab went away, is stopped: its process and the tracker processes under it end, and its folder
  * is deleted. `stopAll()` does the same for every session (the server's shutdown).
+ *
+ * A server killed with SIGKILL stops nothing. Its sessions' processes still end (each exits when its
+ * IPC channel and stdin close, and its exit kills the tracker processes it started), but their
+ * folders stay. So a session's folder carries the server's PID in its name, and a new StepSessions
+ * (the next `npm run demos`) deletes every session folder whose server no longer runs.
  */
 
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -29,6 +34,46 @@ import type { Lang } from "../lang.ts";
 import type { CellChildConfig, FromCellChild } from "./cell-child.ts";
 
 export const MAX_SESSIONS = 8;
+
+/** A session's folder: `<tmp>/retry-workbook-step-<server's PID>-XXXXXX`. */
+const FOLDER_PREFIX = "retry-workbook-step-";
+
+/** Whether process `pid` runs (a zombie does not). */
+function runs(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true; // no /proc: kill(pid, 0) said it is there
+  }
+}
+
+/**
+ * Deletes the session folders in `dir` whose server is gone (killed with SIGKILL, which left them);
+ * returns their paths. A folder of a server that still runs is left alone.
+ */
+export function sweepLeftSessions(dir = tmpdir()): string[] {
+  const swept: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return swept;
+  }
+  for (const name of names) {
+    const m = /^retry-workbook-step-(\d+)-/.exec(name);
+    if (m === null || Number(m[1]) === process.pid || runs(Number(m[1]))) continue;
+    const path = join(dir, name);
+    rmSync(path, { recursive: true, force: true });
+    swept.push(path);
+  }
+  return swept;
+}
 export const IDLE_MS = 10 * 60_000;
 
 export interface CellChoice {
@@ -91,6 +136,7 @@ export class StepSessions {
   #closed = false;
 
   constructor(options: SessionsOptions = {}) {
+    sweepLeftSessions();
     this.#max = options.max ?? MAX_SESSIONS;
     this.#idleMs = options.idleMs ?? IDLE_MS;
     this.#seed = options.seed ?? 1;
@@ -180,7 +226,7 @@ export class StepSession {
     this.#idleMs = idleMs;
     this.#forget = forget;
     this.ended = new Promise((resolve) => (this.#ended = resolve));
-    this.dir = mkdtempSync(join(tmpdir(), "retry-workbook-step-"));
+    this.dir = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
     const config: CellChildConfig = { ...cell, seed, dir: this.dir };
     // stdin: one byte per step; fd 3: the child's JSON lines; IPC: only so that it notices we are gone.
     // The page's language goes down to the cell (and to any tracker process it starts) the way a
