@@ -75,8 +75,9 @@ async function runCase(
       policy: "blind-retry",
       maxAttempts: 2,
       timeoutMs: TIMEOUT_MS,
-      // The agent gives up on the attempt the fault strikes, TIMEOUT_MS after it struck; the one the
-      // server answers is never late, however busy this machine is (the lesson is about the fault).
+      // The agent gives up on the attempt the fault strikes, TIMEOUT_MS after it struck; the one
+      // the server answers is never late, however busy this machine is (the lesson is about the
+      // fault).
       giveUp: (n) => faults.noAnswer(n, TIMEOUT_MS),
       random,
       onAttempt: agentLog(trace),

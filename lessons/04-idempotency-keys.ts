@@ -37,6 +37,7 @@ import {
   keyForms,
   killedAndRestarted,
   otherThenSameWhileHeld,
+  retryAfterOf,
   sendUntilAnswered,
   sendWithKey,
   shortOutcome,
@@ -90,7 +91,6 @@ trace.prose(
 const agentOn = (policy: PolicyName, maxAttempts = 3) =>
   agentCallOn(trace, { ...call, policy, maxAttempts });
 
-// ## 1. The lost response, three ways (lesson 01's truth 2: committed, then the answer is lost)
 const lostResponse = (variant: VariantName, policy: PolicyName) =>
   withTracker(trace, on(`lost-${policy}`, variant, "lose-response"), agentOn(policy));
 
@@ -122,7 +122,6 @@ measured(t("lost response, naive + blind-retry"), lostNaive.reports);
 measured(t("lost response, keyed + fresh-key"), lostFresh.reports);
 measured(t("lost response, keyed + same-key"), lostSame.reports);
 
-// ## 2. Two requests with one key at once (lesson 01's truth 3)
 // The slow fault holds request #1 at its gate; the lesson lets it go once #2 has its answer.
 const concurrent = (variant: VariantName) =>
   withTracker(trace, on(`concurrent-${variant}`, variant, "slow"), async (tracker, faults) => {
@@ -152,11 +151,8 @@ trace.prose(
   two requests with one key exactly one finds it free. The other gets 409 and comes back later.`),
 );
 const raceKeyed = await concurrent("keyed");
-const conflict = raceKeyed.attempts.find((a) => shortOutcome(a.outcome) === "409")?.outcome;
-const waitFor = conflict?.kind === "response" ? conflict.headers : {};
-const [s, ms] = ["retry-after", "retry-after-ms"].map((h) => String(waitFor[h]));
 trace.knows(
-  t("409 (Retry-After: {s} s, retry-after-ms: {ms}), then a replay", { s, ms }),
+  t("409 (Retry-After: {s} s, retry-after-ms: {ms}), then a replay", retryAfterOf(raceKeyed)),
   t("one request did the work; the other waited and got its stored answer"),
 );
 trace.count(raceKeyed.reports, 1);
@@ -167,8 +163,6 @@ trace.prose(
   client.ts of the Anthropic and OpenAI TypeScript SDKs). The agent waits for it, then retries with
   the same key.`),
 );
-// Not one transaction around the request: a transaction belongs to the tracker's one SQLite
-// connection, which every request shares (lib/tracker/store.ts refuses one that spans an await).
 trace.prose(
   t(`Two short transactions, never one held across the work: the claim, then the report and the
   stored response together. Held open across the work, a transaction on the shared connection would
@@ -178,11 +172,9 @@ trace.prose(
 measured(t("one key at once, key-after"), raceAfter.reports);
 measured(t("one key at once, keyed"), raceKeyed.reports);
 
-// ## 3. A key reused for a different report, and a stored error
 // The fingerprint covers the method, the route and the report as canonical JSON. A misused key is
 // checked before "in progress": it is the client's bug whatever state the first request is in (the
-// draft asks the client to correct it), while a 409 needs no correction. The first request is held
-// at its gate while another report, then the same one (its fields in another order) use its key.
+// draft asks the client to correct it), while a 409 needs no correction.
 trace.section(t("3a · Same key, different report: 422, checked before 409"));
 const misuse = await withTracker(trace, on("misuse", "keyed", "slow"), (tracker, faults) =>
   otherThenSameWhileHeld(trace, tracker, faults, uuid(random)),
@@ -214,9 +206,8 @@ trace.count(storedError.reports, 0);
 measured(t("same key, other report"), t("{reports} (other → {other})", misuse));
 measured(t("stored error replayed"), storedError.reports, 0);
 
-// ## 4. Killed between the two commits
-// key-after's other weakness, in a real tracker process over a SQLite file in WAL mode: killed with
-// SIGKILL after the report's commit, before the key's. No unwinding, no answer.
+// A real tracker process over a SQLite file in WAL mode, killed with SIGKILL after the report's
+// commit, before the key's: no unwinding, no answer.
 const killedBetweenCommits = async (variant: VariantName) => {
   const db = scratch.path(`crash-${variant}.sqlite`);
   const faults = { 1: "crash-between-commits" } as const;
@@ -251,7 +242,6 @@ trace.prose(
 measured(t("killed between commits, key-after"), crashAfter.reports);
 measured(t("killed between commits, keyed"), crashKeyed.reports);
 
-// ## 5. Keys expire
 // The draft: the resource "SHOULD define such expiration policy and publish it". Stripe: keys may
 // be removed "after they're at least 24 hours old", and "we generate a new request if a key is
 // reused after the original is pruned". This tracker's --help publishes its TTL, 24 h. Its clock is
@@ -282,7 +272,6 @@ trace.prose(
 );
 measured(t("same key after the TTL"), expiry.reports, 2);
 
-// ## 6. The header, both forms, and what the tracker refuses
 // The draft makes the key an Item Structured Field whose value "MUST be a String" (RFC 9651
 // §3.3.3); Stripe's documentation shows it bare. Two header lines would be joined by node:http
 // without a word: the tracker reads rawHeaders. The forms: keyForms in lib/tracker/experiments.ts.
@@ -318,7 +307,6 @@ trace.table(
   ],
 );
 
-// ## 7. Codex: a request id per transmission, one key per logical operation
 // openai/codex's TUI ("Use a reset"): one UUID on confirm (usage.rs), reused by "Try again";
 // account.rs: "Identifies one logical reset attempt. A UUID is recommended; reuse the same value
 // when retrying that attempt." `AlreadyRedeemed` counts as success; the test
@@ -344,7 +332,7 @@ trace.table([t("request id"), t("idempotency key"), t("outcome")], codex.rows);
 trace.count(codex.reports, 1);
 measured(t("Codex: new request id, same key"), codex.reports);
 
-// ## The cases, measured: every number below was counted in this run's SQLite files
+// Every number below was counted in this run's SQLite files.
 trace.section(t("Lesson 04, as measured in this run"));
 trace.table([t("case"), t("reports"), t("one logical call should leave")], summary);
 trace.prose(

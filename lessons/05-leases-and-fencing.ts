@@ -72,10 +72,6 @@ trace.prose(
   runs out when the story says, not when a busy machine gets round to it; a pause is a gate.`),
 );
 
-// ## 1. kill -9 after the claim
-// A real tracker process over a SQLite file in WAL mode claims the key, then is killed with SIGKILL
-// before its work: the claim stays in the file. Each attempt may wait 2 s: a process that has just
-// started can be slow to answer on a busy machine, and no attempt here is meant to time out.
 trace.section(t("1 · kill -9 after the claim (fenced, real processes)"));
 const killedDb = scratch.path("killed.sqlite");
 const killedClock = pacedClock();
@@ -85,6 +81,8 @@ const killedAttempts = await killedAndRestarted(trace, {
   faults: { 1: "crash-after-claim" },
   leaseMs: LEASE_MS,
   clockMs: killedClock.now(),
+  // Each attempt may wait 2 s: a process that has just started can be slow to answer on a busy
+  // machine, and no attempt here is meant to time out.
   call: { maxAttempts: 4, timeoutMs: 2_000, random },
   beforeRetry: (_, last, waited, setClock) => pacer(trace, killedClock, setClock)(last, waited),
 });
@@ -129,7 +127,6 @@ const pausedCase = <T>(
 const keyAnswer = (tracker: Tracker, result: CallResult) =>
   storedKey(tracker, result.attempts[0]!.key!)?.response;
 
-// ## 2. The paused holder
 // Request #1 claims the key and stops (the pause-past-lease fault: a gate, as a stop-the-world GC
 // pause, a swapped-out process or a stalled disk would hold it). It is not dead. The agent times
 // out, gets 409, waits out the lease as asked; #3 takes the key over and files the report. Then #1
@@ -159,13 +156,10 @@ trace.knows(
 );
 trace.count(pausedKeyed.reports, 1);
 
-// fenced's completing transaction inserts the report, then:
-//   UPDATE idempotency_keys SET state = 'completed', status = ?, headers = ?, body = ?
-//   WHERE caller = ? AND key = ? AND state = 'in_progress' AND fence = ?
-// node:sqlite's run() says how many rows changed; anything but 1 throws inside the transaction, so
-// it rolls back, the report with it. The check sits inside the writing transaction (BEGIN IMMEDIATE
-// holds SQLite's write lock): "is my lease still valid?" asked before writing would straddle the
-// very pause it is meant to catch.
+// node:sqlite's run() says how many rows the UPDATE changed; anything but 1 throws inside the
+// transaction, so it rolls back, the report with it. The check sits inside the writing
+// transaction (BEGIN IMMEDIATE holds SQLite's write lock): "is my lease still valid?" asked before
+// writing would straddle the very pause it is meant to catch.
 trace.section(t("2b · The same pause: fenced"));
 trace.prose(
   t(`fenced is keyed plus a fencing token: every claim, a new one or a take-over, draws the next
@@ -184,16 +178,12 @@ trace.knows(
   ),
 );
 trace.count(pausedFenced.reports, 1);
-for (const [variant, run] of [
-  ["keyed", pausedKeyed],
-  ["fenced", pausedFenced],
-] as const)
+for (const [variant, run] of Object.entries({ keyed: pausedKeyed, fenced: pausedFenced }))
   measured(
     t("paused holder, {variant}", { variant }),
     t("{reports} (the key replays report {stored})", run),
   );
 
-// ## 3. A stale holder's failure
 // A paused holder may also wake only to fail. Its failure is a write to the key as well: the stored
 // 500 of lesson 04. Here #3 has taken the key over and is still working (slow, held at its gate)
 // when #1 wakes and fails.
@@ -257,33 +247,21 @@ trace.prose(
     staleKeyed,
   ),
 );
-for (const [variant, run] of [
-  ["keyed", staleKeyed],
-  ["fenced", staleFenced],
-] as const)
+for (const [variant, run] of Object.entries({ keyed: staleKeyed, fenced: staleFenced }))
   measured(
     t("stale failure, {variant}", { variant }),
     t("{reports} (the agent was told {told})", run),
   );
 
-// ## 4. The lease rule, and what the lease is for
 // A holder whose lease ran out but whom nobody took over is not wrong at all: its token still holds
 // the key, and it commits. Here #1 is paused far past its lease, nobody comes, and the lesson lets
 // it go.
 trace.section(t("4 · The lease rule, and a late holder nobody took over"));
 const sum = TIMEOUT_MS + LONGEST_WORK_MS;
-const ms = (n: number): string => `${n} ms`;
+const rule = [TIMEOUT_MS, LONGEST_WORK_MS, sum, LEASE_MS].map((n) => `${n} ms`);
 trace.table(
   [t("client timeout"), t("longest processing"), t("sum"), t("lease"), t("lease > sum")],
-  [
-    [
-      ms(TIMEOUT_MS),
-      ms(LONGEST_WORK_MS),
-      ms(sum),
-      ms(LEASE_MS),
-      LEASE_MS > sum ? t("yes") : t("NO"),
-    ],
-  ],
+  [[...rule, LEASE_MS > sum ? t("yes") : t("NO")]],
 );
 trace.prose(
   t(`The rule, as the original course states it: the lease must exceed the client's timeout plus
@@ -330,7 +308,6 @@ measured(
   t("{reports} ({run})", { ...late, run: late.told }),
 );
 
-// ## 5. What "one transaction" does and does not guard
 trace.section(t("5 · One transaction guards one request"));
 trace.prose(
   t(
@@ -342,7 +319,7 @@ trace.prose(
   ),
 );
 
-// ## The cases, measured: every number below was counted in this run's SQLite files
+// Every number below was counted in this run's SQLite files.
 trace.section(t("Lesson 05, as measured in this run"));
 trace.table([t("case"), t("reports"), t("one logical call should leave")], summary);
 trace.prose(

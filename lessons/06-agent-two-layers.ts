@@ -24,14 +24,9 @@ import {
   wordingTable,
 } from "../lib/agent/agent-case.ts";
 import { businessKeyTable } from "../lib/agent/business-key.ts";
-import {
-  JUDGE_THRESHOLD,
-  judgeTracker,
-  type Suspect,
-  similarityTable,
-  suspectTable,
-} from "../lib/agent/judge.ts";
+import * as judge from "../lib/agent/judge.ts";
 import type { ReportInput } from "../lib/agent/messages.ts";
+import { summaryTable } from "../lib/agent/summary.ts";
 import { toolsListLines, UNTRUSTED_FILE_TOOL } from "../lib/agent/tool-annotations.ts";
 import { lessonSetup } from "../lib/core/cli.ts";
 import { t } from "../lib/core/i18n.ts";
@@ -150,13 +145,13 @@ trace.prose(
 trace.count(business.reports, 1);
 
 trace.section(t("4 · The limit: the model rewrites the title"));
-let suspects: Suspect[] = [];
+let suspects: judge.Suspect[] = [];
 const rewritten = await runCase("business", "submission-failed", {
   faults: GIVE_UP,
   resubmitTitle: "Login button does nothing when clicked",
   // The judge runs on the evaluation side, over the tracker's API, after the agent has stopped.
   after: async (_faults, tracker) => {
-    suspects = await judgeTracker(tracker.url);
+    suspects = await judge.judgeTracker(tracker.url);
   },
 });
 trace.knows(
@@ -172,19 +167,17 @@ trace.prose(
       beside other titles: short titles share most of their words, so one word changed ("login" to
       "logout") still scores high, and a paraphrase scores low. The judge narrows what a person (or
       a stronger judge) must read; it does not decide.`,
-    { threshold: JUDGE_THRESHOLD },
+    { threshold: judge.JUDGE_THRESHOLD },
   ),
 );
-trace.table(...suspectTable(suspects));
+trace.table(...judge.suspectTable(suspects));
 const others = [
   ["Login button does nothing when clicked", t("the same bug, reworded (the case above)")],
   ["Logout button does nothing", t("another bug in the same module")],
   ["Login button unresponsive", t("the same bug, paraphrased")],
 ] as const;
-trace.table(...similarityTable(report.title, others));
+trace.table(...judge.similarityTable(report.title, others));
 
-// Section 2 again, with one change: the harness says what it knows. It heard nothing; it does not
-// know that the report is missing.
 trace.section(t('5a · The tool result\'s words: "outcome unknown, look it up first"'));
 const honest = await runCase("tool-use", "honest", { faults: GIVE_UP });
 trace.knows(
@@ -220,8 +213,7 @@ trace.knows(
   t("request 1 was still running; it stored its report after the lookup"),
 );
 trace.count(blindToolUse.reports, 1);
-// The second tool_use carries the key request 1 claimed: 409 (in progress). The harness waits (here
-// at a gate: the lesson lets request 1 finish first) and resends the same key.
+// The 409 asks the harness to wait; here the wait is a gate: it resends once request 1 is done.
 trace.section(t("5c · The same, with the business key"));
 const blindBusiness = await runCase("business", "honest", {
   faults: SLOW,
@@ -290,7 +282,6 @@ trace.prose(
   ),
 );
 
-// An MCP server the harness does not trust, before the naive tracker; the harnesses read its hint.
 trace.section(t("7 · MCP: idempotentHint: true from an untrusted server"));
 trace.line(`  ${t("tools/list, as the untrusted server answers it:")}`);
 for (const line of toolsListLines(UNTRUSTED_FILE_TOOL)) trace.line(line);
@@ -331,28 +322,14 @@ trace.prose(
 
 // Every number below was counted in this run's SQLite files (the judge's, in its flagged pairs).
 trace.section(t("Lesson 06, as measured in this run"));
-const tool = t("the tool call");
-const flagged = t("{n, plural, one {# pair flagged} other {# pairs flagged}}", {
-  n: suspects.length,
-});
-const content = t("run + module + title");
 trace.table(
-  [t("case"), t("the key comes from"), t("reports (one bug: 1)")],
-  [
-    [t("harness retry, key per HTTP attempt"), t("a UUID per attempt"), perAttempt.reports],
-    [t("harness retry, key run_id:tool_use_id"), tool, perToolUse.reports],
-    [t("model files again, key run_id:tool_use_id"), tool, modelLayer.reports],
-    [t("model files again, business key"), content, business.reports],
-    [t("model rewrites the title, business key"), content, rewritten.reports],
-    [`  ${t("judge over the stored reports")}`, `Jaccard ≥ ${JUDGE_THRESHOLD}`, flagged],
-    [t("tool result says unknown: the model looks first"), tool, honest.reports],
-    [t("still being filed: lookup, tool-call key"), tool, blindToolUse.reports],
-    [t("still being filed: lookup, business key"), content, blindBusiness.reports],
-    [t("sampling retry resends the first request"), tool, snapshot.reports],
-    [t("sampling retry rebuilt from history (Codex)"), tool, fromHistory.reports],
-    [t("MCP idempotentHint believed, no key"), t("none (the hint)"), believing.reports],
-    [t("MCP hint from an untrusted server ignored"), t("none"), ignoring.reports],
-  ].map((row) => row.map(String)),
+  ...summaryTable({
+    harness: { perAttempt, perToolUse },
+    model: { modelLayer, business, rewritten, suspects },
+    lookup: { honest, blindToolUse, blindBusiness },
+    sampling: { snapshot, fromHistory },
+    mcp: { believing, ignoring },
+  }),
 );
 trace.prose(
   t(

@@ -24,7 +24,7 @@ import { lessonSetup } from "../lib/core/cli.ts";
 import { t } from "../lib/core/i18n.ts";
 import { scratchDir } from "../lib/core/scratch.ts";
 import { type CellFault, type CellResult, runCell } from "../lib/matrix/matrix.ts";
-import { runDispatcher } from "../lib/outbox/dispatcher.ts";
+import { redeliverAfterKill } from "../lib/outbox/dispatcher.ts";
 import { type NotifierEvent, withNotifier } from "../lib/outbox/notifier.ts";
 import type { NotifyConfig } from "../lib/outbox/notify-effects.ts";
 import { dispatchFile, downstreamKey, outboxRowsIn } from "../lib/outbox/outbox.ts";
@@ -118,8 +118,8 @@ async function inlineCase(
   });
 }
 
-// ## 1. The obvious code. The tracker's hook beforeCommit (lib/tracker/side-effects.ts) calls the
-// notifier from the handler's work; crash-before-commit kills the process right after it.
+// The tracker's hook beforeCommit (lib/tracker/side-effects.ts) calls the notifier from the
+// handler's work; crash-before-commit kills the process right after it.
 trace.section(t("1 · Notify in the handler, then commit; killed in between"));
 const before = await inlineCase("before", t("inline: notify, then commit"), "crash-before-commit", {
   inline: "before-commit",
@@ -134,8 +134,8 @@ reports at the crash), then told again: {duplicates} duplicate`,
 );
 counts(before);
 
-// ## 2. The other order: the hook afterCommit, skipped for a replayed answer (the work was done
-// before). The kill comes right after the commit.
+// The hook afterCommit, skipped for a replayed answer (the work was done before); the kill comes
+// right after the commit.
 trace.section(t("2 · Commit, then notify; killed in between"));
 const afterCommit = await inlineCase(
   "after",
@@ -159,7 +159,7 @@ trace.prose(
     did.`),
 );
 
-// ## 3. The tracker passes its request's key on, scoped to this purpose ("<key>/<caller>/notify").
+// The key passed on is scoped to this purpose: "<key>/<caller>/notify".
 trace.section(t("3 · Notify before the commit, passing the request's key downstream"));
 const passed = await inlineCase("passed", t("inline: key passed on"), "crash-before-commit", {
   inline: "before-commit",
@@ -180,10 +180,10 @@ trace.prose(
     came to be. It also needs the request to carry a key at all (naive's callers send none).`),
 );
 
-// ## 4. The outbox: the hook inTransaction writes the row inside fenced's completing transaction
-// (both commit, or a stale holder's rollback takes both). The dispatcher is a separate process on
-// the same SQLite file (any journal mode lets processes share a file; WAL lets it read while the
-// tracker writes), killed at the one moment the pattern cannot avoid: accepted, not yet marked.
+// The hook inTransaction writes the outbox row inside fenced's completing transaction (both commit,
+// or a stale holder's rollback takes both). The dispatcher is a separate process on the same SQLite
+// file (any journal mode lets processes share a file; WAL lets it read while the tracker writes),
+// killed at the one moment the pattern cannot avoid: accepted, not yet marked.
 async function outboxCase(name: string, withKey: boolean): Promise<Case & { duplicates: number }> {
   return withNotifier(notifierSays, async (notifier) => {
     // The agent files the report through a lost response and a retry: the retry is replayed, so
@@ -203,27 +203,7 @@ async function outboxCase(name: string, withKey: boolean): Promise<Case & { dupl
         toSend,
       }),
     );
-    for (const kill of [true, false]) {
-      trace.event(
-        "lesson",
-        t(
-          `dispatcher process started, {keys, select, row {sending each row with its key} other \
-{sending no key}}{fresh, select, yes { (a fresh one)} other {}}`,
-          { keys: withKey ? "row" : "none", fresh: kill ? "no" : "yes" },
-        ),
-      );
-      const run = await runDispatcher(
-        { db: cell.db, notifierUrl: notifier.url, withKey, killAfterAccepted: kill },
-        (text, mark) => trace.event("outbox", text, mark),
-      );
-      trace.event(
-        "lesson",
-        run.killed
-          ? t("the dispatcher process is gone (SIGKILL)")
-          : t("the dispatcher exited: {n} row(s) delivered and marked sent", { n: run.delivered }),
-        run.killed ? "warn" : "ok",
-      );
-    }
+    await redeliverAfterKill(trace, { db: cell.db, notifierUrl: notifier.url, withKey });
     const delivered = notifier.delivered();
     const result = {
       label: withKey ? t("outbox: a key per row") : t("outbox: no key"),
@@ -276,8 +256,8 @@ trace.prose(
   ),
 );
 
-// ## 5. Lesson 05's paused holder files twice on keyed: two rows, two keys. The cells' traces are
-// as in lesson 05 (not shown); here, the rows they left and what the dispatcher made of them.
+// Lesson 05's paused holder files twice on keyed: two rows, two keys. The cells' traces are as in
+// lesson 05 (not shown): here, the rows they left and what the dispatcher made of them.
 trace.section(t("5 · The fence guards the outbox row too: a holder paused past its lease"));
 const guarded: string[][] = [];
 for (const variant of ["keyed", "fenced"] as const) {

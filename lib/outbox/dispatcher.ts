@@ -6,6 +6,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { type ChildExit, spawnEntry } from "../core/child-pipe.ts";
+import { t } from "../core/i18n.ts";
+import type { Trace } from "../core/trace.ts";
 import type { DispatcherConfig, FromDispatcher } from "./dispatcher-messages.ts";
 
 export interface DispatcherRun {
@@ -39,4 +41,36 @@ export async function runDispatcher(
     failed: done?.failed ?? 0,
     killed: exit.signal === "SIGKILL",
   };
+}
+
+/**
+ * Lesson 07's redelivery: two dispatcher processes over one file, one after the other, told in the
+ * trace. The first is killed (SIGKILL) right after the notifier accepted a row, before marking it
+ * sent; the second, a fresh one, finds that row still to send and delivers it again, with the row's
+ * key or with none, as `withKey` says.
+ */
+export async function redeliverAfterKill(
+  trace: Trace,
+  config: Omit<DispatcherConfig, "killAfterAccepted">,
+): Promise<void> {
+  for (const kill of [true, false]) {
+    trace.event(
+      "lesson",
+      t(
+        `dispatcher process started, {keys, select, row {sending each row with its key} other \
+{sending no key}}{fresh, select, yes { (a fresh one)} other {}}`,
+        { keys: config.withKey ? "row" : "none", fresh: kill ? "no" : "yes" },
+      ),
+    );
+    const run = await runDispatcher({ ...config, killAfterAccepted: kill }, (text, mark) =>
+      trace.event("outbox", text, mark),
+    );
+    trace.event(
+      "lesson",
+      run.killed
+        ? t("the dispatcher process is gone (SIGKILL)")
+        : t("the dispatcher exited: {n} row(s) delivered and marked sent", { n: run.delivered }),
+      run.killed ? "warn" : "ok",
+    );
+  }
 }

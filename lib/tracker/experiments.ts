@@ -45,6 +45,16 @@ export function shortOutcome(o: Outcome): string {
   return isReplay(o) ? t("{status} replayed", { status: o.status }) : String(o.status);
 }
 
+/**
+ * What the first 409 among a call's attempts asked the agent to wait, as its two headers say it:
+ * Retry-After (whole seconds) and retry-after-ms ("undefined" when no 409 came).
+ */
+export function retryAfterOf(call: { attempts: readonly Attempt[] }): { s: string; ms: string } {
+  const conflict = call.attempts.find((a) => shortOutcome(a.outcome) === "409")?.outcome;
+  const headers = conflict?.kind === "response" ? conflict.headers : {};
+  return { s: String(headers["retry-after"]), ms: String(headers["retry-after-ms"]) };
+}
+
 /** The report id in an answer's body ({ id }), if it has one. */
 export function reportIn(body: unknown): number | undefined {
   const id = (body as { id?: unknown } | undefined)?.id;
