@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import pg from "pg";
 import { httpCall, type Outcome } from "../../lib/client/client.ts";
 import { createSchema } from "../../lib/postgres/schema.ts";
@@ -141,6 +141,12 @@ test("PostgreSQL ends the tracker's connections mid-storm, in transactions and o
 });
 
 /** `npm run tracker -- --store postgres` in a process of its own; resolves once it listens. */
+/** Every tracker process the tests start: killed when the file's tests end, whatever they did. */
+const started = new Set<ReturnType<typeof spawn>>();
+after(() => {
+  for (const proc of started) proc.kill("SIGKILL");
+});
+
 async function startPostgresTracker(databaseUrl: string): Promise<{
   banner: string;
   kill(): Promise<void>;
@@ -158,11 +164,13 @@ async function startPostgresTracker(databaseUrl: string): Promise<{
   let stderr = "";
   proc.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
   const ended = new Promise<void>((resolve) => proc.on("close", () => resolve()));
+  started.add(proc);
   const banner = await new Promise<string>((resolve, reject) => {
     proc.stdout.on("data", (c: Buffer) => {
       stdout += c.toString();
-      const line = stdout.split("\n").find((l) => l.includes("listening on"));
-      if (line) resolve(line);
+      // The banner wraps at the width it writes to; the line after it says how to stop.
+      const m = /listening on[\s\S]*?(?=\nCtrl-C)/.exec(stdout);
+      if (m) resolve(m[0].replace(/\s+/g, " "));
     });
     void ended.then(() => reject(new Error(`ended before listening: ${stdout}${stderr}`)));
   });
