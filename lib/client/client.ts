@@ -50,6 +50,8 @@ export const PATIENT_MS = 30_000;
 export function httpCall(call: HttpCall): Promise<Outcome> {
   const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
   const headers: Record<string, string | string[]> = { ...call.headers };
+  // A reader of the Chinese course gets the servers' problem details in Chinese (RFC 9110 §12.5.4).
+  if (currentLang() === "zh") headers["accept-language"] ??= "zh-CN, en;q=0.5";
   if (payload !== undefined) {
     headers["content-type"] ??= "application/json";
     headers["content-length"] = String(Buffer.byteLength(payload));

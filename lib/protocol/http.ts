@@ -5,6 +5,7 @@
  * answering with JSON or with problem details (`application/problem+json`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { currentLang } from "../core/lang.ts";
 import { declaredOver, markOversized } from "./oversized.ts";
 
 /** The largest request body a server reads, in bytes. */
@@ -16,10 +17,62 @@ export interface Answer {
   body: unknown;
   headers?: Record<string, string>;
   /**
-   * A problem's detail in the reader's language, for a trace; never sent. The body is an API and
-   * stays English; the trace speaks the reader's language.
+   * A problem's detail in the reader's language (the workbook's), for a trace; never sent as such.
+   * The body's detail is English, unless the client asked for the reader's language (inClientLanguage).
    */
   said?: string;
+}
+
+/**
+ * The language a client asks for, by its Accept-Language field (RFC 9110 §12.5.4): "zh" when the
+ * language range it weights highest (q, the first of equals) is Chinese (`zh`, `zh-CN`, `zh-Hans`…),
+ * else "en". A missing or unreadable field is "en".
+ */
+export function askedLanguage(accept: string | string[] | undefined): "en" | "zh" {
+  const field = Array.isArray(accept) ? accept.join(",") : (accept ?? "");
+  let best: { range: string; q: number } | undefined;
+  for (const part of field.split(",")) {
+    const [range = "", ...params] = part.split(";").map((p) => p.trim().toLowerCase());
+    if (!/^(\*|[a-z]{1,8}(-[a-z0-9]{1,8})*)$/.test(range)) continue;
+    const qParam = params.find((p) => p.startsWith("q="));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    if (!Number.isFinite(q) || q <= 0 || q > 1) continue;
+    if (best === undefined || q > best.q) best = { range, q };
+  }
+  return best !== undefined && (best.range === "zh" || best.range.startsWith("zh-")) ? "zh" : "en";
+}
+
+/**
+ * The language a problem's detail is written in for a request with these headers: the workbook's
+ * own (Chinese) when the client asks for Chinese (askedLanguage) and the workbook speaks it, else
+ * English. RFC 9457 §3.1.3 names proactive negotiation (RFC 9110 §12.5.1) as the way a problem's
+ * title may be localized; its detail is free text. The workbook's lessons in Chinese send
+ * `Accept-Language: zh-CN`.
+ */
+export function detailLanguage(headers: IncomingMessage["headers"]): "en" | "zh" {
+  return askedLanguage(headers["accept-language"]) === "zh" && currentLang() === "zh" ? "zh" : "en";
+}
+
+/**
+ * `answer` for a client that asked in `lang`: a problem whose reader's-language detail (`said`) is
+ * Chinese gets that detail in its body, with `Content-Language: zh-CN`; anything else is sent as it
+ * is. Either way a problem says that its text depends on Accept-Language (`Vary`, RFC 9110 §12.5.5).
+ */
+export function inClientLanguage(answer: Answer, lang: "en" | "zh"): Answer {
+  const body = answer.body as { detail?: unknown } | undefined;
+  if (
+    answer.headers?.["content-type"] !== "application/problem+json" ||
+    typeof body?.detail !== "string"
+  )
+    return answer;
+  const headers: Record<string, string> = { vary: "accept-language", ...answer.headers };
+  if (lang !== "zh" || answer.said === undefined || headers["content-language"] !== undefined)
+    return { ...answer, headers };
+  return {
+    ...answer,
+    body: { ...body, detail: answer.said },
+    headers: { ...headers, "content-language": "zh-CN" },
+  };
 }
 
 /** A rejected request; the server turns it into a problem+json answer. */

@@ -7,7 +7,15 @@
 import type { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { currentLang, t } from "../core/i18n.ts";
-import { type Answer, answerFromError, HttpError, problem, send } from "../protocol/http.ts";
+import {
+  type Answer,
+  answerFromError,
+  detailLanguage,
+  HttpError,
+  inClientLanguage,
+  problem,
+  send,
+} from "../protocol/http.ts";
 import { keyHeaderValues } from "../protocol/idempotency-key.ts";
 import { isOversized, lingerBeforeClose } from "../protocol/oversized.ts";
 import { DatabaseUnavailable } from "./database.ts";
@@ -199,7 +207,7 @@ export function requestLife(options: RequestLifeOptions): RequestLife {
       });
     // A body refused for its size may still be arriving: read and discard it before closing.
     if (isOversized(req)) lingerBeforeClose(req, options.discardLimits);
-    send(res, answer);
+    send(res, inClientLanguage(answer, detailLanguage(req.headers)));
     if (answer.headers?.["idempotent-replayed"] === "true") replays.add(res);
     mark(requestNo, "answered");
   }
@@ -272,9 +280,9 @@ function silenceUntilClientLeaves(res: ServerResponse): Promise<void> {
 
 /**
  * An answer in a few words, for the trace: "(report 3)", "(2 reports)", "(the detail, a replay)". A
- * problem's detail is the API's own English (problem bodies are an API, and stay English); the trace
- * tells it in the reader's language where the server said it so (Answer.said). A detail it did not
- * (a stored one, replayed) is shown to an English reader only: the line before says what it means.
+ * problem's detail is English unless its client asked for Chinese (inClientLanguage); the trace
+ * tells it in the reader's language where the server said it so (Answer.said). A stored detail,
+ * replayed, is shown when it is in the reader's language; otherwise the line before says what it means.
  */
 function describe(answer: Answer): string {
   const body = answer.body as { id?: unknown; title?: unknown; detail?: unknown } | unknown[];
@@ -286,7 +294,10 @@ function describe(answer: Answer): string {
       ? t("(report {id}, a replay)", { id: String(body.id) })
       : t("(report {id})", { id: String(body.id) });
   if (body && typeof body.detail === "string") {
-    const detail = answer.said ?? (currentLang() === "en" ? body.detail : undefined);
+    // A stored detail replayed is in the reader's language if it was stored in it (a Chinese client's).
+    const inReadersLanguage =
+      currentLang() === "en" || answer.headers?.["content-language"] === "zh-CN";
+    const detail = answer.said ?? (inReadersLanguage ? body.detail : undefined);
     if (detail === undefined) return replayed ? t("(a replay)") : "";
     return replayed ? t("({detail}, a replay)", { detail }) : t("({detail})", { detail });
   }

@@ -30,7 +30,7 @@
  * (the row is there), so the fence and its condition are the whole difference.
  */
 import { t } from "../../core/i18n.ts";
-import { type Answer, problem } from "../../protocol/http.ts";
+import { type Answer, detailLanguage, inClientLanguage, problem } from "../../protocol/http.ts";
 import { decideKey } from "../../protocol/key-decision.ts";
 import { answerKeyNotFree, created, keyedRequest } from "../keyed-request.ts";
 import type { CreateContext, Variant } from "../variant.ts";
@@ -67,13 +67,19 @@ export function claimThenComplete(name: "keyed" | "fenced", checkFence: boolean)
         await ctx.work();
       } catch (err) {
         // Execution began, so the failure is the key's result (Stripe API v1 saves 500s too).
+        // Stored as the client will read it: in Chinese for a client that asked for it (and
+        // replayed so to every retry), else in English.
         const reason = err instanceof Error ? err.message : String(err);
-        const failed: Answer = {
-          ...problem(500, "Internal Server Error", `the report could not be filed: ${reason}`),
-          said: t("the report could not be filed: {reason}", {
-            reason: (err as { said?: string }).said ?? reason,
-          }),
-        };
+        const said = t("the report could not be filed: {reason}", {
+          reason: (err as { said?: string }).said ?? reason,
+        });
+        const failed: Answer = inClientLanguage(
+          {
+            ...problem(500, "Internal Server Error", `the report could not be filed: ${reason}`),
+            said,
+          },
+          detailLanguage(ctx.headers),
+        );
         if (!(await db.completeWithFailure(ctx.caller, key, failed, fencedBy))) {
           ctx.database({
             what: "failure-rollback",
