@@ -24,7 +24,7 @@
  * 练习 11a · 让中间件的键按调用方隔开
  *
  * 目标：第 11 课在 express-idempotency 里发现了两个漏洞。它只按键的值查找，所以第二个调用方发来同一
- * 个键，会拿到第一个调用方存下的响应（other-caller：泄漏）；它把头的文本直接当成键，所以草案带引号
+ * 个键，会拿到第一个调用方存下的响应（other-caller：泄露）；它把头的文本直接当成键，所以草案带引号
  * 的 "k" 和 Stripe 的裸值 k 成了两个键（quoted-key：重复）。在包的外面把两个漏洞都堵上，不改包本
  * 身：写 scopedKey，把请求的 Authorization 头和 Idempotency-Key 头的各行，变成包应该看到的键。服务
  * 端会在包运行之前，把你的键放进 Idempotency-Key 头（lib/middleware/scoping.ts）：
