@@ -87,9 +87,9 @@ const random = seeded(seed);
 const scratch = scratchDir();
 const started = performance.now();
 
-// Scaled down as in the other lessons, but less: lessons 04-05 wait 100 ms. Here every answer comes
-// from another process through the balancer, and on a busy machine a process can take a few hundred
-// ms to answer; only a lost answer is meant to time out.
+// Scaled down as in the other lessons. An attempt gives up this long after an instance says that its
+// request gets no answer (a lost answer, a stalled handler: agentCall's gate), never on a timer alone:
+// on a busy machine an answer from another process may take longer, and it is awaited.
 const TIMEOUT_MS = 600;
 const report = {
   title: "Login button does nothing",

@@ -12,6 +12,7 @@
 
 import { type Attempt, type FileReportOptions, fileReport } from "../client/client.ts";
 import { agentLogAfter } from "../client/narrate.ts";
+import { sleep } from "../core/clock.ts";
 import { t } from "../core/i18n.ts";
 import type { Trace } from "../core/trace.ts";
 import { type ChildTracker, startChildTracker } from "../tracker/child.ts";
@@ -63,6 +64,12 @@ export interface Cluster {
   wake(instance: number, requestNo: number): Promise<void>;
   /** Resolves once every event each instance wrote so far has arrived. */
   flush(): Promise<void>;
+  /**
+   * Resolves `afterMs` after an instance tells, from now on, that a request will get no answer (it
+   * was dropped, its answer lost, or its handler stalls): the gate that ends an agent's attempt in
+   * place of a timer racing a busy machine (HttpCall.giveUp). Never resolves otherwise.
+   */
+  noAnswerFromNow(afterMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -73,6 +80,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const numbers = Array.from({ length: options.size ?? 3 }, (_, i) => i + 1);
   const events: InstanceEvent[] = [];
   const routes: number[] = [];
+  /** Who waits for the next event that says a request gets no answer (noAnswerFromNow). */
+  let silenceWaiters: (() => void)[] = [];
   const clock = options.paced ? pacedClock() : undefined;
   const instances = await Promise.all(
     numbers.map((i) =>
@@ -84,6 +93,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         ...(clock ? { clockMs: clock.now() } : {}),
         onEvent: (e) => {
           events.push({ ...e, instance: i });
+          if (e.what === "dropped" || e.what === "lost" || e.what === "stall") {
+            const waiting = silenceWaiters;
+            silenceWaiters = [];
+            for (const wake of waiting) wake();
+          }
           trace.event(
             e.actor,
             t("[instance {instance}] #{requestNo} {text}", {
@@ -134,6 +148,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     routes,
     ...(clock ? { clock } : {}),
     flush,
+    noAnswerFromNow: (afterMs) =>
+      new Promise<void>((resolve) => silenceWaiters.push(resolve)).then(() => sleep(afterMs)),
     wake: async (instance, requestNo) => {
       const held = instances[instance - 1]!;
       trace.event(
@@ -181,6 +197,9 @@ export async function agentCall(cluster: Cluster, options: AgentCallOptions): Pr
     policy: "same-key",
     maxAttempts: options.maxAttempts,
     timeoutMs: options.timeoutMs,
+    // An attempt ends timeoutMs after an instance says that its request gets no answer, never on a
+    // timer alone: on a busy machine an answer may take longer than the timeout, and it is awaited.
+    giveUp: () => cluster.noAnswerFromNow(options.timeoutMs),
     random: options.random,
     onAttempt: agent.onAttempt,
     beforeRetry: async (_retry, last, waitedMs) => {
