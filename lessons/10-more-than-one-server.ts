@@ -87,9 +87,10 @@ const random = seeded(seed);
 const scratch = scratchDir();
 const started = performance.now();
 
-// Scaled down as in the other lessons. An attempt gives up this long after an instance says that its
-// request gets no answer (a lost answer, a stalled handler: agentCall's gate), never on a timer alone:
-// on a busy machine an answer from another process may take longer, and it is awaited.
+// Scaled down as in the other lessons. An attempt gives up this long after an instance says
+// that its request gets no answer (a lost answer, a stalled handler: agentCall's gate), never
+// on a timer alone: on a busy machine an answer from another process may take longer, and it
+// is awaited.
 const TIMEOUT_MS = 600;
 const report = {
   title: "Login button does nothing",
