@@ -110,3 +110,45 @@ test("a stored 500 for an English client stays English, replayed to a Chinese on
   const again = await post("stored-500-en", "zh-CN");
   assert.equal(detail(again), detail(first));
 });
+
+test("the 409s after a lease overrun carry their note in the client's language too", async () => {
+  let clock = 0;
+  const slow = new Faults({ 1: "slow", 2: "slow" });
+  const t = await startTracker({
+    variant: "fenced",
+    faults: slow,
+    leaseMs: 1_000,
+    now: () => clock,
+  });
+  try {
+    const send = (lang: string) =>
+      httpCall({
+        method: "POST",
+        url: `${t.url}/reports`,
+        body: { title: "slow" },
+        headers: { "idempotency-key": "slow-key", "accept-language": lang },
+        timeoutMs: 10_000,
+      }) as Promise<Response>;
+    const first = send("en");
+    await slow.reached(1, "held");
+    clock = 1_001;
+    const second = send("en");
+    await slow.reached(2, "held");
+    slow.release(1);
+    assert.equal((await first).status, 409, "the late holder is fenced out");
+    const zh = await send("zh-CN");
+    const en = await send("en");
+    assert.deepEqual([zh.status, en.status], [409, 409]);
+    assert.match(
+      detail(en),
+      /Note: on this tracker a request has held a key longer than the lease/,
+    );
+    assert.equal(zh.headers["content-language"], "zh-CN");
+    assert.match(detail(zh), /占着键超过了租约（最近一个是请求 1，租约 1000 ms，它占了 1001 ms）/);
+    assert.doesNotMatch(detail(zh), /[A-Za-z]{4,} [A-Za-z]{4,}/, "no English sentence left");
+    slow.release(2);
+    assert.equal((await second).status, 201);
+  } finally {
+    await t.close();
+  }
+});

@@ -11,7 +11,7 @@
  *   PUT  /reports/<id>     create or replace the report with this id         → 201 or 200
  */
 import type { IncomingMessage } from "node:http";
-import { t } from "../core/i18n.ts";
+import { currentLang, type Lang, t, tIn } from "../core/i18n.ts";
 import { callerOf } from "../protocol/caller.ts";
 import { type Answer, HttpError, hostFieldProblem, readBody } from "../protocol/http.ts";
 import { keyHeaderValues, parseIdempotencyKey } from "../protocol/idempotency-key.ts";
@@ -67,6 +67,18 @@ export interface LeaseOverrun {
 
 /** How long after a lease overrun the 409s mention it, ms on the service's clock. */
 const OVERRUN_NOTE_MS = 60_000;
+
+/** What those 409s add to their detail, in `lang`. */
+function overrunNote(
+  lang: Lang,
+  values: { n: number; request: string; held: string; lease: string },
+): string {
+  return tIn(
+    lang,
+    "Note: on this tracker {n, plural, one {a request has} other {# requests have}} held a key longer than the lease (the last, request {request}, {held} ms on a lease of {lease} ms); a key whose work takes longer than the lease is taken over again and again and may never complete: the lease must be longer than the slowest handler",
+    values,
+  );
+}
 
 /** One request, as the router gets it: its number and fault, and its method and target, split. */
 export interface RoutedRequest {
@@ -279,12 +291,25 @@ export function router(options: RouterOptions): (request: RoutedRequest) => Prom
     )
       return err;
     const { requestNo, heldMs, leaseMs } = lastOverrun;
-    return new HttpError(
+    const values = {
+      n: overruns,
+      request: String(requestNo),
+      held: String(Math.round(heldMs)),
+      lease: String(leaseMs),
+    };
+    const noted = new HttpError(
       err.status,
       err.title,
-      `${err.message}. Note: on this tracker ${overruns === 1 ? "a request has" : `${overruns} requests have`} held a key longer than the lease (the last, request ${requestNo}, ${Math.round(heldMs)} ms on a lease of ${leaseMs} ms); a key whose work takes longer than the lease is taken over again and again and may never complete: the lease must be longer than the slowest handler`,
+      `${err.message}. ${overrunNote("en", values)}`,
       err.headers,
     );
+    // The trace's sentence, and a Chinese client's detail (inClientLanguage), in the reader's language.
+    if (err.said !== undefined)
+      noted.said = t("{said}. {note}", {
+        said: err.said,
+        note: overrunNote(currentLang(), values),
+      });
+    return noted;
   }
 
   /**
