@@ -16,7 +16,7 @@
  * lib/outbox/notifier.ts, and `httpCall` in lib/client/client.ts makes one HTTP call. Lesson 07,
  * section 4, runs this (run `npm run lesson 7`). Check your answer with `npm run check 07a`.
  *
- * 练习 07a · 自己崩溃了也不出错的 outbox 投递进程
+ * 练习 07a · 扛得住自己崩溃的 outbox 投递进程
  *
  * 目标：第 07 课 outbox 投递进程的一轮投递。每条还是 'to_send' 的待发送记录（从最早的开始）都带着由
  * 这条记录推导出的 Idempotency-Key，POST 给通知服务，通知服务接受之后标成 'sent'。通知服务没接受的
