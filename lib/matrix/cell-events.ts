@@ -11,34 +11,16 @@
  * event is left unread, so an event the tracker tells without its data cannot slip past.
  */
 import type { Attempt, Outcome } from "../client/client.ts";
-import type { TrackerEvent } from "../tracker/narrate.ts";
+import type { TrackerAction, TrackerEvent } from "../tracker/narrate.ts";
 import type { VariantName } from "../tracker/variant.ts";
 
 export type CellActor = "agent" | "server" | "database" | "lesson";
 
-/** What the server or the database did, read from the tracker's sentence. */
-export type ServerAction =
-  | "arrived"
-  | "dropped"
-  | "stall"
-  | "wake"
-  | "look-up"
-  | "claim"
-  | "take-over"
-  | "insert"
-  | "record-key"
-  | "store-error"
-  | "rollback"
-  | "replay"
-  | "409"
-  | "422"
-  | "fenced-out"
-  | "crash"
-  | "lost"
-  | "answer"
-  | "hung-up"
-  | "failed"
-  | "other";
+/**
+ * What the server or the database did: the tracker's own word for it (TrackerAction; a failure's
+ * rollback shows as a rollback, and a cell sends no PUT), or "other".
+ */
+export type ServerAction = Exclude<TrackerAction, "failure-rollback" | "replace"> | "other";
 
 /** What the lesson (the one running the cell) did: start or restart a process, move the clock, let a request go. */
 export type LessonAction = "process-start" | "restart" | "clock" | "release";
