@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { agentCall, startCluster } from "../lib/cluster/trackers.ts";
+import { agentCall, type Cluster, type ClusterRun, startCluster } from "../lib/cluster/trackers.ts";
 import { seeded } from "../lib/core/random.ts";
 import { Trace } from "../lib/core/trace.ts";
 
@@ -18,6 +18,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const trace = new Trace({ color: false, step: false, width: 80, write: () => {} });
 const report = { title: "Login button does nothing" };
 const TIMEOUT_MS = 200;
+/** The agent's call through the cluster, and what each attempt got: a status, or "timeout". */
+const call = (cluster: Cluster) =>
+  agentCall(cluster, { trace, report, timeoutMs: TIMEOUT_MS, random: seeded(1), maxAttempts: 3 });
+const got = (run: ClusterRun): (number | string)[] =>
+  run.attempts.map((a) => (a.outcome.kind === "response" ? a.outcome.status : a.outcome.kind));
 
 test("an instance stopped for longer than the timeout is awaited: one attempt, 201", async () => {
   const cluster = await startCluster({
@@ -31,18 +36,9 @@ test("an instance stopped for longer than the timeout is awaited: one attempt, 2
     const resumed = new Promise((r) => setTimeout(r, 4 * TIMEOUT_MS)).then(() =>
       process.kill(instance.pid, "SIGCONT"),
     );
-    const run = await agentCall(cluster, {
-      trace,
-      report,
-      timeoutMs: TIMEOUT_MS,
-      random: seeded(1),
-      maxAttempts: 3,
-    });
+    const run = await call(cluster);
     await resumed;
-    assert.deepEqual(
-      run.attempts.map((a) => (a.outcome.kind === "response" ? a.outcome.status : a.outcome.kind)),
-      [201],
-    );
+    assert.deepEqual(got(run), [201]);
   } finally {
     await cluster.close();
   }
@@ -56,17 +52,8 @@ test("a lost answer still times out, and the retry is replayed: timeout, then 20
     faults: { 1: { 1: "lose-response" } },
   });
   try {
-    const run = await agentCall(cluster, {
-      trace,
-      report,
-      timeoutMs: TIMEOUT_MS,
-      random: seeded(1),
-      maxAttempts: 3,
-    });
-    assert.deepEqual(
-      run.attempts.map((a) => (a.outcome.kind === "response" ? a.outcome.status : a.outcome.kind)),
-      ["timeout", 201],
-    );
+    const run = await call(cluster);
+    assert.deepEqual(got(run), ["timeout", 201]);
     assert.equal(
       run.attempts[1]?.outcome.kind === "response" &&
         run.attempts[1].outcome.headers["idempotent-replayed"],
