@@ -144,7 +144,10 @@ test("the 409s after a lease overrun carry their note in the client's language t
       /Note: on this tracker a request has held a key longer than the lease/,
     );
     assert.equal(zh.headers["content-language"], "zh-CN");
-    assert.match(detail(zh), /占着键超过了租约（最近一个是请求 1，租约 1000 ms，它占了 1001 ms）/);
+    assert.match(
+      detail(zh),
+      /占键的时间超过了租约（最近一个是请求 1：租约 1000 ms，它占了 1001 ms）/,
+    );
     assert.doesNotMatch(detail(zh), /[A-Za-z]{4,} [A-Za-z]{4,}/, "no English sentence left");
     slow.release(2);
     assert.equal((await second).status, 201);
